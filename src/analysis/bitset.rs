@@ -1,0 +1,78 @@
+//! A growable set of small integers (command instances).
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct BitSet(Vec<u64>);
+
+impl BitSet {
+    pub fn insert(&mut self, i: usize) {
+        let w = i / 64;
+        if self.0.len() <= w {
+            self.0.resize(w + 1, 0);
+        }
+        self.0[w] |= 1 << (i % 64);
+    }
+
+    pub fn contains(&self, i: usize) -> bool {
+        self.0.get(i / 64).is_some_and(|w| w & (1 << (i % 64)) != 0)
+    }
+
+    pub fn union_with(&mut self, o: &BitSet) {
+        if self.0.len() < o.0.len() {
+            self.0.resize(o.0.len(), 0);
+        }
+        for (a, b) in self.0.iter_mut().zip(&o.0) {
+            *a |= b;
+        }
+    }
+
+    pub fn intersection(&self, o: &BitSet) -> BitSet {
+        BitSet(self.0.iter().zip(&o.0).map(|(a, b)| a & b).collect())
+    }
+
+    pub fn difference(&self, o: &BitSet) -> BitSet {
+        BitSet(
+            self.0
+                .iter()
+                .enumerate()
+                .map(|(i, a)| a & !o.0.get(i).copied().unwrap_or(0))
+                .collect(),
+        )
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = usize> + '_ {
+        self.0.iter().enumerate().flat_map(|(w, bits)| {
+            (0..64)
+                .filter(move |b| bits & (1 << b) != 0)
+                .map(move |b| w * 64 + b)
+        })
+    }
+
+    /// What holds on every path: members of both, and members of one that do not exist
+    /// on the other path at all (`ta`, `tb`: what exists on each path).
+    pub fn join(a: &BitSet, ta: &BitSet, b: &BitSet, tb: &BitSet) -> BitSet {
+        let mut r = a.intersection(b);
+        r.union_with(&a.difference(tb));
+        r.union_with(&b.difference(ta));
+        r
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::BitSet;
+
+    fn set(items: &[usize]) -> BitSet {
+        let mut s = BitSet::default();
+        items.iter().for_each(|&i| s.insert(i));
+        s
+    }
+
+    #[test]
+    fn join_keeps_what_holds_on_every_path() {
+        // 1 exists on both paths but holds only on one; 2 and 70 exist on one path each.
+        let ta = set(&[1, 2]);
+        let tb = set(&[1, 70]);
+        let j = BitSet::join(&set(&[1, 2]), &ta, &set(&[70]), &tb);
+        assert_eq!(j.iter().collect::<Vec<_>>(), vec![2, 70]);
+    }
+}

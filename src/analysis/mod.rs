@@ -1,0 +1,1421 @@
+//! The analysis: an abstract interpretation of one lowered function.
+//!
+//! It tracks which OpenCL object each place holds, the commands enqueued so far with the
+//! commands known to complete before each (happens-before), and per buffer its accesses,
+//! how it was initialized, where it was last used and pending migrations. Loops run for
+//! two iterations; at a branch join only what holds on every path is kept. What the
+//! analysis cannot follow is forgotten, and nothing is reported through forgotten facts.
+//! The result is a list of [`Fact`]s that the rules turn into findings.
+
+mod bitset;
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+
+use crate::ir::*;
+use crate::kernel_src::{self, KernelSig, ParamAccess};
+use bitset::BitSet;
+
+type ObjId = usize;
+type HostId = usize;
+
+/// A command as the rules see it.
+#[derive(Clone, Debug)]
+pub struct CmdInfo {
+    pub id: usize,
+    pub api: String,
+    pub kind: CommandKind,
+    pub span: Span,
+    /// The queue's name (`cmdq_dev0`).
+    pub queue: String,
+    pub queue_arg: Option<ArgSpan>,
+    pub flags_arg: Option<ArgSpan>,
+    pub wait_arg: Option<ArgSpan>,
+    /// For launches: the kernel's name in the host code.
+    pub kernel: Option<String>,
+    /// The variable the command's event was bound to, if any.
+    pub event_var: Option<String>,
+}
+
+/// How a command uses a buffer, for messages.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    Read,
+    Write,
+    /// A kernel argument whose access is not known (no visible source).
+    MaybeWrite,
+    Migrate,
+}
+
+impl Mode {
+    /// Whether the command changes where or what the buffer's contents are.
+    pub fn writes(self) -> bool {
+        matches!(self, Mode::Write | Mode::Migrate)
+    }
+
+    /// Whether the command changes the buffer's contents.
+    pub fn writes_data(self) -> bool {
+        self == Mode::Write
+    }
+}
+
+fn conflict(a: Mode, b: Mode) -> bool {
+    a.writes() || b.writes() || ((a == Mode::MaybeWrite) != (b == Mode::MaybeWrite))
+}
+
+/// What the analysis found; each rule reads the kinds it cares about.
+#[derive(Clone, Debug)]
+pub enum Fact {
+    /// A kernel argument is host data.
+    HostArg {
+        set_arg: Span,
+        arg: ArgSpan,
+        kernel: String,
+        index: u64,
+        host: HostKind,
+        /// The parameter's name when the kernel source is visible.
+        param: Option<String>,
+        /// The one buffer made from that host data.
+        suggestion: Option<String>,
+    },
+    /// Two commands on different queues touch a buffer, one writes, nothing orders them.
+    Unordered {
+        producer: Box<CmdInfo>,
+        producer_mode: Mode,
+        consumer: Box<CmdInfo>,
+        consumer_mode: Mode,
+        buffer: String,
+    },
+    /// A migration to the host whose buffer is next used on a device.
+    HostMigration {
+        migration: Box<CmdInfo>,
+        next: Box<CmdInfo>,
+        buffer: String,
+    },
+    /// A buffer initialized from host data written again from the same data.
+    Reinit {
+        write: Box<CmdInfo>,
+        first: Span,
+        /// The queue of the first write, when it was a command.
+        first_queue: Option<String>,
+        buffer: String,
+        host: String,
+    },
+    /// A device-to-device migration enqueued where the buffer already is.
+    SourceQueueMigration {
+        migration: Box<CmdInfo>,
+        last: Box<CmdInfo>,
+        next: Box<CmdInfo>,
+        buffer: String,
+    },
+}
+
+#[derive(Clone, Debug, PartialEq)]
+enum AVal {
+    Obj(ObjId),
+    /// The event of any of these command instances (one per path).
+    Events(BTreeSet<usize>),
+    List(Vec<AVal>),
+    Host {
+        kind: HostKind,
+        id: HostId,
+    },
+    Scalar,
+    Int(u64),
+    Null,
+    /// A value from outside the function (a parameter): its parts become objects when
+    /// they are used in a role (a queue, a buffer).
+    External,
+    Unknown,
+}
+
+#[derive(Clone, Debug)]
+enum ObjKind {
+    Context,
+    Device,
+    Queue { device: Option<ObjId>, ooo: bool },
+    Buffer,
+    Program { source: Option<String> },
+    Kernel { sig: Option<KernelSig> },
+    Launch { kernel: Option<ObjId> },
+    UserEvent,
+}
+
+#[derive(Clone, Debug)]
+struct Obj {
+    kind: ObjKind,
+    name: String,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum RoleHint {
+    Queue,
+    Buffer,
+    Kernel,
+    Event,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+enum Arg {
+    Buffer(ObjId),
+    Other,
+    Unknown,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+struct KernelArgs {
+    /// Every argument is known (the kernel was created here).
+    known: bool,
+    args: Vec<(u64, Arg)>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+struct LaunchState {
+    args: Vec<Arg>,
+    /// `None` when a wait list is not known.
+    waits: Option<BTreeSet<usize>>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+struct Init {
+    host: HostId,
+    version: u32,
+    site: Span,
+    queue: Option<String>,
+}
+
+/// One path's knowledge.
+#[derive(Clone, Debug, Default)]
+struct State {
+    env: HashMap<Place, AVal>,
+    /// Instances that exist on this path.
+    trace: BitSet,
+    /// Instances known complete on the host.
+    completed: BitSet,
+    /// Per queue: what the next command on it is ordered after.
+    tail: HashMap<ObjId, BitSet>,
+    /// Per queue: every instance enqueued on it.
+    on_queue: HashMap<ObjId, BitSet>,
+    kernel_args: HashMap<ObjId, KernelArgs>,
+    launches: HashMap<ObjId, LaunchState>,
+    accesses: HashMap<ObjId, Vec<(usize, Mode)>>,
+    init: HashMap<ObjId, Init>,
+    host_version: HashMap<HostId, u32>,
+    /// Buffers made from, or written with, each host data.
+    host_buffers: HashMap<HostId, BTreeSet<ObjId>>,
+    pending_host: HashMap<ObjId, Vec<usize>>,
+    pending_src: HashMap<ObjId, Vec<(usize, usize)>>,
+    residency: HashMap<ObjId, usize>,
+    /// Objects handed to code the analysis does not see.
+    escaped: BTreeSet<ObjId>,
+}
+
+fn join_map<K: Clone + Eq + std::hash::Hash, V: Clone + PartialEq>(
+    a: &HashMap<K, V>,
+    b: &HashMap<K, V>,
+) -> HashMap<K, V> {
+    a.iter()
+        .filter(|(k, v)| b.get(*k) == Some(*v))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect()
+}
+
+fn union_vec_map<K: Clone + Eq + std::hash::Hash, T: Clone + PartialEq>(
+    a: &HashMap<K, Vec<T>>,
+    b: &HashMap<K, Vec<T>>,
+) -> HashMap<K, Vec<T>> {
+    let mut r = a.clone();
+    for (k, v) in b {
+        let e = r.entry(k.clone()).or_default();
+        for x in v {
+            if !e.contains(x) {
+                e.push(x.clone());
+            }
+        }
+    }
+    r
+}
+
+fn join_val(a: &AVal, b: &AVal) -> AVal {
+    match (a, b) {
+        _ if a == b => a.clone(),
+        (AVal::Events(x), AVal::Events(y)) => AVal::Events(x.union(y).copied().collect()),
+        _ => AVal::Unknown,
+    }
+}
+
+impl State {
+    fn join(&self, o: &State) -> State {
+        let mut env = HashMap::new();
+        for (k, v) in &self.env {
+            if let Some(w) = o.env.get(k) {
+                env.insert(k.clone(), join_val(v, w));
+            }
+        }
+        let mut trace = self.trace.clone();
+        trace.union_with(&o.trace);
+        let completed = BitSet::join(&self.completed, &self.trace, &o.completed, &o.trace);
+        let mut tail = HashMap::new();
+        for q in self.tail.keys().chain(o.tail.keys()) {
+            let e = BitSet::default();
+            let a = self.tail.get(q).unwrap_or(&e);
+            let b = o.tail.get(q).unwrap_or(&e);
+            tail.insert(*q, BitSet::join(a, &self.trace, b, &o.trace));
+        }
+        let mut on_queue = self.on_queue.clone();
+        for (q, s) in &o.on_queue {
+            on_queue.entry(*q).or_default().union_with(s);
+        }
+        let mut kernel_args = HashMap::new();
+        for (k, a) in &self.kernel_args {
+            let joined = match o.kernel_args.get(k) {
+                Some(b) if b == a => a.clone(),
+                _ => KernelArgs {
+                    known: false,
+                    args: Vec::new(),
+                },
+            };
+            kernel_args.insert(*k, joined);
+        }
+        let mut host_version = self.host_version.clone();
+        for (h, v) in &o.host_version {
+            let e = host_version.entry(*h).or_insert(*v);
+            if *e != *v {
+                *e = (*e).max(*v) + 1;
+            }
+        }
+        let mut host_buffers = self.host_buffers.clone();
+        for (h, s) in &o.host_buffers {
+            host_buffers.entry(*h).or_default().extend(s);
+        }
+        let mut accesses = union_vec_map(&self.accesses, &o.accesses);
+        for v in accesses.values_mut() {
+            v.sort_unstable_by_key(|(i, _)| *i);
+        }
+        State {
+            env,
+            trace,
+            completed,
+            tail,
+            on_queue,
+            kernel_args,
+            launches: join_map(&self.launches, &o.launches),
+            accesses,
+            init: join_map(&self.init, &o.init),
+            host_version,
+            host_buffers,
+            pending_host: union_vec_map(&self.pending_host, &o.pending_host),
+            pending_src: union_vec_map(&self.pending_src, &o.pending_src),
+            residency: join_map(&self.residency, &o.residency),
+            escaped: self.escaped.union(&o.escaped).copied().collect(),
+        }
+    }
+}
+
+fn join_all(states: Vec<State>) -> Option<State> {
+    let mut it = states.into_iter();
+    let first = it.next()?;
+    Some(it.fold(first, |acc, s| acc.join(&s)))
+}
+
+/// What a launch touches: `uses` is `None` when some argument is not known; `waits` is
+/// `None` when its wait list is not known.
+struct LaunchInfo {
+    uses: Option<Vec<(ObjId, Mode)>>,
+    waits: Option<BTreeSet<usize>>,
+    kernel: Option<String>,
+}
+
+struct Inst<'f> {
+    cmd: &'f Command,
+    queue: ObjId,
+    before: BitSet,
+    kernel: Option<String>,
+}
+
+#[derive(Default)]
+struct LoopCx {
+    breaks: Vec<State>,
+    continues: Vec<State>,
+}
+
+struct Analyzer<'f> {
+    func: &'f Function,
+    objs: Vec<Obj>,
+    hosts: Vec<String>,
+    insts: Vec<Inst<'f>>,
+    loops: Vec<LoopCx>,
+    default_device: Option<ObjId>,
+    /// Variable an instance's event was bound to.
+    event_vars: HashMap<usize, String>,
+    raw: Vec<RawFact>,
+    seen: HashSet<(u8, usize, usize)>,
+    /// The span of the statement being interpreted.
+    cur_span: Span,
+}
+
+/// A fact with instance numbers, resolved to names when the function is done.
+enum RawFact {
+    HostArg(Box<Fact>),
+    Unordered {
+        producer: usize,
+        pm: Mode,
+        consumer: usize,
+        cm: Mode,
+        buffer: ObjId,
+    },
+    HostMigration {
+        migration: usize,
+        next: usize,
+        buffer: ObjId,
+    },
+    Reinit {
+        write: usize,
+        first: Init,
+        buffer: ObjId,
+    },
+    SourceQueue {
+        migration: usize,
+        last: usize,
+        next: usize,
+        buffer: ObjId,
+    },
+}
+
+/// Analyzes one function.
+pub fn analyze(func: &Function) -> Vec<Fact> {
+    let mut a = Analyzer {
+        func,
+        objs: Vec::new(),
+        hosts: Vec::new(),
+        insts: Vec::new(),
+        loops: Vec::new(),
+        default_device: None,
+        event_vars: HashMap::new(),
+        raw: Vec::new(),
+        seen: HashSet::new(),
+        cur_span: Span::default(),
+    };
+    let mut st = State::default();
+    for &p in &func.params {
+        let info = &func.vars[p];
+        let v = a.hinted(info.hint, &info.name);
+        st.env.insert(Place::var(p), v);
+    }
+    a.block(&func.body, st);
+    a.finish()
+}
+
+impl<'f> Analyzer<'f> {
+    fn new_obj(&mut self, kind: ObjKind, name: String) -> ObjId {
+        self.objs.push(Obj { kind, name });
+        self.objs.len() - 1
+    }
+
+    fn new_host(&mut self, name: String) -> HostId {
+        self.hosts.push(name);
+        self.hosts.len() - 1
+    }
+
+    fn hinted(&mut self, hint: TypeHint, name: &str) -> AVal {
+        let n = name.to_string();
+        match hint {
+            TypeHint::Queue => AVal::Obj(self.new_obj(
+                ObjKind::Queue {
+                    device: None,
+                    ooo: false,
+                },
+                n,
+            )),
+            TypeHint::Buffer => AVal::Obj(self.new_obj(ObjKind::Buffer, n)),
+            TypeHint::Kernel => AVal::Obj(self.new_obj(ObjKind::Kernel { sig: None }, n)),
+            TypeHint::Context => AVal::Obj(self.new_obj(ObjKind::Context, n)),
+            TypeHint::Device => AVal::Obj(self.new_obj(ObjKind::Device, n)),
+            TypeHint::Program => AVal::Obj(self.new_obj(ObjKind::Program { source: None }, n)),
+            TypeHint::Event => AVal::Events(BTreeSet::new()),
+            TypeHint::EventList => AVal::List(Vec::new()),
+            TypeHint::Host(kind) => AVal::Host {
+                kind,
+                id: self.new_host(n),
+            },
+            TypeHint::Scalar => AVal::Scalar,
+            TypeHint::Unknown => AVal::External,
+        }
+    }
+
+    fn materialize(&mut self, role: RoleHint, name: String) -> AVal {
+        match role {
+            RoleHint::Queue => AVal::Obj(self.new_obj(
+                ObjKind::Queue {
+                    device: None,
+                    ooo: false,
+                },
+                name,
+            )),
+            RoleHint::Buffer => AVal::Obj(self.new_obj(ObjKind::Buffer, name)),
+            RoleHint::Kernel => AVal::Obj(self.new_obj(ObjKind::Kernel { sig: None }, name)),
+            RoleHint::Event => AVal::Events(BTreeSet::new()),
+        }
+    }
+
+    /// The value of a place; parts of outside values become objects of the role they play.
+    fn resolve(&mut self, st: &mut State, p: &Place, role: Option<RoleHint>) -> AVal {
+        if let Some(v) = st.env.get(p) {
+            if *v == AVal::External {
+                if let Some(r) = role.filter(|_| p.is_definite()) {
+                    let v = self.materialize(r, self.func.place_name(p));
+                    st.env.insert(p.clone(), v.clone());
+                    return v;
+                }
+            }
+            return v.clone();
+        }
+        if p.proj.is_empty() {
+            return AVal::Unknown;
+        }
+        // A part of an outside value is itself outside.
+        let mut root = p.clone();
+        while !root.proj.is_empty() {
+            root.proj.pop();
+            if let Some(v) = st.env.get(&root) {
+                if *v != AVal::External {
+                    return AVal::Unknown;
+                }
+                if !p.is_definite() {
+                    return AVal::Unknown;
+                }
+                let v = match role {
+                    Some(r) => self.materialize(r, self.func.place_name(p)),
+                    None => AVal::External,
+                };
+                st.env.insert(p.clone(), v.clone());
+                return v;
+            }
+        }
+        AVal::Unknown
+    }
+
+    fn eval(&mut self, st: &mut State, v: &Value, role: Option<RoleHint>, name: &str) -> AVal {
+        match v {
+            Value::Place(p) => self.resolve(st, p, role),
+            Value::Host { kind, base: None } => AVal::Host {
+                kind: *kind,
+                id: self.new_host(name.to_string()),
+            },
+            Value::Host {
+                kind,
+                base: Some(p),
+            } => match self.resolve(st, p, None) {
+                AVal::Host { id, .. } => AVal::Host { kind: *kind, id },
+                AVal::Obj(_) | AVal::Events(_) => AVal::Unknown,
+                _ if *kind == HostKind::Slice => AVal::Host {
+                    kind: *kind,
+                    id: self.new_host(self.func.place_name(p)),
+                },
+                _ => AVal::Unknown,
+            },
+            Value::Scalar => AVal::Scalar,
+            Value::Int(n) => AVal::Int(*n),
+            Value::Null => AVal::Null,
+            Value::List(items) => {
+                AVal::List(items.iter().map(|i| self.eval(st, i, role, name)).collect())
+            }
+            Value::New(obj) => self.create(st, obj, name),
+            Value::Unknown => AVal::Unknown,
+        }
+    }
+
+    fn create(&mut self, st: &mut State, obj: &NewObject, name: &str) -> AVal {
+        let n = name.to_string();
+        let id = match obj {
+            NewObject::Context => self.new_obj(ObjKind::Context, n),
+            NewObject::Queue {
+                device,
+                out_of_order,
+            } => {
+                let device = match device {
+                    Some(d) => match self.eval(st, d, None, "device") {
+                        AVal::Obj(o) => Some(o),
+                        AVal::External => match &**d {
+                            Value::Place(p) if p.is_definite() => {
+                                let o = self.new_obj(ObjKind::Device, self.func.place_name(p));
+                                st.env.insert(p.clone(), AVal::Obj(o));
+                                Some(o)
+                            }
+                            _ => None,
+                        },
+                        _ => None,
+                    },
+                    None => {
+                        let d = match self.default_device {
+                            Some(d) => d,
+                            None => {
+                                let d = self.new_obj(ObjKind::Device, "default device".into());
+                                self.default_device = Some(d);
+                                d
+                            }
+                        };
+                        Some(d)
+                    }
+                };
+                self.new_obj(
+                    ObjKind::Queue {
+                        device,
+                        ooo: *out_of_order,
+                    },
+                    n,
+                )
+            }
+            NewObject::Buffer { host_init } => {
+                let b = self.new_obj(ObjKind::Buffer, n);
+                if let Some(h) = host_init {
+                    if let AVal::Host { id, .. } = self.eval(st, h, None, "host") {
+                        let version = st.host_version.get(&id).copied().unwrap_or(0);
+                        st.init.insert(
+                            b,
+                            Init {
+                                host: id,
+                                version,
+                                site: self.cur_span,
+                                queue: None,
+                            },
+                        );
+                        st.host_buffers.entry(id).or_default().insert(b);
+                    }
+                }
+                b
+            }
+            NewObject::Program { source } => self.new_obj(
+                ObjKind::Program {
+                    source: source.clone(),
+                },
+                n,
+            ),
+            NewObject::Kernel {
+                program,
+                name: kname,
+            } => {
+                let sig = match self.eval(st, program, None, "program") {
+                    AVal::Obj(p) => match (&self.objs[p].kind, kname) {
+                        (ObjKind::Program { source: Some(src) }, Some(k)) => {
+                            kernel_src::find_kernel(src, k)
+                        }
+                        _ => None,
+                    },
+                    _ => None,
+                };
+                let k = self.new_obj(ObjKind::Kernel { sig }, n);
+                st.kernel_args.insert(
+                    k,
+                    KernelArgs {
+                        known: true,
+                        args: Vec::new(),
+                    },
+                );
+                k
+            }
+            NewObject::Launch { kernel } => {
+                let k = match self.eval(st, kernel, Some(RoleHint::Kernel), "kernel") {
+                    AVal::Obj(k) => Some(k),
+                    _ => None,
+                };
+                let l = self.new_obj(ObjKind::Launch { kernel: k }, n);
+                st.launches.insert(
+                    l,
+                    LaunchState {
+                        args: Vec::new(),
+                        waits: Some(BTreeSet::new()),
+                    },
+                );
+                l
+            }
+            NewObject::UserEvent => self.new_obj(ObjKind::UserEvent, n),
+        };
+        AVal::Obj(id)
+    }
+
+    fn block(&mut self, body: &'f [Stmt], mut st: State) -> Option<State> {
+        for s in body {
+            st = self.stmt(s, st)?;
+        }
+        Some(st)
+    }
+
+    fn stmt(&mut self, s: &'f Stmt, mut st: State) -> Option<State> {
+        match s {
+            Stmt::Assign { dst, value, span } => {
+                self.cur_span = *span;
+                let name = self.func.place_name(dst);
+                let mut v = self.eval(&mut st, value, None, &name);
+                let hint = self.func.vars[dst.var].hint;
+                if dst.proj.is_empty()
+                    && matches!(v, AVal::Unknown | AVal::External)
+                    && hint != TypeHint::Unknown
+                {
+                    // The annotation says what an unknown value is.
+                    v = self.hinted(hint, &name);
+                }
+                if let AVal::Obj(o) = v {
+                    if self.objs[o].name.starts_with('%') && !name.starts_with('%') {
+                        self.objs[o].name = name.clone();
+                    }
+                }
+                if let AVal::Events(evs) = &v {
+                    if !name.starts_with('%') {
+                        for &i in evs {
+                            self.event_vars
+                                .entry(self.insts[i].cmd.id)
+                                .or_insert(name.clone());
+                        }
+                    }
+                }
+                st.env.retain(|k, _| {
+                    !(k.var == dst.var
+                        && k.proj.starts_with(&dst.proj)
+                        && k.proj.len() > dst.proj.len())
+                });
+                if dst.is_definite() {
+                    st.env.insert(dst.clone(), v);
+                } else {
+                    let base: Vec<Proj> = dst
+                        .proj
+                        .iter()
+                        .take_while(|p| **p != Proj::AnyIndex)
+                        .cloned()
+                        .collect();
+                    st.env
+                        .retain(|k, _| !(k.var == dst.var && k.proj.starts_with(&base)));
+                }
+            }
+            Stmt::Enqueue { cmd, event } => self.enqueue(&mut st, cmd, event.as_ref()),
+            Stmt::SetArg {
+                kernel,
+                index,
+                value,
+                arg,
+                span,
+            } => {
+                let k = self.eval(&mut st, kernel, Some(RoleHint::Kernel), "kernel");
+                let AVal::Obj(k) = k else {
+                    self.forget(&mut st, std::slice::from_ref(value));
+                    return Some(st);
+                };
+                let Some(index) = *index else {
+                    st.kernel_args.insert(
+                        k,
+                        KernelArgs {
+                            known: false,
+                            args: Vec::new(),
+                        },
+                    );
+                    self.forget(&mut st, std::slice::from_ref(value));
+                    return Some(st);
+                };
+                let a = self.classify_arg(&mut st, k, index, value, arg, *span);
+                let entry = st.kernel_args.entry(k).or_insert(KernelArgs {
+                    known: false,
+                    args: Vec::new(),
+                });
+                entry.args.retain(|(i, _)| *i != index);
+                entry.args.push((index, a));
+                entry.args.sort_by_key(|(i, _)| *i);
+            }
+            Stmt::LaunchArg {
+                launch,
+                value,
+                arg,
+                span,
+            } => {
+                if let AVal::Obj(l) = self.eval(&mut st, launch, None, "launch") {
+                    if let (ObjKind::Launch { kernel: Some(k) }, Some(ls)) =
+                        (&self.objs[l].kind, st.launches.get(&l))
+                    {
+                        let (k, index) = (*k, ls.args.len() as u64);
+                        let a = self.classify_arg(&mut st, k, index, value, arg, *span);
+                        if let Some(ls) = st.launches.get_mut(&l) {
+                            ls.args.push(a);
+                        }
+                        return Some(st);
+                    }
+                }
+                self.forget(&mut st, std::slice::from_ref(value));
+            }
+            Stmt::LaunchWait { launch, events } => {
+                if let AVal::Obj(l) = self.eval(&mut st, launch, None, "launch") {
+                    let w = self.wait_set(&mut st, events);
+                    if let Some(ls) = st.launches.get_mut(&l) {
+                        ls.waits = match (ls.waits.take(), w) {
+                            (Some(mut a), Some(b)) => {
+                                a.extend(b);
+                                Some(a)
+                            }
+                            _ => None,
+                        };
+                    }
+                }
+            }
+            Stmt::Push { list, item } => {
+                let v = self.eval(&mut st, item, None, "item");
+                match st.env.get_mut(list) {
+                    Some(AVal::List(items)) => items.push(v),
+                    Some(other) => *other = AVal::Unknown,
+                    None => {}
+                }
+            }
+            Stmt::Finish { queue, .. } => {
+                match self.eval(&mut st, queue, Some(RoleHint::Queue), "queue") {
+                    AVal::Obj(q) => {
+                        if matches!(self.objs[q].kind, ObjKind::Queue { .. }) {
+                            self.complete_queue(&mut st, q);
+                        }
+                    }
+                    AVal::Unknown | AVal::External => {
+                        let all = st.trace.clone();
+                        st.completed.union_with(&all);
+                    }
+                    _ => {}
+                }
+            }
+            Stmt::Wait { events, .. } => match self.wait_set(&mut st, events) {
+                Some(evs) => {
+                    for i in evs {
+                        self.complete(&mut st, i);
+                    }
+                }
+                None => {
+                    let all = st.trace.clone();
+                    st.completed.union_with(&all);
+                }
+            },
+            Stmt::Forget { values, .. } => self.forget(&mut st, values),
+            Stmt::Branch(arms) => {
+                let outs: Vec<State> = arms
+                    .iter()
+                    .filter_map(|arm| self.block(arm, st.clone()))
+                    .collect();
+                return join_all(outs);
+            }
+            Stmt::Loop(body) => {
+                self.loops.push(LoopCx::default());
+                let first = self.block(body, st.clone());
+                let mut cx = self.loops.pop().unwrap_or_default();
+                let mut ends: Vec<State> = first.into_iter().collect();
+                ends.append(&mut cx.continues);
+                let mut exits = vec![st];
+                exits.append(&mut cx.breaks);
+                if let Some(second_in) = join_all(ends.clone()) {
+                    self.loops.push(LoopCx::default());
+                    let second = self.block(body, second_in);
+                    let mut cx2 = self.loops.pop().unwrap_or_default();
+                    exits.extend(ends);
+                    exits.extend(second);
+                    exits.append(&mut cx2.continues);
+                    exits.append(&mut cx2.breaks);
+                }
+                return join_all(exits);
+            }
+            Stmt::Break => {
+                if let Some(cx) = self.loops.last_mut() {
+                    cx.breaks.push(st);
+                }
+                return None;
+            }
+            Stmt::Continue => {
+                if let Some(cx) = self.loops.last_mut() {
+                    cx.continues.push(st);
+                }
+                return None;
+            }
+            Stmt::Return => return None,
+        }
+        Some(st)
+    }
+
+    /// Marks an instance and everything before it complete.
+    fn complete(&mut self, st: &mut State, i: usize) {
+        st.completed.insert(i);
+        let before = self.insts[i].before.clone();
+        st.completed.union_with(&before);
+    }
+
+    fn complete_queue(&mut self, st: &mut State, q: ObjId) {
+        let on = st.on_queue.get(&q).cloned().unwrap_or_default();
+        for i in on.iter() {
+            self.complete(st, i);
+        }
+    }
+
+    /// Instances a wait list names; `None` when it is not known.
+    fn wait_set(&mut self, st: &mut State, v: &Value) -> Option<BTreeSet<usize>> {
+        let a = self.eval(st, v, Some(RoleHint::Event), "events");
+        let mut out = BTreeSet::new();
+        fn walk(a: &AVal, objs: &[Obj], out: &mut BTreeSet<usize>) -> bool {
+            match a {
+                AVal::Events(s) => {
+                    out.extend(s);
+                    true
+                }
+                AVal::List(items) => items.iter().all(|i| walk(i, objs, out)),
+                AVal::Obj(o) => matches!(objs[*o].kind, ObjKind::UserEvent),
+                AVal::Null | AVal::Scalar | AVal::Int(_) => true,
+                _ => false,
+            }
+        }
+        walk(&a, &self.objs, &mut out).then_some(out)
+    }
+
+    fn forget(&mut self, st: &mut State, values: &[Value]) {
+        let mut objs = Vec::new();
+        for v in values {
+            let a = self.eval(st, v, None, "value");
+            self.collect_forgotten(st, &a, &mut objs);
+        }
+        st.escaped.extend(objs.iter().copied());
+        let all: Vec<ObjId> = st.escaped.iter().copied().collect();
+        for o in all {
+            self.forget_obj(st, o);
+        }
+    }
+
+    fn collect_forgotten(&mut self, st: &mut State, a: &AVal, objs: &mut Vec<ObjId>) {
+        match a {
+            AVal::Obj(o) => objs.push(*o),
+            AVal::Events(s) => {
+                for &i in s {
+                    self.complete(st, i);
+                }
+            }
+            AVal::List(items) => {
+                for i in items {
+                    self.collect_forgotten(st, i, objs);
+                }
+            }
+            AVal::Host { id, .. } => {
+                *st.host_version.entry(*id).or_insert(0) += 1;
+            }
+            _ => {}
+        }
+    }
+
+    fn forget_obj(&mut self, st: &mut State, o: ObjId) {
+        match self.objs[o].kind {
+            ObjKind::Buffer => self.forget_buffer(st, o),
+            ObjKind::Queue { .. } => self.complete_queue(st, o),
+            ObjKind::Kernel { .. } => {
+                st.kernel_args.insert(
+                    o,
+                    KernelArgs {
+                        known: false,
+                        args: Vec::new(),
+                    },
+                );
+            }
+            ObjKind::Launch { .. } => {
+                st.launches.remove(&o);
+            }
+            _ => {}
+        }
+    }
+
+    fn forget_buffer(&mut self, st: &mut State, b: ObjId) {
+        st.init.remove(&b);
+        st.pending_host.remove(&b);
+        st.pending_src.remove(&b);
+        st.accesses.remove(&b);
+        st.residency.remove(&b);
+    }
+
+    /// Forgets every buffer: a command touched buffers the analysis cannot name.
+    fn forget_all_buffers(&mut self, st: &mut State) {
+        st.init.clear();
+        st.pending_host.clear();
+        st.pending_src.clear();
+        st.residency.clear();
+    }
+
+    fn classify_arg(
+        &mut self,
+        st: &mut State,
+        kernel: ObjId,
+        index: u64,
+        value: &Value,
+        arg: &ArgSpan,
+        span: Span,
+    ) -> Arg {
+        let a = self.eval(st, value, None, "arg");
+        match a {
+            AVal::Obj(o) if matches!(self.objs[o].kind, ObjKind::Buffer) => Arg::Buffer(o),
+            AVal::Host { kind, id } => {
+                let sig = match &self.objs[kernel].kind {
+                    ObjKind::Kernel { sig, .. } => sig.clone(),
+                    _ => None,
+                };
+                let param = sig.as_ref().and_then(|s| s.params.get(index as usize));
+                let fires = match param {
+                    Some(p) => p.wants_buffer(),
+                    None => sig.is_none() && !kind.could_be_by_value(),
+                };
+                if !fires {
+                    return Arg::Other;
+                }
+                let bufs = st.host_buffers.get(&id).cloned().unwrap_or_default();
+                let suggestion = (bufs.len() == 1).then(|| *bufs.iter().next().unwrap_or(&0));
+                if self.seen.insert((1, span.start, span.file)) {
+                    self.raw.push(RawFact::HostArg(Box::new(Fact::HostArg {
+                        set_arg: span,
+                        arg: arg.clone(),
+                        kernel: self.objs[kernel].name.clone(),
+                        index,
+                        host: kind,
+                        param: param.map(|p| p.name.clone()),
+                        suggestion: suggestion.map(|b| self.objs[b].name.clone()),
+                    })));
+                }
+                match suggestion {
+                    Some(b) => Arg::Buffer(b),
+                    None => Arg::Other,
+                }
+            }
+            AVal::Scalar | AVal::Int(_) | AVal::Null => Arg::Other,
+            _ => {
+                self.collect_and_forget(st, &a);
+                Arg::Unknown
+            }
+        }
+    }
+
+    fn collect_and_forget(&mut self, st: &mut State, a: &AVal) {
+        let mut objs = Vec::new();
+        self.collect_forgotten(st, a, &mut objs);
+        for o in objs {
+            st.escaped.insert(o);
+            self.forget_obj(st, o);
+        }
+    }
+
+    /// The buffers a launch touches and how, its wait list and the kernel's name.
+    fn launch_accesses(&self, st: &State, kernel: &AVal) -> LaunchInfo {
+        let AVal::Obj(o) = kernel else {
+            return LaunchInfo {
+                uses: None,
+                waits: Some(BTreeSet::new()),
+                kernel: None,
+            };
+        };
+        let (k, args, waits): (ObjId, Vec<(u64, Arg)>, Option<BTreeSet<usize>>) =
+            match &self.objs[*o].kind {
+                ObjKind::Kernel { .. } => match st.kernel_args.get(o) {
+                    Some(ka) if ka.known => (*o, ka.args.clone(), Some(BTreeSet::new())),
+                    _ => {
+                        return LaunchInfo {
+                            uses: None,
+                            waits: Some(BTreeSet::new()),
+                            kernel: Some(self.objs[*o].name.clone()),
+                        }
+                    }
+                },
+                ObjKind::Launch { kernel: Some(k) } => match st.launches.get(o) {
+                    Some(ls) => (
+                        *k,
+                        ls.args
+                            .iter()
+                            .enumerate()
+                            .map(|(i, a)| (i as u64, a.clone()))
+                            .collect(),
+                        ls.waits.clone(),
+                    ),
+                    None => {
+                        return LaunchInfo {
+                            uses: None,
+                            waits: None,
+                            kernel: Some(self.objs[*k].name.clone()),
+                        }
+                    }
+                },
+                _ => {
+                    return LaunchInfo {
+                        uses: None,
+                        waits: Some(BTreeSet::new()),
+                        kernel: None,
+                    }
+                }
+            };
+        let sig = match &self.objs[k].kind {
+            ObjKind::Kernel { sig, .. } => sig.clone(),
+            _ => None,
+        };
+        let mut out = Vec::new();
+        for (i, a) in args {
+            match a {
+                Arg::Buffer(b) => {
+                    let mode = match sig.as_ref().and_then(|s| s.params.get(i as usize)) {
+                        Some(p) => match p.access {
+                            ParamAccess::Read => Mode::Read,
+                            ParamAccess::Write | ParamAccess::ReadWrite => Mode::Write,
+                            ParamAccess::Unknown => Mode::MaybeWrite,
+                        },
+                        None => Mode::MaybeWrite,
+                    };
+                    out.push((b, mode));
+                }
+                Arg::Other => {}
+                Arg::Unknown => {
+                    return LaunchInfo {
+                        uses: None,
+                        waits,
+                        kernel: Some(self.objs[k].name.clone()),
+                    }
+                }
+            }
+        }
+        LaunchInfo {
+            uses: Some(out),
+            waits,
+            kernel: Some(self.objs[k].name.clone()),
+        }
+    }
+
+    fn same_device(&self, a: ObjId, b: ObjId) -> bool {
+        let dev = |q: ObjId| match self.objs[q].kind {
+            ObjKind::Queue { device, .. } => device,
+            _ => None,
+        };
+        a == b || matches!((dev(a), dev(b)), (Some(x), Some(y)) if x == y)
+    }
+
+    fn enqueue(&mut self, st: &mut State, cmd: &'f Command, event: Option<&Place>) {
+        let q = match self.eval(st, &cmd.queue, Some(RoleHint::Queue), "queue") {
+            AVal::Obj(q) if matches!(self.objs[q].kind, ObjKind::Queue { .. }) => Some(q),
+            _ => None,
+        };
+        // Buffers, with their modes.
+        let mut uses: Vec<(ObjId, Mode, &'f BufferUse)> = Vec::new();
+        let mut unknown_buffers = false;
+        for bu in &cmd.buffers {
+            let a = self.eval(st, &bu.buffer, Some(RoleHint::Buffer), "buffer");
+            let mut found = Vec::new();
+            flatten_buffers(&a, &self.objs, &mut found, &mut unknown_buffers);
+            let mode = match bu.access {
+                Access::Read => Mode::Read,
+                Access::Write | Access::ReadWrite => Mode::Write,
+                Access::Migrate { .. } => Mode::Migrate,
+            };
+            uses.extend(found.into_iter().map(|b| (b, mode, bu)));
+        }
+        let mut waits = match &cmd.waits {
+            Some(ws) => {
+                let mut all = Some(BTreeSet::new());
+                for w in ws {
+                    match (self.wait_set(st, w), all.as_mut()) {
+                        (Some(s), Some(a)) => a.extend(s),
+                        _ => all = None,
+                    }
+                }
+                all
+            }
+            None => None,
+        };
+        let mut kernel_name = None;
+        if cmd.kind == CommandKind::Kernel {
+            let k = match &cmd.kernel {
+                Some(v) => self.eval(st, v, Some(RoleHint::Kernel), "kernel"),
+                None => AVal::Unknown,
+            };
+            let LaunchInfo {
+                uses: acc,
+                waits: launch_waits,
+                kernel: name,
+            } = self.launch_accesses(st, &k);
+            kernel_name = name;
+            match acc {
+                Some(acc) => uses.extend(acc.into_iter().map(|(b, m)| (b, m, &NO_USE))),
+                None => unknown_buffers = true,
+            }
+            waits = match (waits, launch_waits) {
+                (Some(mut a), Some(b)) => {
+                    a.extend(b);
+                    Some(a)
+                }
+                _ => None,
+            };
+        }
+        if unknown_buffers {
+            self.forget_all_buffers(st);
+        }
+        let Some(q) = q else {
+            for (b, _, _) in &uses {
+                self.forget_buffer(st, *b);
+            }
+            if let Some(e) = event {
+                st.env.insert(e.clone(), AVal::Unknown);
+            }
+            return;
+        };
+        let i = self.insts.len();
+        let mut before = st.completed.clone();
+        match &waits {
+            Some(ws) => {
+                for &w in ws {
+                    before.insert(w);
+                    before.union_with(&self.insts[w].before);
+                }
+            }
+            None => before.union_with(&st.trace),
+        }
+        let ooo = matches!(self.objs[q].kind, ObjKind::Queue { ooo: true, .. });
+        if let Some(t) = st.tail.get(&q) {
+            before.union_with(t);
+        }
+        if matches!(cmd.kind, CommandKind::Barrier | CommandKind::Marker)
+            && waits.as_ref().is_some_and(|w| w.is_empty())
+        {
+            if let Some(on) = st.on_queue.get(&q) {
+                for j in on.iter() {
+                    before.insert(j);
+                    before.union_with(&self.insts[j].before);
+                }
+            }
+        }
+        self.insts.push(Inst {
+            cmd,
+            queue: q,
+            before: before.clone(),
+            kernel: kernel_name,
+        });
+        for (b, mode, bu) in &uses {
+            self.check_buffer(st, i, q, *b, *mode, bu);
+        }
+        st.trace.insert(i);
+        st.on_queue.entry(q).or_default().insert(i);
+        if !ooo || cmd.kind == CommandKind::Barrier {
+            let mut t = before;
+            t.insert(i);
+            st.tail.insert(q, t);
+        }
+        if cmd.blocking != Blocking::No {
+            self.complete(st, i);
+        }
+        if let Some(e) = event {
+            st.env.insert(e.clone(), AVal::Events(BTreeSet::from([i])));
+        }
+    }
+
+    fn check_buffer(
+        &mut self,
+        st: &mut State,
+        i: usize,
+        q: ObjId,
+        b: ObjId,
+        mode: Mode,
+        bu: &BufferUse,
+    ) {
+        let cmd = self.insts[i].cmd;
+        // Races with earlier accesses: report the latest unordered ones, since waiting on
+        // them orders the earlier ones too.
+        let before = self.insts[i].before.clone();
+        let unordered: Vec<(usize, Mode)> = st
+            .accesses
+            .get(&b)
+            .map(Vec::as_slice)
+            .unwrap_or(&[])
+            .iter()
+            .filter(|(a, am)| {
+                conflict(*am, mode) && !before.contains(*a) && !st.completed.contains(*a)
+            })
+            .copied()
+            .collect();
+        for &(a, am) in &unordered {
+            let covered = unordered
+                .iter()
+                .any(|&(c, _)| c != a && self.insts[c].before.contains(a));
+            if !covered && self.seen.insert((3, self.insts[a].cmd.id, q)) {
+                self.raw.push(RawFact::Unordered {
+                    producer: a,
+                    pm: am,
+                    consumer: i,
+                    cm: mode,
+                    buffer: b,
+                });
+            }
+        }
+        st.accesses.entry(b).or_default().push((i, mode));
+
+        // A pending migration to the host, now followed by this use.
+        let to_host = matches!(bu.access, Access::Migrate { to_host: true });
+        let device_use = cmd.kind.is_device_use() || (cmd.kind == CommandKind::Migrate && !to_host);
+        if let Some(ms) = st.pending_host.remove(&b) {
+            if device_use {
+                for m in ms {
+                    if self.seen.insert((2, self.insts[m].cmd.id, 0)) {
+                        self.raw.push(RawFact::HostMigration {
+                            migration: m,
+                            next: i,
+                            buffer: b,
+                        });
+                    }
+                }
+            }
+        }
+        // A pending migration enqueued where the buffer already was.
+        if let Some(ms) = st.pending_src.remove(&b) {
+            for (m, last) in ms {
+                let mq = self.insts[m].queue;
+                if !self.same_device(mq, q) && self.seen.insert((5, self.insts[m].cmd.id, 0)) {
+                    self.raw.push(RawFact::SourceQueue {
+                        migration: m,
+                        last,
+                        next: i,
+                        buffer: b,
+                    });
+                }
+            }
+        }
+        if cmd.kind == CommandKind::Migrate {
+            if to_host {
+                st.pending_host.insert(b, vec![i]);
+                st.residency.remove(&b);
+            } else {
+                if let Some(&last) = st.residency.get(&b) {
+                    if self.same_device(self.insts[last].queue, q) {
+                        st.pending_src.insert(b, vec![(i, last)]);
+                    }
+                }
+                st.residency.insert(b, i);
+            }
+        } else {
+            st.residency.insert(b, i);
+        }
+
+        // Initialization from host data.
+        let host = match (&bu.host, cmd.kind) {
+            (Some(h), CommandKind::Write) if bu.whole => match self.eval(st, h, None, "host") {
+                AVal::Host { id, .. } => Some(id),
+                _ => None,
+            },
+            _ => None,
+        };
+        match (mode, host) {
+            (Mode::Write, Some(h)) => {
+                let version = st.host_version.get(&h).copied().unwrap_or(0);
+                if let Some(init) = st.init.get(&b) {
+                    if init.host == h && init.version == version && self.seen.insert((4, cmd.id, 0))
+                    {
+                        self.raw.push(RawFact::Reinit {
+                            write: i,
+                            first: init.clone(),
+                            buffer: b,
+                        });
+                    }
+                }
+                st.init.insert(
+                    b,
+                    Init {
+                        host: h,
+                        version,
+                        site: cmd.span,
+                        queue: Some(self.objs[q].name.clone()),
+                    },
+                );
+                st.host_buffers.entry(h).or_default().insert(b);
+            }
+            (Mode::Write | Mode::MaybeWrite, _) => {
+                st.init.remove(&b);
+            }
+            _ => {}
+        }
+        if cmd.kind == CommandKind::Read {
+            if let Some(h) = &bu.host {
+                if let AVal::Host { id, .. } = self.eval(st, h, None, "host") {
+                    st.host_buffers.entry(id).or_default().insert(b);
+                }
+            }
+        }
+    }
+
+    fn info(&self, i: usize) -> Box<CmdInfo> {
+        let inst = &self.insts[i];
+        let c = inst.cmd;
+        Box::new(CmdInfo {
+            id: c.id,
+            api: c.api.clone(),
+            kind: c.kind,
+            span: c.span,
+            queue: self.objs[inst.queue].name.clone(),
+            queue_arg: c.queue_arg.clone(),
+            flags_arg: c.flags_arg.clone(),
+            wait_arg: c.wait_arg.clone(),
+            kernel: inst.kernel.clone(),
+            event_var: self.event_vars.get(&c.id).cloned(),
+        })
+    }
+
+    fn finish(self) -> Vec<Fact> {
+        let mut out = Vec::new();
+        for r in &self.raw {
+            out.push(match r {
+                RawFact::HostArg(f) => (**f).clone(),
+                RawFact::Unordered {
+                    producer,
+                    pm,
+                    consumer,
+                    cm,
+                    buffer,
+                } => Fact::Unordered {
+                    producer: self.info(*producer),
+                    producer_mode: *pm,
+                    consumer: self.info(*consumer),
+                    consumer_mode: *cm,
+                    buffer: self.objs[*buffer].name.clone(),
+                },
+                RawFact::HostMigration {
+                    migration,
+                    next,
+                    buffer,
+                } => Fact::HostMigration {
+                    migration: self.info(*migration),
+                    next: self.info(*next),
+                    buffer: self.objs[*buffer].name.clone(),
+                },
+                RawFact::Reinit {
+                    write,
+                    first,
+                    buffer,
+                } => Fact::Reinit {
+                    write: self.info(*write),
+                    first: first.site,
+                    first_queue: first.queue.clone(),
+                    buffer: self.objs[*buffer].name.clone(),
+                    host: self.hosts[first.host].clone(),
+                },
+                RawFact::SourceQueue {
+                    migration,
+                    last,
+                    next,
+                    buffer,
+                } => Fact::SourceQueueMigration {
+                    migration: self.info(*migration),
+                    last: self.info(*last),
+                    next: self.info(*next),
+                    buffer: self.objs[*buffer].name.clone(),
+                },
+            });
+        }
+        out
+    }
+}
+
+static NO_USE: BufferUse = BufferUse {
+    buffer: Value::Unknown,
+    access: Access::ReadWrite,
+    whole: false,
+    host: None,
+};
+
+fn flatten_buffers(a: &AVal, objs: &[Obj], out: &mut Vec<ObjId>, unknown: &mut bool) {
+    match a {
+        AVal::Obj(o) if matches!(objs[*o].kind, ObjKind::Buffer) => out.push(*o),
+        AVal::List(items) => items
+            .iter()
+            .for_each(|i| flatten_buffers(i, objs, out, unknown)),
+        _ => *unknown = true,
+    }
+}

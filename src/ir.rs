@@ -1,0 +1,530 @@
+//! The host IR: OpenCL objects, commands and host synchronization, independent of the
+//! source language. A frontend lowers each function to a [`Function`]; the analysis
+//! interprets it. Nothing here names a syn type.
+
+use std::fmt;
+
+/// A byte range in one source file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct Span {
+    pub file: usize,
+    pub start: usize,
+    pub end: usize,
+}
+
+/// A local variable of a lowered function (an index into [`Function::vars`]).
+pub type Var = usize;
+
+/// One step from a variable to a part of it.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Proj {
+    Field(String),
+    /// `x[3]`: names one member.
+    Index(u64),
+    /// `x[i]`: some member; never proves two places equal or different.
+    AnyIndex,
+}
+
+/// A variable or a part of one: `queues[1]`, `self.halo`.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Place {
+    pub var: Var,
+    pub proj: Vec<Proj>,
+}
+
+impl Place {
+    pub fn var(var: Var) -> Self {
+        Place {
+            var,
+            proj: Vec::new(),
+        }
+    }
+
+    /// Whether the place names one definite object (no non-constant index).
+    pub fn is_definite(&self) -> bool {
+        !self.proj.contains(&Proj::AnyIndex)
+    }
+}
+
+/// What the frontend knows of a variable's type from annotations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TypeHint {
+    Unknown,
+    Context,
+    Device,
+    Queue,
+    Buffer,
+    Kernel,
+    Program,
+    Event,
+    /// A list of raw events (`&[cl_event]`, `Vec<cl_event>`).
+    EventList,
+    Host(HostKind),
+    Scalar,
+}
+
+/// How host data was made; decides whether it can be a by-value kernel argument.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum HostKind {
+    Vec,
+    /// An array; `len` when the length is a known constant.
+    Array {
+        len: Option<u64>,
+    },
+    Slice,
+    /// A raw pointer into host memory.
+    Pointer,
+}
+
+impl HostKind {
+    /// Whether a value of this kind could be meant as a by-value vector or struct
+    /// argument (`float4` from `[f32; 4]`).
+    pub fn could_be_by_value(self) -> bool {
+        match self {
+            HostKind::Array { len } => len.is_none_or(|n| n <= 16),
+            _ => false,
+        }
+    }
+
+    pub fn describe(self) -> &'static str {
+        match self {
+            HostKind::Vec => "host `Vec`",
+            HostKind::Array { .. } => "host array",
+            HostKind::Slice => "host slice",
+            HostKind::Pointer => "pointer into host memory",
+        }
+    }
+}
+
+/// A value computed by an expression.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Value {
+    /// The value of a place (`x`, `&x`, `x.clone()`, `x.get()`: same object).
+    Place(Place),
+    /// Host data; `base` when it is part of, or points into, another variable's data.
+    Host {
+        kind: HostKind,
+        base: Option<Place>,
+    },
+    Scalar,
+    /// An integer literal or constant.
+    Int(u64),
+    /// A null pointer (`ptr::null_mut()`).
+    Null,
+    /// An array or `vec!` literal of values: a wait list when it holds events.
+    List(Vec<Value>),
+    /// A new OpenCL object.
+    New(NewObject),
+    Unknown,
+}
+
+/// An OpenCL object created by the program.
+#[derive(Clone, Debug, PartialEq)]
+pub enum NewObject {
+    Context,
+    Queue {
+        device: Option<Box<Value>>,
+        out_of_order: bool,
+    },
+    Buffer {
+        /// `CL_MEM_COPY_HOST_PTR` or `CL_MEM_USE_HOST_PTR` with this host data.
+        host_init: Option<Box<Value>>,
+    },
+    Program {
+        /// OpenCL C source text when it is visible.
+        source: Option<String>,
+    },
+    Kernel {
+        program: Box<Value>,
+        name: Option<String>,
+    },
+    /// `ExecuteKernel::new(&kernel)`: a launch being built.
+    Launch {
+        kernel: Box<Value>,
+    },
+    UserEvent,
+}
+
+/// What a command does to a buffer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Access {
+    Read,
+    Write,
+    ReadWrite,
+    /// A migration; `to_host` for `CL_MIGRATE_MEM_OBJECT_HOST`.
+    Migrate {
+        to_host: bool,
+    },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CommandKind {
+    Kernel,
+    Write,
+    Read,
+    Fill,
+    Copy,
+    Migrate,
+    Marker,
+    Barrier,
+    Map,
+    Unmap,
+}
+
+impl CommandKind {
+    /// Whether the command runs on a device (as opposed to moving data to or from the host).
+    pub fn is_device_use(self) -> bool {
+        matches!(
+            self,
+            CommandKind::Kernel | CommandKind::Fill | CommandKind::Copy
+        )
+    }
+}
+
+/// Whether a command blocks the host until it completes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Blocking {
+    Yes,
+    No,
+    Unknown,
+}
+
+/// One buffer a command touches.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BufferUse {
+    pub buffer: Value,
+    pub access: Access,
+    /// The whole buffer from offset 0 (a full upload), when known.
+    pub whole: bool,
+    /// Host data a write uploads or a read fills.
+    pub host: Option<Value>,
+}
+
+/// The span of one argument, for fixes and labels.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ArgSpan {
+    pub span: Span,
+    pub text: String,
+}
+
+/// One enqueue.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Command {
+    pub id: usize,
+    /// The API called (`enqueue_migrate_mem_object`).
+    pub api: String,
+    pub kind: CommandKind,
+    pub queue: Value,
+    /// The queue expression as written (`cmdq_dev0`).
+    pub queue_arg: Option<ArgSpan>,
+    pub buffers: Vec<BufferUse>,
+    /// For a launch: the kernel or the `ExecuteKernel` being launched.
+    pub kernel: Option<Value>,
+    /// `None` when the wait list is not known.
+    pub waits: Option<Vec<Value>>,
+    pub wait_arg: Option<ArgSpan>,
+    pub blocking: Blocking,
+    /// The flags argument of a migration, as written.
+    pub flags_arg: Option<ArgSpan>,
+    pub span: Span,
+}
+
+/// A statement of the host IR.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Stmt {
+    /// `place = value`.
+    Assign {
+        dst: Place,
+        value: Value,
+        span: Span,
+    },
+    /// An enqueue; its event goes to `event` when bound.
+    Enqueue {
+        cmd: Command,
+        event: Option<Place>,
+    },
+    /// `kernel.set_arg(index, &value)`.
+    SetArg {
+        kernel: Value,
+        index: Option<u64>,
+        value: Value,
+        arg: ArgSpan,
+        span: Span,
+    },
+    /// `launch.set_arg(&value)` on an `ExecuteKernel`.
+    LaunchArg {
+        launch: Value,
+        value: Value,
+        arg: ArgSpan,
+        span: Span,
+    },
+    /// `launch.set_wait_event(&e)` / `set_event_wait_list(&list)`.
+    LaunchWait {
+        launch: Value,
+        events: Value,
+    },
+    /// `list.push(event)`.
+    Push {
+        list: Place,
+        item: Value,
+    },
+    /// The host waits for every command of a queue.
+    Finish {
+        queue: Value,
+        span: Span,
+    },
+    /// The host waits for events (`Event::wait`, `wait_for_events`).
+    Wait {
+        events: Value,
+        span: Span,
+    },
+    /// Something unknown happened to these values: forget what is known of them.
+    Forget {
+        values: Vec<Value>,
+        span: Span,
+    },
+    /// Exactly one of the arms runs.
+    Branch(Vec<Vec<Stmt>>),
+    /// The body runs zero or more times.
+    Loop(Vec<Stmt>),
+    Break,
+    Continue,
+    Return,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct VarInfo {
+    pub name: String,
+    pub hint: TypeHint,
+}
+
+/// A lowered function or method.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Function {
+    pub name: String,
+    pub span: Span,
+    pub vars: Vec<VarInfo>,
+    pub params: Vec<Var>,
+    pub body: Vec<Stmt>,
+}
+
+impl Function {
+    /// The place as the user wrote it: `queues[1]`, `self.halo`.
+    pub fn place_name(&self, place: &Place) -> String {
+        let mut s = self.vars[place.var].name.clone();
+        for p in &place.proj {
+            match p {
+                Proj::Field(f) => {
+                    s.push('.');
+                    s.push_str(f);
+                }
+                Proj::Index(i) => s.push_str(&format!("[{i}]")),
+                Proj::AnyIndex => s.push_str("[_]"),
+            }
+        }
+        s
+    }
+}
+
+/// Prints values and statements for `debug ir`, naming places by their variables.
+pub struct Show<'a, T: ?Sized>(pub &'a Function, pub &'a T);
+
+impl fmt::Display for Show<'_, Value> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let func = self.0;
+        match self.1 {
+            Value::Place(p) => write!(f, "{}", func.place_name(p)),
+            Value::Host { kind, base } => {
+                write!(f, "host({kind:?}")?;
+                if let Some(b) = base {
+                    write!(f, " of {}", func.place_name(b))?;
+                }
+                write!(f, ")")
+            }
+            Value::Scalar => write!(f, "scalar"),
+            Value::Int(n) => write!(f, "{n}"),
+            Value::Null => write!(f, "null"),
+            Value::List(items) => {
+                write!(f, "[")?;
+                for (i, v) in items.iter().enumerate() {
+                    if i > 0 {
+                        write!(f, ", ")?;
+                    }
+                    write!(f, "{}", Show(func, v))?;
+                }
+                write!(f, "]")
+            }
+            Value::New(obj) => write!(f, "{}", Show(func, obj)),
+            Value::Unknown => write!(f, "?"),
+        }
+    }
+}
+
+impl fmt::Display for Show<'_, NewObject> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let func = self.0;
+        match self.1 {
+            NewObject::Context => write!(f, "new Context"),
+            NewObject::Queue {
+                device,
+                out_of_order,
+            } => {
+                write!(f, "new Queue(device: ")?;
+                match device {
+                    Some(d) => write!(f, "{}", Show(func, &**d))?,
+                    None => write!(f, "default")?,
+                }
+                write!(f, ", out_of_order: {out_of_order})")
+            }
+            NewObject::Buffer { host_init } => match host_init {
+                Some(h) => write!(f, "new Buffer(host_init: {})", Show(func, &**h)),
+                None => write!(f, "new Buffer"),
+            },
+            NewObject::Program { source } => match source {
+                Some(s) => write!(f, "new Program(source: {} bytes)", s.len()),
+                None => write!(f, "new Program(source: ?)"),
+            },
+            NewObject::Kernel { program, name } => write!(
+                f,
+                "new Kernel({}, {})",
+                Show(func, &**program),
+                name.as_deref().unwrap_or("?")
+            ),
+            NewObject::Launch { kernel } => write!(f, "new Launch({})", Show(func, &**kernel)),
+            NewObject::UserEvent => write!(f, "new UserEvent"),
+        }
+    }
+}
+
+fn write_block(
+    f: &mut fmt::Formatter<'_>,
+    func: &Function,
+    body: &[Stmt],
+    depth: usize,
+) -> fmt::Result {
+    for s in body {
+        write_stmt(f, func, s, depth)?;
+    }
+    Ok(())
+}
+
+fn write_stmt(f: &mut fmt::Formatter<'_>, func: &Function, s: &Stmt, depth: usize) -> fmt::Result {
+    let pad = "  ".repeat(depth);
+    match s {
+        Stmt::Assign { dst, value, .. } => {
+            writeln!(f, "{pad}{} = {}", func.place_name(dst), Show(func, value))
+        }
+        Stmt::Enqueue { cmd, event } => {
+            write!(f, "{pad}")?;
+            if let Some(e) = event {
+                write!(f, "{} = ", func.place_name(e))?;
+            }
+            write!(
+                f,
+                "{:?} #{} on {} ",
+                cmd.kind,
+                cmd.id,
+                Show(func, &cmd.queue)
+            )?;
+            if let Some(k) = &cmd.kernel {
+                write!(f, "kernel {} ", Show(func, k))?;
+            }
+            write!(f, "{{")?;
+            for (i, b) in cmd.buffers.iter().enumerate() {
+                if i > 0 {
+                    write!(f, ",")?;
+                }
+                write!(f, " {} {:?}", Show(func, &b.buffer), b.access)?;
+                if let Some(h) = &b.host {
+                    write!(f, " host {}", Show(func, h))?;
+                }
+                if b.whole {
+                    write!(f, " whole")?;
+                }
+            }
+            write!(f, " }} waits ")?;
+            match &cmd.waits {
+                Some(w) => write!(f, "{}", Show(func, &Value::List(w.clone())))?,
+                None => write!(f, "?")?,
+            }
+            writeln!(f, " blocking {:?} ({})", cmd.blocking, cmd.api)
+        }
+        Stmt::SetArg {
+            kernel,
+            index,
+            value,
+            ..
+        } => {
+            let idx = index.map_or("?".to_string(), |i| i.to_string());
+            writeln!(
+                f,
+                "{pad}set_arg {}[{idx}] = {}",
+                Show(func, kernel),
+                Show(func, value)
+            )
+        }
+        Stmt::LaunchArg { launch, value, .. } => {
+            writeln!(
+                f,
+                "{pad}launch_arg {} += {}",
+                Show(func, launch),
+                Show(func, value)
+            )
+        }
+        Stmt::LaunchWait { launch, events } => {
+            writeln!(
+                f,
+                "{pad}launch_wait {} += {}",
+                Show(func, launch),
+                Show(func, events)
+            )
+        }
+        Stmt::Push { list, item } => {
+            writeln!(
+                f,
+                "{pad}push {} += {}",
+                func.place_name(list),
+                Show(func, item)
+            )
+        }
+        Stmt::Finish { queue, .. } => writeln!(f, "{pad}finish {}", Show(func, queue)),
+        Stmt::Wait { events, .. } => writeln!(f, "{pad}wait {}", Show(func, events)),
+        Stmt::Forget { values, .. } => {
+            write!(f, "{pad}forget")?;
+            for v in values {
+                write!(f, " {}", Show(func, v))?;
+            }
+            writeln!(f)
+        }
+        Stmt::Branch(arms) => {
+            writeln!(f, "{pad}branch")?;
+            for (i, arm) in arms.iter().enumerate() {
+                writeln!(f, "{pad}arm {i}")?;
+                write_block(f, func, arm, depth + 1)?;
+            }
+            writeln!(f, "{pad}end")
+        }
+        Stmt::Loop(body) => {
+            writeln!(f, "{pad}loop")?;
+            write_block(f, func, body, depth + 1)?;
+            writeln!(f, "{pad}end")
+        }
+        Stmt::Break => writeln!(f, "{pad}break"),
+        Stmt::Continue => writeln!(f, "{pad}continue"),
+        Stmt::Return => writeln!(f, "{pad}return"),
+    }
+}
+
+impl fmt::Display for Function {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "fn {}(", self.name)?;
+        for (i, p) in self.params.iter().enumerate() {
+            if i > 0 {
+                write!(f, ", ")?;
+            }
+            write!(f, "{}: {:?}", self.vars[*p].name, self.vars[*p].hint)?;
+        }
+        writeln!(f, ")")?;
+        write_block(f, self, &self.body, 1)
+    }
+}

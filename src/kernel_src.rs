@@ -1,0 +1,372 @@
+//! A small reader of OpenCL C kernel sources: the signature of each kernel (address space,
+//! pointer or value, `const`, per parameter) and, for each pointer parameter, whether the
+//! body writes through it.
+
+/// Address space of a kernel parameter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AddrSpace {
+    Global,
+    Constant,
+    Local,
+    Private,
+}
+
+/// What the kernel body does through a pointer parameter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ParamAccess {
+    Read,
+    Write,
+    ReadWrite,
+    /// The pointer escapes (passed to a function, offset, reassigned): not known.
+    Unknown,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Param {
+    pub name: String,
+    pub space: AddrSpace,
+    pub pointer: bool,
+    pub const_pointee: bool,
+    pub access: ParamAccess,
+}
+
+impl Param {
+    /// Whether the argument must be a buffer object (`__global` or `__constant` pointer).
+    pub fn wants_buffer(&self) -> bool {
+        self.pointer && matches!(self.space, AddrSpace::Global | AddrSpace::Constant)
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KernelSig {
+    pub name: String,
+    pub params: Vec<Param>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Tok {
+    Ident(String),
+    Punct(String),
+    Other,
+}
+
+fn strip_comments(src: &str) -> String {
+    let mut out = String::with_capacity(src.len());
+    let b = src.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'/' && b.get(i + 1) == Some(&b'/') {
+            while i < b.len() && b[i] != b'\n' {
+                i += 1;
+            }
+        } else if b[i] == b'/' && b.get(i + 1) == Some(&b'*') {
+            i += 2;
+            while i < b.len() && !(b[i] == b'*' && b.get(i + 1) == Some(&b'/')) {
+                i += 1;
+            }
+            i += 2;
+            out.push(' ');
+        } else {
+            let ch = src[i..].chars().next().unwrap_or(' ');
+            out.push(ch);
+            i += ch.len_utf8();
+        }
+    }
+    out
+}
+
+const PUNCTS: &[&str] = &[
+    "<<=", ">>=", "==", "!=", "<=", ">=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "++",
+    "--", "->", "&&", "||", "<<", ">>",
+];
+
+fn tokenize(src: &str) -> Vec<Tok> {
+    let src = strip_comments(src);
+    let chars: Vec<char> = src.chars().collect();
+    let mut toks = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if c.is_whitespace() {
+            i += 1;
+        } else if c.is_ascii_alphabetic() || c == '_' {
+            let s = i;
+            while i < chars.len() && (chars[i].is_ascii_alphanumeric() || chars[i] == '_') {
+                i += 1;
+            }
+            toks.push(Tok::Ident(chars[s..i].iter().collect()));
+        } else if c.is_ascii_digit() {
+            while i < chars.len() && (chars[i].is_ascii_alphanumeric() || chars[i] == '.') {
+                i += 1;
+            }
+            toks.push(Tok::Other);
+        } else if c == '"' || c == '\'' {
+            i += 1;
+            while i < chars.len() && chars[i] != c {
+                if chars[i] == '\\' {
+                    i += 1;
+                }
+                i += 1;
+            }
+            i += 1;
+            toks.push(Tok::Other);
+        } else {
+            let rest: String = chars[i..chars.len().min(i + 3)].iter().collect();
+            let p = PUNCTS.iter().find(|p| rest.starts_with(**p));
+            match p {
+                Some(p) => {
+                    toks.push(Tok::Punct((*p).to_string()));
+                    i += p.len();
+                }
+                None => {
+                    toks.push(Tok::Punct(c.to_string()));
+                    i += 1;
+                }
+            }
+        }
+    }
+    toks
+}
+
+fn is_punct(t: Option<&Tok>, p: &str) -> bool {
+    matches!(t, Some(Tok::Punct(s)) if s == p)
+}
+
+fn is_assign(t: Option<&Tok>) -> bool {
+    matches!(t, Some(Tok::Punct(s)) if matches!(s.as_str(), "=" | "+=" | "-=" | "*=" | "/=" | "%=" | "&=" | "|=" | "^=" | "<<=" | ">>=" | "++" | "--"))
+}
+
+/// Index just past the group opened at `open` (`(`/`[`/`{`), or the end.
+fn close_of(toks: &[Tok], open: usize) -> usize {
+    let (o, c) = match &toks[open] {
+        Tok::Punct(p) if p == "(" => ("(", ")"),
+        Tok::Punct(p) if p == "[" => ("[", "]"),
+        _ => ("{", "}"),
+    };
+    let mut depth = 0usize;
+    for (i, t) in toks.iter().enumerate().skip(open) {
+        if is_punct(Some(t), o) {
+            depth += 1;
+        } else if is_punct(Some(t), c) {
+            depth -= 1;
+            if depth == 0 {
+                return i + 1;
+            }
+        }
+    }
+    toks.len()
+}
+
+/// Every `__kernel`/`kernel` function in the source.
+pub fn parse_kernels(src: &str) -> Vec<KernelSig> {
+    let toks = tokenize(src);
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < toks.len() {
+        let is_kernel = matches!(&toks[i], Tok::Ident(s) if s == "__kernel" || s == "kernel");
+        if !is_kernel {
+            i += 1;
+            continue;
+        }
+        // Find the name: the identifier right before the first `(`.
+        let Some(open) = (i..toks.len()).find(|&j| is_punct(toks.get(j), "(")) else {
+            break;
+        };
+        let name = match toks.get(open.wrapping_sub(1)) {
+            Some(Tok::Ident(n)) if open > i + 1 => n.clone(),
+            _ => {
+                i = open + 1;
+                continue;
+            }
+        };
+        let close = close_of(&toks, open);
+        let param_toks = &toks[open + 1..close.saturating_sub(1).max(open + 1)];
+        let body = if is_punct(toks.get(close), "{") {
+            let end = close_of(&toks, close);
+            &toks[close..end]
+        } else {
+            &toks[close..close]
+        };
+        let params = split_params(param_toks)
+            .into_iter()
+            .filter_map(|p| param(p, body))
+            .collect();
+        out.push(KernelSig { name, params });
+        i = close.max(i + 1);
+    }
+    out
+}
+
+fn split_params(toks: &[Tok]) -> Vec<&[Tok]> {
+    let mut out = Vec::new();
+    let mut depth = 0i32;
+    let mut start = 0;
+    for (i, t) in toks.iter().enumerate() {
+        match t {
+            Tok::Punct(p) if p == "(" || p == "[" || p == "<" => depth += 1,
+            Tok::Punct(p) if p == ")" || p == "]" || p == ">" => depth -= 1,
+            Tok::Punct(p) if p == "," && depth == 0 => {
+                out.push(&toks[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    if start < toks.len() {
+        out.push(&toks[start..]);
+    }
+    out
+}
+
+fn param(toks: &[Tok], body: &[Tok]) -> Option<Param> {
+    let idents: Vec<&str> = toks
+        .iter()
+        .filter_map(|t| match t {
+            Tok::Ident(s) => Some(s.as_str()),
+            _ => None,
+        })
+        .collect();
+    if idents == ["void"] || idents.is_empty() {
+        return None;
+    }
+    let name = idents.last()?.to_string();
+    let star = toks.iter().position(|t| is_punct(Some(t), "*"));
+    let pointer = star.is_some() || toks.iter().any(|t| is_punct(Some(t), "["));
+    let has = |w: &[&str]| idents.iter().any(|i| w.contains(i));
+    let space = if has(&["__global", "global"]) {
+        AddrSpace::Global
+    } else if has(&["__constant", "constant"]) {
+        AddrSpace::Constant
+    } else if has(&["__local", "local"]) {
+        AddrSpace::Local
+    } else {
+        AddrSpace::Private
+    };
+    // `const` before the `*` qualifies the pointee.
+    let const_pointee = match star {
+        Some(s) => toks[..s]
+            .iter()
+            .any(|t| matches!(t, Tok::Ident(i) if i == "const")),
+        None => false,
+    } || has(&["__read_only", "read_only"]);
+    let access = if !pointer || const_pointee || space == AddrSpace::Constant {
+        ParamAccess::Read
+    } else {
+        body_access(&name, body)
+    };
+    Some(Param {
+        name,
+        space,
+        pointer,
+        const_pointee,
+        access,
+    })
+}
+
+/// Whether the body reads or writes through pointer `name`.
+fn body_access(name: &str, body: &[Tok]) -> ParamAccess {
+    let mut read = false;
+    let mut write = false;
+    let mut i = 0;
+    while i < body.len() {
+        if !matches!(&body[i], Tok::Ident(s) if s == name) {
+            i += 1;
+            continue;
+        }
+        let prev = if i > 0 { body.get(i - 1) } else { None };
+        let next = body.get(i + 1);
+        if matches!(prev, Some(Tok::Punct(p)) if p == ".") {
+            // A struct member of the same name.
+            i += 1;
+            continue;
+        }
+        let mut j = i + 1;
+        let element = if is_punct(next, "[") {
+            j = close_of(body, i + 1);
+            true
+        } else if is_punct(next, "->") {
+            j = i + 3;
+            true
+        } else {
+            false
+        };
+        if element {
+            while is_punct(body.get(j), ".") {
+                j += 2;
+            }
+            let pre_inc = is_punct(prev, "++") || is_punct(prev, "--");
+            if is_assign(body.get(j)) || pre_inc {
+                write = true;
+                if !is_punct(body.get(j), "=") {
+                    read = true;
+                }
+            } else {
+                read = true;
+            }
+            i = j;
+            continue;
+        }
+        let operand_before = i >= 2 && matches!(&body[i - 2], Tok::Ident(_) | Tok::Other)
+            || is_punct(body.get(i.wrapping_sub(2)), ")")
+            || is_punct(body.get(i.wrapping_sub(2)), "]");
+        let deref = is_punct(prev, "*") && !operand_before;
+        if deref {
+            if is_assign(next) {
+                write = true;
+            } else {
+                read = true;
+            }
+            i += 1;
+            continue;
+        }
+        // Passed to a function: a store or atomic writes; anything else escapes.
+        let callee = call_of(body, i);
+        match callee.as_deref() {
+            Some(f)
+                if f.starts_with("vstore")
+                    || f.starts_with("atomic_")
+                    || f.starts_with("atom_") =>
+            {
+                write = true;
+                read |= f.starts_with("atom");
+            }
+            Some(f) if f.starts_with("vload") => read = true,
+            _ => return ParamAccess::Unknown,
+        }
+        i += 1;
+    }
+    match (read, write) {
+        (_, false) => ParamAccess::Read,
+        (false, true) => ParamAccess::Write,
+        (true, true) => ParamAccess::ReadWrite,
+    }
+}
+
+/// The function whose argument list holds token `i` directly, if any.
+fn call_of(body: &[Tok], i: usize) -> Option<String> {
+    let mut depth = 0i32;
+    let mut k = i;
+    while k > 0 {
+        k -= 1;
+        match &body[k] {
+            Tok::Punct(p) if p == ")" => depth += 1,
+            Tok::Punct(p) if p == "(" => {
+                if depth == 0 {
+                    return match body.get(k.wrapping_sub(1)) {
+                        Some(Tok::Ident(f)) if k > 0 => Some(f.clone()),
+                        _ => None,
+                    };
+                }
+                depth -= 1;
+            }
+            Tok::Punct(p) if p == ";" || p == "{" || p == "}" => return None,
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The signature of kernel `name` in `src`.
+pub fn find_kernel(src: &str, name: &str) -> Option<KernelSig> {
+    parse_kernels(src).into_iter().find(|k| k.name == name)
+}

@@ -1,0 +1,297 @@
+//! API models as data: what each binding's functions and methods mean, read from
+//! `rules/bindings/*.toml` (embedded at build time).
+
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+use serde::Deserialize;
+
+use crate::ir::{Access, CommandKind};
+
+/// The embedded tables, by binding name.
+const TABLES: &[(&str, &str)] = &[("opencl3", include_str!("../../rules/bindings/opencl3.toml"))];
+
+/// The role of one argument (or of the receiver).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    Queue,
+    Kernel,
+    Launch,
+    Event,
+    Events,
+    Waits,
+    Context,
+    Device,
+    Program,
+    Source,
+    Sources,
+    KernelName,
+    ArgIndex,
+    ArgValue,
+    Blocking,
+    Offset,
+    MigrateFlags,
+    MemFlags,
+    HostPtr,
+    QueueProps,
+    Buffer(Access),
+    Buffers(Access),
+    Host { written: bool },
+    Ignore,
+}
+
+/// What a call means.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Effect {
+    Command(CommandKind),
+    New(NewKind),
+    Finish,
+    Wait,
+    SetArg,
+    LaunchArg,
+    LaunchWait,
+    LaunchEnqueue,
+    Same,
+    Alias,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NewKind {
+    Context,
+    Queue,
+    Buffer,
+    Program,
+    Kernel,
+    Launch,
+    UserEvent,
+}
+
+/// One modeled API.
+#[derive(Clone, Debug)]
+pub struct Api {
+    pub binding: String,
+    /// The name as written in the table (`enqueue_write_buffer`, `Buffer::create`).
+    pub name: String,
+    pub receiver: Option<Role>,
+    pub arity: Option<usize>,
+    pub effect: Effect,
+    pub args: Vec<Role>,
+}
+
+impl Api {
+    pub fn arg_index(&self, role: Role) -> Option<usize> {
+        self.args.iter().position(|r| *r == role)
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TableFile {
+    binding: String,
+    #[serde(default)]
+    method: Vec<Row>,
+    #[serde(default)]
+    function: Vec<Row>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Row {
+    name: Option<String>,
+    path: Option<String>,
+    receiver: Option<String>,
+    arity: Option<usize>,
+    effect: String,
+    args: Vec<String>,
+}
+
+/// All modeled APIs, indexed for lookup.
+#[derive(Debug, Default)]
+pub struct Bindings {
+    methods: HashMap<String, Vec<Api>>,
+    functions: HashMap<String, Vec<Api>>,
+    /// Every name a modeled call can have: the pre-filter and the crate index use it.
+    names: Vec<String>,
+}
+
+fn parse_access(s: &str) -> Result<Access, String> {
+    Ok(match s {
+        "read" => Access::Read,
+        "write" => Access::Write,
+        "readwrite" => Access::ReadWrite,
+        "migrate" => Access::Migrate { to_host: false },
+        _ => return Err(format!("unknown access `{s}`")),
+    })
+}
+
+fn parse_role(s: &str) -> Result<Role, String> {
+    if let Some(a) = s.strip_prefix("buffer:") {
+        return Ok(Role::Buffer(parse_access(a)?));
+    }
+    if let Some(a) = s.strip_prefix("buffers:") {
+        return Ok(Role::Buffers(parse_access(a)?));
+    }
+    Ok(match s {
+        "queue" => Role::Queue,
+        "kernel" => Role::Kernel,
+        "launch" => Role::Launch,
+        "event" => Role::Event,
+        "events" => Role::Events,
+        "waits" => Role::Waits,
+        "context" => Role::Context,
+        "device" => Role::Device,
+        "program" => Role::Program,
+        "source" => Role::Source,
+        "sources" => Role::Sources,
+        "kernel_name" => Role::KernelName,
+        "arg_index" => Role::ArgIndex,
+        "arg_value" => Role::ArgValue,
+        "blocking" => Role::Blocking,
+        "offset" => Role::Offset,
+        "migrate_flags" => Role::MigrateFlags,
+        "mem_flags" => Role::MemFlags,
+        "host_ptr" => Role::HostPtr,
+        "queue_props" => Role::QueueProps,
+        "host:read" => Role::Host { written: false },
+        "host:write" => Role::Host { written: true },
+        "ignore" => Role::Ignore,
+        _ => return Err(format!("unknown role `{s}`")),
+    })
+}
+
+fn parse_effect(s: &str) -> Result<Effect, String> {
+    if let Some(k) = s.strip_prefix("command:") {
+        let kind = match k {
+            "kernel" => CommandKind::Kernel,
+            "write" => CommandKind::Write,
+            "read" => CommandKind::Read,
+            "fill" => CommandKind::Fill,
+            "copy" => CommandKind::Copy,
+            "migrate" => CommandKind::Migrate,
+            "marker" => CommandKind::Marker,
+            "barrier" => CommandKind::Barrier,
+            "map" => CommandKind::Map,
+            "unmap" => CommandKind::Unmap,
+            _ => return Err(format!("unknown command kind `{k}`")),
+        };
+        return Ok(Effect::Command(kind));
+    }
+    if let Some(k) = s.strip_prefix("new:") {
+        let kind = match k {
+            "context" => NewKind::Context,
+            "queue" => NewKind::Queue,
+            "buffer" => NewKind::Buffer,
+            "program" => NewKind::Program,
+            "kernel" => NewKind::Kernel,
+            "launch" => NewKind::Launch,
+            "user_event" => NewKind::UserEvent,
+            _ => return Err(format!("unknown object `{k}`")),
+        };
+        return Ok(Effect::New(kind));
+    }
+    Ok(match s {
+        "finish" => Effect::Finish,
+        "wait" => Effect::Wait,
+        "set_arg" => Effect::SetArg,
+        "launch_arg" => Effect::LaunchArg,
+        "launch_wait" => Effect::LaunchWait,
+        "launch_enqueue" => Effect::LaunchEnqueue,
+        "same" => Effect::Same,
+        "alias" => Effect::Alias,
+        _ => return Err(format!("unknown effect `{s}`")),
+    })
+}
+
+fn row_to_api(binding: &str, row: Row, method: bool) -> Result<Api, String> {
+    let name = if method {
+        row.name.ok_or("a method row needs `name`")?
+    } else {
+        row.path.ok_or("a function row needs `path`")?
+    };
+    let ctx = |e: String| format!("`{name}`: {e}");
+    let receiver = match (&row.receiver, method) {
+        (Some(r), true) => Some(parse_role(r).map_err(ctx)?),
+        (None, true) => return Err(ctx("a method row needs `receiver`".into())),
+        (Some(_), false) => return Err(ctx("a function row has no `receiver`".into())),
+        (None, false) => None,
+    };
+    let effect = parse_effect(&row.effect).map_err(ctx)?;
+    let args = row
+        .args
+        .iter()
+        .map(|a| parse_role(a))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(ctx)?;
+    Ok(Api {
+        binding: binding.to_string(),
+        name,
+        receiver,
+        arity: row.arity,
+        effect,
+        args,
+    })
+}
+
+impl Bindings {
+    /// Parses binding tables; an error names the table and the row.
+    pub fn from_tables(tables: &[(&str, &str)]) -> Result<Self, String> {
+        let mut b = Bindings::default();
+        for (file, text) in tables {
+            let t: TableFile = toml::from_str(text).map_err(|e| format!("{file}.toml: {e}"))?;
+            for row in t.method {
+                let api =
+                    row_to_api(&t.binding, row, true).map_err(|e| format!("{file}.toml: {e}"))?;
+                b.names.push(api.name.clone());
+                b.methods.entry(api.name.clone()).or_default().push(api);
+            }
+            for row in t.function {
+                let api =
+                    row_to_api(&t.binding, row, false).map_err(|e| format!("{file}.toml: {e}"))?;
+                let key = api.name.clone();
+                b.names
+                    .push(key.rsplit("::").next().unwrap_or(&key).to_string());
+                b.functions.entry(key).or_default().push(api);
+            }
+        }
+        b.names.sort();
+        b.names.dedup();
+        Ok(b)
+    }
+
+    /// The embedded tables. They are checked by a test, so a bad row never ships.
+    pub fn get() -> &'static Bindings {
+        static B: OnceLock<Bindings> = OnceLock::new();
+        B.get_or_init(|| Bindings::from_tables(TABLES).unwrap_or_default())
+    }
+
+    /// The method API of this name taking `arity` arguments.
+    pub fn method(&self, name: &str, arity: usize) -> Option<&Api> {
+        self.methods
+            .get(name)?
+            .iter()
+            .find(|a| a.arity.is_none_or(|n| n == arity))
+    }
+
+    /// The function API for a call path (segments without generics).
+    pub fn function(&self, segments: &[String]) -> Option<&Api> {
+        let n = segments.len();
+        if n >= 2 {
+            let key = format!("{}::{}", segments[n - 2], segments[n - 1]);
+            if let Some(a) = self.functions.get(&key).and_then(|v| v.first()) {
+                return Some(a);
+            }
+        }
+        let last = segments.last()?;
+        self.functions.get(last).and_then(|v| v.first())
+    }
+
+    /// Every name a modeled call can end in.
+    pub fn names(&self) -> &[String] {
+        &self.names
+    }
+
+    /// The embedded table texts, for `debug bindings` and tests.
+    pub fn tables() -> &'static [(&'static str, &'static str)] {
+        TABLES
+    }
+}

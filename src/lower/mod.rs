@@ -1,0 +1,1468 @@
+//! Lowering: a syn AST to the host IR, one [`Function`] per function or method.
+//!
+//! Calls are looked up in the binding tables ([`bindings`]); a call that is not modeled
+//! forgets what is known about every value it receives. Lowering never fails: what it
+//! cannot follow becomes `Value::Unknown` or a `Forget`.
+
+pub mod bindings;
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use proc_macro2::{TokenStream, TokenTree};
+use syn::punctuated::Punctuated;
+use syn::spanned::Spanned;
+use syn::{Expr, Pat, Stmt as SynStmt, Type};
+
+use crate::ir::*;
+use crate::source::SourceFile;
+use bindings::{Api, Bindings, Effect, NewKind, Role};
+
+/// Constants of a file the lowering can read: integers and strings.
+#[derive(Clone, Debug)]
+pub enum Const {
+    Int(u64),
+    Str(String),
+}
+
+/// Methods on host data that only read it.
+const READ_ONLY_METHODS: &[&str] = &[
+    "len",
+    "is_empty",
+    "iter",
+    "as_slice",
+    "first",
+    "last",
+    "contains",
+    "capacity",
+    "chunks",
+    "chunks_exact",
+    "windows",
+    "split_at",
+    "starts_with",
+    "ends_with",
+    "to_vec",
+    "get",
+];
+
+/// Macros that only read their arguments.
+const READING_MACROS: &[&str] = &[
+    "println",
+    "print",
+    "eprintln",
+    "eprint",
+    "format",
+    "write",
+    "writeln",
+    "assert",
+    "assert_eq",
+    "assert_ne",
+    "debug_assert",
+    "debug_assert_eq",
+    "debug_assert_ne",
+    "panic",
+    "dbg",
+    "info",
+    "debug",
+    "warn",
+    "error",
+    "trace",
+    "unreachable",
+    "todo",
+];
+
+/// The lowered functions of one file.
+#[derive(Debug, Default)]
+pub struct FileIr {
+    pub functions: Vec<Function>,
+}
+
+/// Lowers every function and method of a parsed file.
+pub fn lower_file(file_id: usize, src: &SourceFile, ast: &syn::File) -> FileIr {
+    let mut consts = HashMap::new();
+    collect_consts(&ast.items, &mut consts);
+    let mut cx = FileCx {
+        file: file_id,
+        src,
+        consts,
+        next_cmd: 0,
+        functions: Vec::new(),
+    };
+    cx.items(&ast.items, None);
+    FileIr {
+        functions: cx.functions,
+    }
+}
+
+fn collect_consts(items: &[syn::Item], out: &mut HashMap<String, Const>) {
+    for item in items {
+        match item {
+            syn::Item::Const(c) => {
+                if let Some(v) = const_value(&c.expr) {
+                    out.insert(c.ident.to_string(), v);
+                }
+            }
+            syn::Item::Static(s) => {
+                if let Some(v) = const_value(&s.expr) {
+                    out.insert(s.ident.to_string(), v);
+                }
+            }
+            syn::Item::Mod(m) => {
+                if let Some((_, items)) = &m.content {
+                    collect_consts(items, out);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+fn const_value(e: &Expr) -> Option<Const> {
+    match e {
+        Expr::Lit(l) => match &l.lit {
+            syn::Lit::Int(i) => i.base10_parse().ok().map(Const::Int),
+            syn::Lit::Str(s) => Some(Const::Str(s.value())),
+            _ => None,
+        },
+        Expr::Paren(p) => const_value(&p.expr),
+        Expr::Group(g) => const_value(&g.expr),
+        _ => None,
+    }
+}
+
+struct FileCx<'a> {
+    file: usize,
+    src: &'a SourceFile,
+    consts: HashMap<String, Const>,
+    next_cmd: usize,
+    functions: Vec<Function>,
+}
+
+impl FileCx<'_> {
+    fn items(&mut self, items: &[syn::Item], prefix: Option<&str>) {
+        for item in items {
+            match item {
+                syn::Item::Fn(f) => {
+                    let name = qualify(prefix, &f.sig.ident.to_string());
+                    self.function(name, &f.sig, &f.block, None);
+                }
+                syn::Item::Impl(imp) => {
+                    let ty = type_name(&imp.self_ty).unwrap_or_else(|| "_".into());
+                    for ii in &imp.items {
+                        if let syn::ImplItem::Fn(m) = ii {
+                            let name = qualify(prefix, &format!("{ty}::{}", m.sig.ident));
+                            self.function(name, &m.sig, &m.block, Some(&ty));
+                        }
+                    }
+                }
+                syn::Item::Trait(t) => {
+                    for ti in &t.items {
+                        if let syn::TraitItem::Fn(m) = ti {
+                            if let Some(block) = &m.default {
+                                let name =
+                                    qualify(prefix, &format!("{}::{}", t.ident, m.sig.ident));
+                                self.function(name, &m.sig, block, None);
+                            }
+                        }
+                    }
+                }
+                syn::Item::Mod(m) => {
+                    if let Some((_, items)) = &m.content {
+                        let p = qualify(prefix, &m.ident.to_string());
+                        self.items(items, Some(&p));
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    fn function(
+        &mut self,
+        name: String,
+        sig: &syn::Signature,
+        block: &syn::Block,
+        self_ty: Option<&str>,
+    ) {
+        let mut lw = Lowerer {
+            cx: self,
+            vars: Vec::new(),
+            scopes: vec![HashMap::new()],
+            out: Vec::new(),
+        };
+        let mut params = Vec::new();
+        for input in &sig.inputs {
+            match input {
+                syn::FnArg::Receiver(_) => {
+                    let hint = self_ty.map_or(TypeHint::Unknown, hint_from_name);
+                    params.push(lw.bind("self", hint));
+                }
+                syn::FnArg::Typed(pt) => {
+                    let hint = type_hint(&pt.ty);
+                    for (ident, _) in pat_idents(&pt.pat) {
+                        params.push(lw.bind(&ident, hint));
+                    }
+                }
+            }
+        }
+        let tail = lw.block_inline(block);
+        lw.eval_discard(tail);
+        let span = lw.cx.src.span(lw.cx.file, sig.ident.span());
+        let body = std::mem::take(&mut lw.out);
+        let vars = std::mem::take(&mut lw.vars);
+        self.functions.push(Function {
+            name,
+            span,
+            vars,
+            params,
+            body,
+        });
+    }
+}
+
+fn qualify(prefix: Option<&str>, name: &str) -> String {
+    match prefix {
+        Some(p) => format!("{p}::{name}"),
+        None => name.to_string(),
+    }
+}
+
+fn type_name(t: &Type) -> Option<String> {
+    match t {
+        Type::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
+        Type::Reference(r) => type_name(&r.elem),
+        Type::Group(g) => type_name(&g.elem),
+        Type::Paren(p) => type_name(&p.elem),
+        _ => None,
+    }
+}
+
+const SCALAR_TYPES: &[&str] = &[
+    "f32",
+    "f64",
+    "i8",
+    "i16",
+    "i32",
+    "i64",
+    "i128",
+    "u8",
+    "u16",
+    "u32",
+    "u64",
+    "u128",
+    "usize",
+    "isize",
+    "bool",
+    "char",
+    "cl_float",
+    "cl_double",
+    "cl_half",
+    "cl_int",
+    "cl_uint",
+    "cl_long",
+    "cl_ulong",
+    "cl_short",
+    "cl_ushort",
+    "cl_char",
+    "cl_uchar",
+    "cl_bool",
+    "size_t",
+];
+
+const HANDLE_TYPES: &[&str] = &[
+    "cl_mem",
+    "cl_event",
+    "cl_kernel",
+    "cl_command_queue",
+    "cl_context",
+    "cl_program",
+    "cl_device_id",
+    "cl_platform_id",
+    "cl_sampler",
+    "Buffer",
+    "CommandQueue",
+    "Kernel",
+    "Event",
+    "Context",
+    "Program",
+    "Device",
+    "Queue",
+    "EventList",
+];
+
+fn hint_from_name(name: &str) -> TypeHint {
+    match name {
+        "CommandQueue" | "cl_command_queue" => TypeHint::Queue,
+        "Buffer" | "cl_mem" => TypeHint::Buffer,
+        "Kernel" | "cl_kernel" => TypeHint::Kernel,
+        "Event" | "cl_event" => TypeHint::Event,
+        "Context" | "cl_context" => TypeHint::Context,
+        "Device" | "cl_device_id" => TypeHint::Device,
+        "Program" | "cl_program" => TypeHint::Program,
+        n if SCALAR_TYPES.contains(&n) => TypeHint::Scalar,
+        _ => TypeHint::Unknown,
+    }
+}
+
+/// The element type of `Vec<T>`, `[T]`, `[T; N]`.
+fn elem_name(t: &Type) -> Option<String> {
+    match t {
+        Type::Path(p) => {
+            let seg = p.path.segments.last()?;
+            if let syn::PathArguments::AngleBracketed(a) = &seg.arguments {
+                if let Some(syn::GenericArgument::Type(t)) = a.args.first() {
+                    return type_name(t).or_else(|| elem_name(t).map(|_| "array".into()));
+                }
+            }
+            None
+        }
+        Type::Slice(s) => type_name(&s.elem).or_else(|| Some("array".into())),
+        Type::Array(a) => type_name(&a.elem).or_else(|| Some("array".into())),
+        _ => None,
+    }
+}
+
+fn is_host_elem(name: &str) -> bool {
+    !HANDLE_TYPES.contains(&name)
+}
+
+fn type_hint(t: &Type) -> TypeHint {
+    match t {
+        Type::Reference(r) => match &*r.elem {
+            Type::Slice(_) => slice_hint(&r.elem),
+            other => type_hint(other),
+        },
+        Type::Group(g) => type_hint(&g.elem),
+        Type::Paren(p) => type_hint(&p.elem),
+        Type::Slice(_) => slice_hint(t),
+        Type::Array(a) => match type_name(&a.elem) {
+            Some(n) if n == "cl_event" || n == "Event" => TypeHint::EventList,
+            Some(n) if !is_host_elem(&n) => TypeHint::Unknown,
+            _ => TypeHint::Host(HostKind::Array {
+                len: array_len(&a.len),
+            }),
+        },
+        Type::Path(p) => {
+            let Some(seg) = p.path.segments.last() else {
+                return TypeHint::Unknown;
+            };
+            let name = seg.ident.to_string();
+            match name.as_str() {
+                "Vec" => match elem_name(t) {
+                    Some(e) if e == "cl_event" || e == "Event" => TypeHint::EventList,
+                    Some(e) if is_host_elem(&e) => TypeHint::Host(HostKind::Vec),
+                    _ => TypeHint::Unknown,
+                },
+                "Box" | "Rc" | "Arc" | "Option" => match &seg.arguments {
+                    syn::PathArguments::AngleBracketed(a) => match a.args.first() {
+                        Some(syn::GenericArgument::Type(inner)) => type_hint(inner),
+                        _ => TypeHint::Unknown,
+                    },
+                    _ => TypeHint::Unknown,
+                },
+                "EventList" => TypeHint::EventList,
+                _ => hint_from_name(&name),
+            }
+        }
+        _ => TypeHint::Unknown,
+    }
+}
+
+fn slice_hint(t: &Type) -> TypeHint {
+    match elem_name(t) {
+        Some(e) if e == "cl_event" || e == "Event" => TypeHint::EventList,
+        Some(e) if is_host_elem(&e) => TypeHint::Host(HostKind::Slice),
+        _ => TypeHint::Unknown,
+    }
+}
+
+fn array_len(e: &Expr) -> Option<u64> {
+    match e {
+        Expr::Lit(l) => match &l.lit {
+            syn::Lit::Int(i) => i.base10_parse().ok(),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// Identifiers bound by a pattern, with whether the pattern is a plain binding
+/// (`x`, `mut x`, `Ok(x)`, `Some(x)`) that takes the whole value.
+fn pat_idents(p: &Pat) -> Vec<(String, bool)> {
+    let mut out = Vec::new();
+    fn walk(p: &Pat, whole: bool, out: &mut Vec<(String, bool)>) {
+        match p {
+            Pat::Ident(i) => {
+                out.push((i.ident.to_string(), whole));
+                if let Some((_, sub)) = &i.subpat {
+                    walk(sub, false, out);
+                }
+            }
+            Pat::Type(t) => walk(&t.pat, whole, out),
+            Pat::Reference(r) => walk(&r.pat, whole, out),
+            Pat::Paren(pp) => walk(&pp.pat, whole, out),
+            Pat::TupleStruct(ts) => {
+                let wrapper = ts
+                    .path
+                    .segments
+                    .last()
+                    .is_some_and(|s| matches!(s.ident.to_string().as_str(), "Ok" | "Some"));
+                for e in &ts.elems {
+                    walk(e, whole && wrapper && ts.elems.len() == 1, out);
+                }
+            }
+            Pat::Tuple(t) => t.elems.iter().for_each(|e| walk(e, false, out)),
+            Pat::Struct(s) => s.fields.iter().for_each(|f| walk(&f.pat, false, out)),
+            Pat::Slice(s) => s.elems.iter().for_each(|e| walk(e, false, out)),
+            Pat::Or(o) => o.cases.iter().for_each(|c| walk(c, false, out)),
+            _ => {}
+        }
+    }
+    walk(p, true, &mut out);
+    out
+}
+
+fn pat_type(p: &Pat) -> Option<&Type> {
+    match p {
+        Pat::Type(t) => Some(&t.ty),
+        _ => None,
+    }
+}
+
+/// Path segments of a call target, without generics: `Buffer::<f32>::create` → `[Buffer, create]`.
+fn path_segments(e: &Expr) -> Option<Vec<String>> {
+    match e {
+        Expr::Path(p) => Some(
+            p.path
+                .segments
+                .iter()
+                .map(|s| s.ident.to_string())
+                .collect(),
+        ),
+        _ => None,
+    }
+}
+
+/// Identifiers in a token stream (for macros and closures the lowering does not follow).
+fn token_idents(ts: TokenStream, out: &mut Vec<String>) {
+    for tt in ts {
+        match tt {
+            TokenTree::Ident(i) => out.push(i.to_string()),
+            TokenTree::Group(g) => token_idents(g.stream(), out),
+            _ => {}
+        }
+    }
+}
+
+/// Whether the expression's tokens mention an identifier.
+fn mentions(e: &Expr, name: &str) -> bool {
+    let mut ids = Vec::new();
+    token_idents(quote::ToTokens::to_token_stream(e), &mut ids);
+    ids.iter().any(|i| i == name)
+}
+
+fn strip(e: &Expr) -> &Expr {
+    match e {
+        Expr::Paren(p) => strip(&p.expr),
+        Expr::Group(g) => strip(&g.expr),
+        Expr::Reference(r) => strip(&r.expr),
+        Expr::Cast(c) => strip(&c.expr),
+        _ => e,
+    }
+}
+
+fn int_lit(e: &Expr) -> Option<u64> {
+    match strip(e) {
+        Expr::Lit(l) => match &l.lit {
+            syn::Lit::Int(i) => i.base10_parse().ok(),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+struct Lowerer<'c, 'a> {
+    cx: &'c mut FileCx<'a>,
+    vars: Vec<VarInfo>,
+    scopes: Vec<HashMap<String, Var>>,
+    out: Vec<Stmt>,
+}
+
+impl Lowerer<'_, '_> {
+    fn span(&self, s: proc_macro2::Span) -> Span {
+        self.cx.src.span(self.cx.file, s)
+    }
+
+    fn arg_span(&self, e: &Expr) -> ArgSpan {
+        let span = self.span(e.span());
+        ArgSpan {
+            span,
+            text: self.cx.src.slice(span).to_string(),
+        }
+    }
+
+    fn bind(&mut self, name: &str, hint: TypeHint) -> Var {
+        let v = self.vars.len();
+        self.vars.push(VarInfo {
+            name: name.to_string(),
+            hint,
+        });
+        if let Some(s) = self.scopes.last_mut() {
+            s.insert(name.to_string(), v);
+        }
+        v
+    }
+
+    fn lookup(&self, name: &str) -> Option<Var> {
+        self.scopes.iter().rev().find_map(|s| s.get(name).copied())
+    }
+
+    /// A temporary holding a value, so later uses refer to one place.
+    fn temp(&mut self, value: Value) -> Value {
+        match value {
+            Value::Place(_) | Value::Unknown | Value::Scalar | Value::Int(_) | Value::Null => value,
+            v => {
+                let t = self.vars.len();
+                self.vars.push(VarInfo {
+                    name: format!("%{t}"),
+                    hint: TypeHint::Unknown,
+                });
+                self.out.push(Stmt::Assign {
+                    dst: Place::var(t),
+                    value: v,
+                    span: Span::default(),
+                });
+                Value::Place(Place::var(t))
+            }
+        }
+    }
+
+    fn eval_discard(&mut self, _v: Value) {}
+
+    fn forget(&mut self, values: Vec<Value>, span: Span) {
+        let values: Vec<Value> = values
+            .into_iter()
+            .filter(|v| {
+                matches!(
+                    v,
+                    Value::Place(_) | Value::Host { base: Some(_), .. } | Value::List(_)
+                )
+            })
+            .collect();
+        if !values.is_empty() {
+            self.out.push(Stmt::Forget { values, span });
+        }
+    }
+
+    /// Lowers a block into the current statement list, in a new scope; returns the value of
+    /// its tail expression.
+    fn block_inline(&mut self, b: &syn::Block) -> Value {
+        self.scopes.push(HashMap::new());
+        let mut last = Value::Unknown;
+        let n = b.stmts.len();
+        for (i, s) in b.stmts.iter().enumerate() {
+            let v = self.stmt(s);
+            if i + 1 == n {
+                last = v;
+            }
+        }
+        self.scopes.pop();
+        last
+    }
+
+    /// Lowers a block into its own statement list.
+    fn block_separate(&mut self, b: &syn::Block) -> Vec<Stmt> {
+        let saved = std::mem::take(&mut self.out);
+        let v = self.block_inline(b);
+        self.eval_discard(v);
+        std::mem::replace(&mut self.out, saved)
+    }
+
+    fn expr_separate(&mut self, e: &Expr) -> Vec<Stmt> {
+        let saved = std::mem::take(&mut self.out);
+        self.scopes.push(HashMap::new());
+        let v = self.expr(e);
+        self.eval_discard(v);
+        self.scopes.pop();
+        std::mem::replace(&mut self.out, saved)
+    }
+
+    fn stmt(&mut self, s: &SynStmt) -> Value {
+        match s {
+            SynStmt::Local(l) => {
+                let value = match &l.init {
+                    Some(init) => {
+                        let v = self.expr(&init.expr);
+                        if let Some((_, diverge)) = &init.diverge {
+                            let arm = self.expr_separate(diverge);
+                            self.out.push(Stmt::Branch(vec![arm, Vec::new()]));
+                        }
+                        v
+                    }
+                    None => Value::Unknown,
+                };
+                let span = self.span(l.span());
+                self.let_pattern(&l.pat, value, span);
+                Value::Unknown
+            }
+            SynStmt::Expr(e, semi) => {
+                let v = self.expr(e);
+                if semi.is_some() {
+                    Value::Unknown
+                } else {
+                    v
+                }
+            }
+            SynStmt::Macro(m) => {
+                self.mac(&m.mac);
+                Value::Unknown
+            }
+            SynStmt::Item(item) => {
+                self.cx.items(std::slice::from_ref(item), None);
+                Value::Unknown
+            }
+        }
+    }
+
+    fn let_pattern(&mut self, pat: &Pat, value: Value, span: Span) {
+        let hint = pat_type(pat).map_or(TypeHint::Unknown, type_hint);
+        let idents = pat_idents(pat);
+        if idents.len() != 1 || !idents[0].1 {
+            self.forget(vec![value.clone()], span);
+        }
+        for (name, whole) in idents {
+            let v = self.bind(&name, hint);
+            let value = if whole { value.clone() } else { Value::Unknown };
+            self.out.push(Stmt::Assign {
+                dst: Place::var(v),
+                value,
+                span,
+            });
+        }
+    }
+
+    /// The place an assignment target names, if it is one.
+    fn place_of(&mut self, e: &Expr) -> Option<Place> {
+        match self.expr(e) {
+            Value::Place(p) => Some(p),
+            _ => None,
+        }
+    }
+
+    fn expr(&mut self, e: &Expr) -> Value {
+        match e {
+            Expr::Path(p) => {
+                if p.path.segments.len() == 1 && p.qself.is_none() {
+                    let name = p.path.segments[0].ident.to_string();
+                    if let Some(v) = self.lookup(&name) {
+                        return Value::Place(Place::var(v));
+                    }
+                    if let Some(Const::Int(n)) = self.cx.consts.get(&name) {
+                        return Value::Int(*n);
+                    }
+                }
+                Value::Scalar
+            }
+            Expr::Lit(l) => match &l.lit {
+                syn::Lit::Int(i) => i.base10_parse().map_or(Value::Scalar, Value::Int),
+                _ => Value::Scalar,
+            },
+            Expr::Reference(r) => self.expr(&r.expr),
+            Expr::Paren(p) => self.expr(&p.expr),
+            Expr::Group(g) => self.expr(&g.expr),
+            Expr::Unary(u) => {
+                let v = self.expr(&u.expr);
+                match u.op {
+                    syn::UnOp::Deref(_) => v,
+                    _ => Value::Scalar,
+                }
+            }
+            Expr::Try(t) => self.expr(&t.expr),
+            Expr::Await(a) => self.expr(&a.base),
+            Expr::Cast(c) => {
+                let v = self.expr(&c.expr);
+                match &*c.ty {
+                    Type::Ptr(_) | Type::Infer(_) => v,
+                    Type::Path(p) if p.path.is_ident("cl_mem") || p.path.is_ident("cl_event") => v,
+                    _ => match v {
+                        Value::Int(n) => Value::Int(n),
+                        _ => Value::Scalar,
+                    },
+                }
+            }
+            Expr::Field(f) => {
+                let base = self.expr(&f.base);
+                match base {
+                    Value::Place(mut p) => {
+                        let name = match &f.member {
+                            syn::Member::Named(i) => i.to_string(),
+                            syn::Member::Unnamed(i) => i.index.to_string(),
+                        };
+                        p.proj.push(Proj::Field(name));
+                        Value::Place(p)
+                    }
+                    _ => Value::Unknown,
+                }
+            }
+            Expr::Index(ix) => {
+                let base = self.expr(&ix.expr);
+                if let Expr::Range(r) = &*ix.index {
+                    for x in r.start.iter().chain(r.end.iter()) {
+                        self.expr(x);
+                    }
+                    let base = match base {
+                        Value::Place(p) => Some(p),
+                        _ => None,
+                    };
+                    return Value::Host {
+                        kind: HostKind::Slice,
+                        base,
+                    };
+                }
+                let idx = self.expr(&ix.index);
+                match base {
+                    Value::Place(mut p) => {
+                        p.proj.push(match idx {
+                            Value::Int(n) => Proj::Index(n),
+                            _ => Proj::AnyIndex,
+                        });
+                        Value::Place(p)
+                    }
+                    _ => Value::Unknown,
+                }
+            }
+            Expr::Array(a) => {
+                let items: Vec<Value> = a.elems.iter().map(|x| self.expr(x)).collect();
+                list_or_host(
+                    items,
+                    HostKind::Array {
+                        len: Some(a.elems.len() as u64),
+                    },
+                )
+            }
+            Expr::Repeat(r) => {
+                self.expr(&r.expr);
+                let len = match self.expr(&r.len) {
+                    Value::Int(n) => Some(n),
+                    _ => None,
+                };
+                Value::Host {
+                    kind: HostKind::Array { len },
+                    base: None,
+                }
+            }
+            Expr::Tuple(t) => {
+                let items: Vec<Value> = t.elems.iter().map(|x| self.expr(x)).collect();
+                let span = self.span(t.span());
+                self.forget(items, span);
+                Value::Unknown
+            }
+            Expr::Struct(s) => {
+                let items: Vec<Value> = s.fields.iter().map(|f| self.expr(&f.expr)).collect();
+                if let Some(r) = &s.rest {
+                    self.expr(r);
+                }
+                let span = self.span(s.span());
+                self.forget(items, span);
+                Value::Unknown
+            }
+            Expr::Binary(b) => {
+                let l = self.expr(&b.left);
+                self.expr(&b.right);
+                if is_assign_op(&b.op) {
+                    let span = self.span(b.span());
+                    self.forget(vec![l], span);
+                }
+                Value::Scalar
+            }
+            Expr::Assign(a) => {
+                let v = self.expr(&a.right);
+                let span = self.span(a.span());
+                match &*a.left {
+                    Expr::Index(ix) => {
+                        let base = self.expr(&ix.expr);
+                        self.expr(&ix.index);
+                        self.forget(vec![base], span);
+                    }
+                    Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => {
+                        let base = self.expr(&u.expr);
+                        self.forget(vec![base], span);
+                    }
+                    Expr::Infer(_) => {}
+                    left => {
+                        if let Some(dst) = self.place_of(left) {
+                            self.out.push(Stmt::Assign {
+                                dst,
+                                value: v,
+                                span,
+                            });
+                        }
+                    }
+                }
+                Value::Unknown
+            }
+            Expr::Range(r) => {
+                for x in r.start.iter().chain(r.end.iter()) {
+                    self.expr(x);
+                }
+                Value::Scalar
+            }
+            Expr::Block(b) => self.block_inline(&b.block),
+            Expr::Unsafe(u) => self.block_inline(&u.block),
+            Expr::Const(c) => self.block_inline(&c.block),
+            Expr::If(i) => {
+                self.scopes.push(HashMap::new());
+                let saved = std::mem::take(&mut self.out);
+                self.cond(&i.cond);
+                let then_v = self.block_inline(&i.then_branch);
+                self.eval_discard(then_v);
+                let then_arm = std::mem::replace(&mut self.out, saved);
+                self.scopes.pop();
+                let else_arm = match &i.else_branch {
+                    Some((_, e)) => self.expr_separate(e),
+                    None => Vec::new(),
+                };
+                // The condition is evaluated before either arm; a `let` in it binds in the
+                // then-arm only, so the condition is lowered inside that arm.
+                self.out.push(Stmt::Branch(vec![then_arm, else_arm]));
+                Value::Unknown
+            }
+            Expr::Match(m) => {
+                let scrutinee = self.expr(&m.expr);
+                let mut arms = Vec::new();
+                for arm in &m.arms {
+                    let saved = std::mem::take(&mut self.out);
+                    self.scopes.push(HashMap::new());
+                    self.let_pattern_unknown(&arm.pat, &scrutinee);
+                    if let Some((_, g)) = &arm.guard {
+                        self.expr(g);
+                    }
+                    self.expr(&arm.body);
+                    self.scopes.pop();
+                    arms.push(std::mem::replace(&mut self.out, saved));
+                }
+                if arms.is_empty() {
+                    arms.push(Vec::new());
+                }
+                self.out.push(Stmt::Branch(arms));
+                Value::Unknown
+            }
+            Expr::ForLoop(f) => {
+                let iter = self.expr(&f.expr);
+                let member = match iter {
+                    Value::Place(mut p) => {
+                        p.proj.push(Proj::AnyIndex);
+                        Value::Place(p)
+                    }
+                    _ => Value::Unknown,
+                };
+                let saved = std::mem::take(&mut self.out);
+                self.scopes.push(HashMap::new());
+                let span = self.span(f.pat.span());
+                for (name, whole) in pat_idents(&f.pat) {
+                    let v = self.bind(&name, TypeHint::Unknown);
+                    let value = if whole {
+                        member.clone()
+                    } else {
+                        Value::Unknown
+                    };
+                    self.out.push(Stmt::Assign {
+                        dst: Place::var(v),
+                        value,
+                        span,
+                    });
+                }
+                let v = self.block_inline(&f.body);
+                self.eval_discard(v);
+                self.scopes.pop();
+                let body = std::mem::replace(&mut self.out, saved);
+                self.out.push(Stmt::Loop(body));
+                Value::Unknown
+            }
+            Expr::While(w) => {
+                let saved = std::mem::take(&mut self.out);
+                self.scopes.push(HashMap::new());
+                self.cond(&w.cond);
+                let body = self.block_separate(&w.body);
+                self.out.push(Stmt::Branch(vec![body, vec![Stmt::Break]]));
+                self.scopes.pop();
+                let body = std::mem::replace(&mut self.out, saved);
+                self.out.push(Stmt::Loop(body));
+                Value::Unknown
+            }
+            Expr::Loop(l) => {
+                let body = self.block_separate(&l.body);
+                self.out.push(Stmt::Loop(body));
+                Value::Unknown
+            }
+            Expr::Break(b) => {
+                if let Some(x) = &b.expr {
+                    self.expr(x);
+                }
+                self.out.push(Stmt::Break);
+                Value::Unknown
+            }
+            Expr::Continue(_) => {
+                self.out.push(Stmt::Continue);
+                Value::Unknown
+            }
+            Expr::Return(r) => {
+                if let Some(x) = &r.expr {
+                    let v = self.expr(x);
+                    let span = self.span(r.span());
+                    self.forget(vec![v], span);
+                }
+                self.out.push(Stmt::Return);
+                Value::Unknown
+            }
+            Expr::Closure(c) => {
+                let mut ids = Vec::new();
+                token_idents(quote::ToTokens::to_token_stream(&c.body), &mut ids);
+                let captured: Vec<Value> = ids
+                    .iter()
+                    .filter_map(|i| self.lookup(i))
+                    .map(|v| Value::Place(Place::var(v)))
+                    .collect();
+                let span = self.span(c.span());
+                self.forget(captured, span);
+                Value::Unknown
+            }
+            Expr::Macro(m) => self.mac(&m.mac),
+            Expr::MethodCall(mc) => self.method_call(mc),
+            Expr::Call(c) => self.call(c),
+            Expr::Let(l) => {
+                let v = self.expr(&l.expr);
+                let span = self.span(l.span());
+                self.let_pattern(&l.pat, v, span);
+                Value::Scalar
+            }
+            _ => Value::Unknown,
+        }
+    }
+
+    /// An `if`/`while` condition: `let` bindings are visible in the following block.
+    fn cond(&mut self, e: &Expr) {
+        let v = self.expr(e);
+        self.eval_discard(v);
+    }
+
+    fn let_pattern_unknown(&mut self, pat: &Pat, scrutinee: &Value) {
+        let span = self.span(pat.span());
+        for (name, whole) in pat_idents(pat) {
+            let v = self.bind(&name, TypeHint::Unknown);
+            let value = if whole {
+                scrutinee.clone()
+            } else {
+                Value::Unknown
+            };
+            self.out.push(Stmt::Assign {
+                dst: Place::var(v),
+                value,
+                span,
+            });
+        }
+    }
+
+    fn mac(&mut self, m: &syn::Macro) -> Value {
+        let name = m
+            .path
+            .segments
+            .last()
+            .map(|s| s.ident.to_string())
+            .unwrap_or_default();
+        let span = self.span(m.span());
+        if name == "vec" {
+            let repeat = |input: syn::parse::ParseStream| -> syn::Result<(Expr, Expr)> {
+                let e: Expr = input.parse()?;
+                input.parse::<syn::Token![;]>()?;
+                Ok((e, input.parse()?))
+            };
+            if let Ok((e, n)) = m.parse_body_with(repeat) {
+                self.expr(&e);
+                self.expr(&n);
+                return Value::Host {
+                    kind: HostKind::Vec,
+                    base: None,
+                };
+            }
+            if let Ok(items) =
+                m.parse_body_with(Punctuated::<Expr, syn::Token![,]>::parse_terminated)
+            {
+                let items: Vec<Value> = items.iter().map(|x| self.expr(x)).collect();
+                return list_or_host(items, HostKind::Vec);
+            }
+        }
+        if name == "include_str" {
+            return Value::Scalar;
+        }
+        if READING_MACROS.contains(&name.as_str()) {
+            if let Ok(items) =
+                m.parse_body_with(Punctuated::<Expr, syn::Token![,]>::parse_terminated)
+            {
+                for x in &items {
+                    self.expr(x);
+                }
+                return Value::Unknown;
+            }
+        }
+        let mut ids = Vec::new();
+        token_idents(m.tokens.clone(), &mut ids);
+        let touched: Vec<Value> = ids
+            .iter()
+            .filter_map(|i| self.lookup(i))
+            .map(|v| Value::Place(Place::var(v)))
+            .collect();
+        self.forget(touched, span);
+        Value::Unknown
+    }
+
+    fn method_call(&mut self, mc: &syn::ExprMethodCall) -> Value {
+        let recv = self.expr(&mc.receiver);
+        let name = mc.method.to_string();
+        let args: Vec<&Expr> = mc.args.iter().collect();
+        let span = self.span(mc.span());
+        match (name.as_str(), args.len()) {
+            (
+                "get" | "get_mut" | "clone" | "as_ref" | "as_mut" | "borrow" | "borrow_mut"
+                | "unwrap" | "unwrap_unchecked" | "deref" | "deref_mut" | "as_core",
+                0,
+            )
+            | ("expect", 1) => {
+                for a in &args {
+                    self.expr(a);
+                }
+                return recv;
+            }
+            ("as_ptr" | "as_mut_ptr", 0) => {
+                return Value::Host {
+                    kind: HostKind::Pointer,
+                    base: match recv {
+                        Value::Place(p) => Some(p),
+                        _ => None,
+                    },
+                };
+            }
+            ("to_vec", 0) => {
+                return Value::Host {
+                    kind: HostKind::Vec,
+                    base: None,
+                }
+            }
+            ("collect", 0) => {
+                let is_vec = mc.turbofish.as_ref().is_some_and(|t| {
+                    t.args.iter().any(|a| matches!(a, syn::GenericArgument::Type(Type::Path(p)) if p.path.segments.last().is_some_and(|s| s.ident == "Vec")))
+                });
+                return if is_vec {
+                    Value::Host {
+                        kind: HostKind::Vec,
+                        base: None,
+                    }
+                } else {
+                    Value::Unknown
+                };
+            }
+            ("push", 1) => {
+                let item = self.expr(args[0]);
+                if let Value::Place(list) = recv {
+                    self.out.push(Stmt::Push { list, item });
+                }
+                return Value::Unknown;
+            }
+            ("len" | "is_empty", 0) => return Value::Scalar,
+            _ => {}
+        }
+        if let Some(api) = Bindings::get().method(&name, args.len()) {
+            return self.apply(api, Some((recv, &mc.receiver)), &args, span);
+        }
+        let arg_vals: Vec<Value> = args.iter().map(|a| self.expr(a)).collect();
+        if READ_ONLY_METHODS.contains(&name.as_str()) {
+            return Value::Unknown;
+        }
+        let mut all = vec![recv];
+        all.extend(arg_vals);
+        self.forget(all, span);
+        Value::Unknown
+    }
+
+    fn call(&mut self, c: &syn::ExprCall) -> Value {
+        let span = self.span(c.span());
+        let args: Vec<&Expr> = c.args.iter().collect();
+        let Some(segs) = path_segments(&c.func) else {
+            let f = self.expr(&c.func);
+            let mut all: Vec<Value> = args.iter().map(|a| self.expr(a)).collect();
+            all.push(f);
+            self.forget(all, span);
+            return Value::Unknown;
+        };
+        let last = segs.last().map(String::as_str).unwrap_or("");
+        match (last, args.len()) {
+            ("null" | "null_mut", 0) => return Value::Null,
+            ("Some" | "Ok", 1) if segs.len() == 1 => return self.expr(args[0]),
+            ("new", 1)
+                if segs.len() >= 2
+                    && matches!(segs[segs.len() - 2].as_str(), "Box" | "Rc" | "Arc") =>
+            {
+                return self.expr(args[0]);
+            }
+            ("new" | "with_capacity", _) if segs.len() >= 2 && segs[segs.len() - 2] == "Vec" => {
+                for a in &args {
+                    self.expr(a);
+                }
+                return Value::List(Vec::new());
+            }
+            _ => {}
+        }
+        if let Some(api) = Bindings::get().function(&segs) {
+            return self.apply(api, None, &args, span);
+        }
+        let all: Vec<Value> = args.iter().map(|a| self.expr(a)).collect();
+        self.forget(all, span);
+        Value::Unknown
+    }
+
+    /// Lowers a call to a modeled API.
+    fn apply(
+        &mut self,
+        api: &Api,
+        recv: Option<(Value, &Expr)>,
+        args: &[&Expr],
+        span: Span,
+    ) -> Value {
+        let mut vals: Vec<Value> = args.iter().map(|a| self.expr(a)).collect();
+        vals.resize(api.args.len().max(vals.len()), Value::Unknown);
+        let role_arg = |role: Role| api.arg_index(role).and_then(|i| args.get(i).copied());
+        let role_val = |role: Role| {
+            api.arg_index(role)
+                .map_or(Value::Unknown, |i| vals[i].clone())
+        };
+        let recv_val = recv.as_ref().map_or(Value::Unknown, |(v, _)| v.clone());
+        match api.effect {
+            Effect::Command(kind) => {
+                let (queue, queue_expr) = match (&api.receiver, &recv) {
+                    (Some(Role::Queue), Some((v, e))) => (v.clone(), Some(*e)),
+                    _ => (role_val(Role::Queue), role_arg(Role::Queue)),
+                };
+                let flags_expr = role_arg(Role::MigrateFlags);
+                let to_host = flags_expr.is_some_and(is_host_flag);
+                let whole = role_arg(Role::Offset).is_some_and(|e| int_lit(e) == Some(0));
+                let host = api
+                    .args
+                    .iter()
+                    .position(|r| matches!(r, Role::Host { .. }))
+                    .map(|i| vals[i].clone());
+                let mut buffers = Vec::new();
+                for (i, role) in api.args.iter().enumerate() {
+                    match role {
+                        Role::Buffer(access) => buffers.push(BufferUse {
+                            buffer: vals[i].clone(),
+                            access: *access,
+                            whole,
+                            host: host.clone(),
+                        }),
+                        Role::Buffers(_) => {
+                            let items = match &vals[i] {
+                                Value::List(items) => items.clone(),
+                                v => vec![v.clone()],
+                            };
+                            for b in items {
+                                buffers.push(BufferUse {
+                                    buffer: b,
+                                    access: Access::Migrate { to_host },
+                                    whole: true,
+                                    host: None,
+                                });
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                let blocking = match role_arg(Role::Blocking) {
+                    Some(e) => blocking_of(e),
+                    None => Blocking::No,
+                };
+                let waits = match api.arg_index(Role::Waits) {
+                    Some(i) if i < args.len() => Some(vec![vals[i].clone()]),
+                    Some(_) => None,
+                    None => Some(Vec::new()),
+                };
+                let id = self.cx.next_cmd;
+                self.cx.next_cmd += 1;
+                let cmd = Command {
+                    id,
+                    api: api.name.clone(),
+                    kind,
+                    queue,
+                    queue_arg: queue_expr.map(|e| self.arg_span(e)),
+                    buffers,
+                    kernel: api.arg_index(Role::Kernel).map(|i| vals[i].clone()),
+                    waits,
+                    wait_arg: role_arg(Role::Waits).map(|e| self.arg_span(e)),
+                    blocking,
+                    flags_arg: flags_expr.map(|e| self.arg_span(e)),
+                    span,
+                };
+                self.enqueue(cmd, host, kind)
+            }
+            Effect::LaunchEnqueue => {
+                let id = self.cx.next_cmd;
+                self.cx.next_cmd += 1;
+                let queue_expr = role_arg(Role::Queue);
+                let cmd = Command {
+                    id,
+                    api: api.name.clone(),
+                    kind: CommandKind::Kernel,
+                    queue: role_val(Role::Queue),
+                    queue_arg: queue_expr.map(|e| self.arg_span(e)),
+                    buffers: Vec::new(),
+                    kernel: Some(recv_val),
+                    waits: Some(Vec::new()),
+                    wait_arg: None,
+                    blocking: Blocking::No,
+                    flags_arg: None,
+                    span,
+                };
+                self.enqueue(cmd, None, CommandKind::Kernel)
+            }
+            Effect::New(kind) => {
+                let obj = match kind {
+                    NewKind::Context => NewObject::Context,
+                    NewKind::Queue => NewObject::Queue {
+                        device: api
+                            .arg_index(Role::Device)
+                            .map(|i| Box::new(vals[i].clone())),
+                        out_of_order: role_arg(Role::QueueProps)
+                            .is_some_and(|e| mentions(e, "CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE")),
+                    },
+                    NewKind::Buffer => {
+                        let copies = role_arg(Role::MemFlags).is_some_and(|e| {
+                            mentions(e, "CL_MEM_COPY_HOST_PTR")
+                                || mentions(e, "CL_MEM_USE_HOST_PTR")
+                        });
+                        NewObject::Buffer {
+                            host_init: if copies {
+                                Some(Box::new(role_val(Role::HostPtr)))
+                            } else {
+                                None
+                            },
+                        }
+                    }
+                    NewKind::Program => NewObject::Program {
+                        source: role_arg(Role::Source)
+                            .and_then(|e| self.source_text(e))
+                            .or_else(|| role_arg(Role::Sources).and_then(|e| self.sources_text(e))),
+                    },
+                    NewKind::Kernel => NewObject::Kernel {
+                        program: Box::new(role_val(Role::Program)),
+                        name: role_arg(Role::KernelName).and_then(|e| self.str_value(e)),
+                    },
+                    NewKind::Launch => NewObject::Launch {
+                        kernel: Box::new(role_val(Role::Kernel)),
+                    },
+                    NewKind::UserEvent => NewObject::UserEvent,
+                };
+                Value::New(obj)
+            }
+            Effect::Finish => {
+                let queue = match &api.receiver {
+                    Some(Role::Queue) => recv_val,
+                    _ => role_val(Role::Queue),
+                };
+                self.out.push(Stmt::Finish { queue, span });
+                Value::Scalar
+            }
+            Effect::Wait => {
+                let events = match &api.receiver {
+                    Some(Role::Event) => recv_val,
+                    _ => role_val(Role::Events),
+                };
+                self.out.push(Stmt::Wait { events, span });
+                Value::Scalar
+            }
+            Effect::SetArg => {
+                let index = role_arg(Role::ArgIndex).and_then(|e| match self.expr(e) {
+                    Value::Int(n) => Some(n),
+                    _ => None,
+                });
+                let (value, arg) = match role_arg(Role::ArgValue) {
+                    Some(e) => (role_val(Role::ArgValue), self.arg_span(e)),
+                    None => (
+                        Value::Scalar,
+                        ArgSpan {
+                            span,
+                            text: String::new(),
+                        },
+                    ),
+                };
+                self.out.push(Stmt::SetArg {
+                    kernel: recv_val,
+                    index,
+                    value,
+                    arg,
+                    span,
+                });
+                Value::Scalar
+            }
+            Effect::LaunchArg => {
+                let launch = self.temp(recv_val);
+                let (value, arg) = match role_arg(Role::ArgValue) {
+                    Some(e) => (role_val(Role::ArgValue), self.arg_span(e)),
+                    None => (
+                        Value::Scalar,
+                        ArgSpan {
+                            span,
+                            text: String::new(),
+                        },
+                    ),
+                };
+                self.out.push(Stmt::LaunchArg {
+                    launch: launch.clone(),
+                    value,
+                    arg,
+                    span,
+                });
+                launch
+            }
+            Effect::LaunchWait => {
+                let launch = self.temp(recv_val);
+                let events = if api.arg_index(Role::Event).is_some() {
+                    Value::List(vec![role_val(Role::Event)])
+                } else {
+                    role_val(Role::Events)
+                };
+                self.out.push(Stmt::LaunchWait {
+                    launch: launch.clone(),
+                    events,
+                });
+                launch
+            }
+            Effect::Same => recv_val,
+            Effect::Alias => vals.first().cloned().unwrap_or(Value::Unknown),
+        }
+    }
+
+    /// Emits an enqueue; a read fills its host data, which then changes.
+    fn enqueue(&mut self, cmd: Command, host: Option<Value>, kind: CommandKind) -> Value {
+        let span = cmd.span;
+        let t = self.vars.len();
+        self.vars.push(VarInfo {
+            name: format!("%{t}"),
+            hint: TypeHint::Event,
+        });
+        self.out.push(Stmt::Enqueue {
+            cmd,
+            event: Some(Place::var(t)),
+        });
+        if kind == CommandKind::Read {
+            if let Some(h) = host {
+                self.forget(vec![h], span);
+            }
+        }
+        Value::Place(Place::var(t))
+    }
+
+    fn str_value(&mut self, e: &Expr) -> Option<String> {
+        match strip(e) {
+            Expr::Lit(l) => match &l.lit {
+                syn::Lit::Str(s) => Some(s.value()),
+                _ => None,
+            },
+            Expr::Path(p) => {
+                let name = p.path.segments.last()?.ident.to_string();
+                match self.cx.consts.get(&name) {
+                    Some(Const::Str(s)) => Some(s.clone()),
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
+
+    /// OpenCL C source text of an expression: a literal, a constant, or `include_str!`.
+    fn source_text(&mut self, e: &Expr) -> Option<String> {
+        if let Expr::Macro(m) = strip(e) {
+            if m.mac.path.is_ident("include_str") {
+                let lit: syn::LitStr = m.mac.parse_body().ok()?;
+                let dir = self.cx.src.path.parent().unwrap_or(Path::new("."));
+                return std::fs::read_to_string(dir.join(lit.value())).ok();
+            }
+        }
+        self.str_value(e)
+    }
+
+    fn sources_text(&mut self, e: &Expr) -> Option<String> {
+        match strip(e) {
+            Expr::Array(a) => {
+                let parts: Option<Vec<String>> =
+                    a.elems.iter().map(|x| self.source_text(x)).collect();
+                parts.map(|p| p.join("\n"))
+            }
+            other => self.source_text(other),
+        }
+    }
+}
+
+fn is_assign_op(op: &syn::BinOp) -> bool {
+    use syn::BinOp::*;
+    matches!(
+        op,
+        AddAssign(_)
+            | SubAssign(_)
+            | MulAssign(_)
+            | DivAssign(_)
+            | RemAssign(_)
+            | BitXorAssign(_)
+            | BitAndAssign(_)
+            | BitOrAssign(_)
+            | ShlAssign(_)
+            | ShrAssign(_)
+    )
+}
+
+/// Array and `vec!` literals: a list of places may be events (a wait list); a list of
+/// numbers is host data.
+fn list_or_host(items: Vec<Value>, kind: HostKind) -> Value {
+    if !items.is_empty()
+        && items
+            .iter()
+            .all(|v| matches!(v, Value::Int(_) | Value::Scalar))
+    {
+        Value::Host { kind, base: None }
+    } else {
+        Value::List(items)
+    }
+}
+
+fn is_host_flag(e: &Expr) -> bool {
+    mentions(e, "CL_MIGRATE_MEM_OBJECT_HOST") || int_lit(e) == Some(1)
+}
+
+fn blocking_of(e: &Expr) -> Blocking {
+    let e = strip(e);
+    if let Expr::Lit(l) = e {
+        return match &l.lit {
+            syn::Lit::Bool(b) => {
+                if b.value {
+                    Blocking::Yes
+                } else {
+                    Blocking::No
+                }
+            }
+            syn::Lit::Int(i) => match i.base10_parse::<u64>() {
+                Ok(0) => Blocking::No,
+                Ok(_) => Blocking::Yes,
+                Err(_) => Blocking::Unknown,
+            },
+            _ => Blocking::Unknown,
+        };
+    }
+    if let Expr::Path(p) = e {
+        if let Some(s) = p.path.segments.last() {
+            return match s.ident.to_string().as_str() {
+                "CL_BLOCKING" | "CL_TRUE" => Blocking::Yes,
+                "CL_NON_BLOCKING" | "CL_FALSE" => Blocking::No,
+                _ => Blocking::Unknown,
+            };
+        }
+    }
+    Blocking::Unknown
+}

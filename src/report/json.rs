@@ -1,0 +1,242 @@
+//! `--message-format json`: one cargo `compiler-message` object per line, with a rustc
+//! diagnostic inside, then `build-finished`.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use serde_json::{json, Value};
+
+use crate::ir::Span;
+use crate::rules::{Applicability, Finding, Level};
+use crate::source::SourceFile;
+use crate::Report;
+
+/// The package a file belongs to: the nearest `Cargo.toml` above it.
+struct Package {
+    id: String,
+    manifest: String,
+    name: String,
+    src_path: String,
+    edition: String,
+}
+
+fn package_of(file: &Path, cache: &mut HashMap<PathBuf, Option<Package>>) -> Option<Package> {
+    let abs = std::fs::canonicalize(file).ok()?;
+    let mut dir = abs.parent();
+    while let Some(d) = dir {
+        if let Some(p) = cache.get(d) {
+            return p.as_ref().map(clone_pkg);
+        }
+        let manifest = d.join("Cargo.toml");
+        if let Ok(text) = std::fs::read_to_string(&manifest) {
+            let t: toml::Table = text.parse().ok()?;
+            let pkg = t.get("package").and_then(|p| p.as_table());
+            let get = |k: &str| {
+                pkg.and_then(|p| p.get(k))
+                    .and_then(|v| v.as_str())
+                    .map(str::to_string)
+            };
+            let name = get("name").unwrap_or_else(|| "workspace".into());
+            let version = get("version").unwrap_or_else(|| "0.0.0".into());
+            let p = Package {
+                id: format!("path+file://{}#{name}@{version}", d.display()),
+                manifest: manifest.display().to_string(),
+                src_path: d.join("src/lib.rs").display().to_string(),
+                edition: get("edition").unwrap_or_else(|| "2015".into()),
+                name,
+            };
+            cache.insert(d.to_path_buf(), Some(clone_pkg(&p)));
+            return Some(p);
+        }
+        dir = d.parent();
+    }
+    None
+}
+
+fn clone_pkg(p: &Package) -> Package {
+    Package {
+        id: p.id.clone(),
+        manifest: p.manifest.clone(),
+        name: p.name.clone(),
+        src_path: p.src_path.clone(),
+        edition: p.edition.clone(),
+    }
+}
+
+fn span_json(
+    file: &SourceFile,
+    s: Span,
+    primary: bool,
+    label: Option<&str>,
+    suggestion: Option<(&str, Applicability)>,
+) -> Value {
+    let (line_start, column_start) = file.line_col(s.start);
+    let (line_end, column_end) = file.line_col(s.end);
+    let lines: Vec<Value> = file
+        .text
+        .lines()
+        .skip(line_start - 1)
+        .take(line_end + 1 - line_start)
+        .enumerate()
+        .map(|(i, text)| {
+            let hs = if i == 0 { column_start } else { 1 };
+            let he = if line_start + i == line_end {
+                column_end
+            } else {
+                text.chars().count() + 1
+            };
+            json!({"text": text, "highlight_start": hs, "highlight_end": he})
+        })
+        .collect();
+    json!({
+        "file_name": file.display,
+        "byte_start": s.start,
+        "byte_end": s.end,
+        "line_start": line_start,
+        "line_end": line_end,
+        "column_start": column_start,
+        "column_end": column_end,
+        "is_primary": primary,
+        "text": lines,
+        "label": label,
+        "suggested_replacement": suggestion.map(|(r, _)| r),
+        "suggestion_applicability": suggestion.map(|(_, a)| match a {
+            Applicability::Safe => "MachineApplicable",
+            Applicability::MaybeIncorrect => "MaybeIncorrect",
+            Applicability::DisplayOnly => "HasPlaceholders",
+        }),
+        "expansion": null,
+    })
+}
+
+fn child(level: &str, message: &str, spans: Vec<Value>) -> Value {
+    json!({"message": message, "code": null, "level": level, "spans": spans, "children": [], "rendered": null})
+}
+
+/// The rustc diagnostic of one finding.
+pub fn diagnostic(report: &Report, f: &Finding) -> Value {
+    let file = &report.files[f.primary.span.file];
+    let mut spans = vec![span_json(
+        file,
+        f.primary.span,
+        true,
+        Some(&f.primary.message),
+        None,
+    )];
+    for l in &f.secondary {
+        spans.push(span_json(
+            &report.files[l.span.file],
+            l.span,
+            false,
+            Some(&l.message),
+            None,
+        ));
+    }
+    let mut children = Vec::new();
+    if let Some(n) = &f.note {
+        children.push(child("note", n, vec![]));
+    }
+    if let Some(h) = &f.help {
+        children.push(child("help", h, vec![]));
+    }
+    if let Some(fix) = &f.fix {
+        let spans = fix
+            .edits
+            .iter()
+            .map(|e| {
+                span_json(
+                    &report.files[e.span.file],
+                    e.span,
+                    true,
+                    None,
+                    Some((&e.replacement, fix.applicability)),
+                )
+            })
+            .collect();
+        children.push(child("help", &fix.message, spans));
+    }
+    json!({
+        "$message_type": "diagnostic",
+        "message": f.message,
+        "code": {"code": f.code, "explanation": f.name},
+        "level": f.level.as_str(),
+        "spans": spans,
+        "children": children,
+        "rendered": crate::report::human::render_one(report, f),
+    })
+}
+
+/// Every line of the JSON output.
+pub fn render(report: &Report) -> String {
+    let mut cache = HashMap::new();
+    let mut out = String::new();
+    for f in &report.findings {
+        let file = &report.files[f.primary.span.file];
+        let pkg = package_of(&file.path, &mut cache);
+        let (id, manifest, name, src_path, edition) = match &pkg {
+            Some(p) => (
+                p.id.clone(),
+                p.manifest.clone(),
+                p.name.clone(),
+                p.src_path.clone(),
+                p.edition.clone(),
+            ),
+            None => (
+                format!("path+file://{}#unknown@0.0.0", file.path.display()),
+                String::new(),
+                "unknown".into(),
+                file.path.display().to_string(),
+                "2021".into(),
+            ),
+        };
+        let msg = json!({
+            "reason": "compiler-message",
+            "package_id": id,
+            "manifest_path": manifest,
+            "target": {
+                "kind": ["lib"],
+                "crate_types": ["lib"],
+                "name": name.replace('-', "_"),
+                "src_path": src_path,
+                "edition": edition,
+                "doc": true,
+                "doctest": false,
+                "test": true,
+            },
+            "message": diagnostic(report, f),
+        });
+        out.push_str(&msg.to_string());
+        out.push('\n');
+    }
+    for p in &report.problems {
+        let spans: Vec<Value> = p
+            .span
+            .filter(|s| !report.files[s.file].text.is_empty())
+            .map(|s| vec![span_json(&report.files[s.file], s, true, None, None)])
+            .unwrap_or_default();
+        let text = format!("{}: {}", p.path.display(), p.message);
+        let msg = json!({
+            "reason": "compiler-message",
+            "package_id": format!("path+file://{}#unknown@0.0.0", p.path.display()),
+            "manifest_path": "",
+            "target": {"kind": ["lib"], "crate_types": ["lib"], "name": "unknown",
+                       "src_path": p.path.display().to_string(), "edition": "2021",
+                       "doc": true, "doctest": false, "test": true},
+            "message": {
+                "$message_type": "diagnostic",
+                "message": text,
+                "code": null,
+                "level": if p.internal { "error: internal compiler error" } else { "warning" },
+                "spans": spans,
+                "children": [],
+                "rendered": format!("warning: {text}\n"),
+            },
+        });
+        out.push_str(&msg.to_string());
+        out.push('\n');
+    }
+    let success = report.count(Level::Error) == 0;
+    out.push_str(&json!({"reason": "build-finished", "success": success}).to_string());
+    out.push('\n');
+    out
+}

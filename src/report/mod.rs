@@ -1,0 +1,25 @@
+//! Output formats. Each renders a [`Report`](crate::Report) to a string; `main.rs` prints it.
+
+pub mod human;
+pub mod json;
+
+use crate::rules::Level;
+use crate::Report;
+
+/// "2 errors, 1 warning": the counts of a report.
+pub fn summary(report: &Report) -> String {
+    let plural = |n: usize, w: &str| format!("{n} {w}{}", if n == 1 { "" } else { "s" });
+    let mut s = format!(
+        "{}, {} in {} checked",
+        plural(report.count(Level::Error), "error"),
+        plural(report.count(Level::Warning), "warning"),
+        plural(report.files.len(), "file"),
+    );
+    if !report.problems.is_empty() {
+        s.push_str(&format!(
+            ", {} not checked",
+            plural(report.problems.len(), "problem")
+        ));
+    }
+    s
+}

@@ -1,0 +1,46 @@
+//! CLM004: a buffer already initialized from host data is written again from the same data.
+
+use super::{Label, Level, Rule};
+use crate::analysis::Fact;
+use crate::rules::Finding;
+
+pub const RULE: Rule = Rule {
+    code: "CLM004",
+    name: "duplicate-shared-buffer-init",
+    level: Level::Warning,
+    summary: "a buffer already initialized from host data is initialized again from the same data",
+    doc: include_str!("../../rules/CLM004-duplicate-shared-buffer-init.md"),
+    check,
+};
+
+fn check(fact: &Fact) -> Option<Finding> {
+    // Only repeated uploads of unchanged host data.
+    let Fact::Reinit {
+        write,
+        first,
+        first_queue,
+        buffer,
+        host,
+    } = fact
+    else {
+        return None;
+    };
+    let mut f = RULE.finding(
+        format!("`{buffer}` is initialized again from `{host}`, which it already holds"),
+        Label {
+            span: write.span,
+            message: format!("uploaded again on `{}`", write.queue),
+        },
+    );
+    f.secondary.push(Label {
+        span: *first,
+        message: match first_queue {
+            Some(q) => format!("first written here on `{q}`"),
+            None => format!("created here from `{host}`"),
+        },
+    });
+    f.note =
+        Some("a buffer belongs to its context: every device in it sees the same contents".into());
+    f.help = Some("write the buffer once; remove this upload".into());
+    Some(f)
+}

@@ -1,0 +1,69 @@
+//! CLM001: a kernel argument is host data where a buffer object is expected.
+
+use super::{Applicability, Edit, Fix, Label, Level, Rule};
+use crate::analysis::Fact;
+use crate::rules::Finding;
+
+pub const RULE: Rule = Rule {
+    code: "CLM001",
+    name: "host-pointer-kernel-arg",
+    level: Level::Error,
+    summary: "a kernel argument is host memory where a buffer object is expected",
+    doc: include_str!("../../rules/CLM001-host-pointer-kernel-arg.md"),
+    check,
+};
+
+fn check(fact: &Fact) -> Option<Finding> {
+    // Only host data bound as a kernel argument.
+    let Fact::HostArg {
+        set_arg,
+        arg,
+        kernel,
+        index,
+        host,
+        param,
+        suggestion,
+    } = fact
+    else {
+        return None;
+    };
+    let mut f = RULE.finding(
+        format!(
+            "kernel argument {index} of `{kernel}` is {}, not a buffer object",
+            host.describe()
+        ),
+        Label {
+            span: arg.span,
+            message: format!("`{}` is host memory", arg.text),
+        },
+    );
+    if arg.span != *set_arg {
+        f.secondary.push(Label {
+            span: *set_arg,
+            message: "`set_arg` passes the bytes of this value as the argument".into(),
+        });
+    }
+    f.note = param.as_ref().map(|p| {
+        format!("the kernel source declares parameter {index} `{p}` as a pointer to device memory")
+    });
+    match suggestion {
+        Some(b) => {
+            f.help = Some(format!("did you mean `{b}`?"));
+            f.fix = Some(Fix {
+                message: format!("pass the buffer `{b}`"),
+                applicability: Applicability::MaybeIncorrect,
+                edits: vec![Edit {
+                    span: arg.span,
+                    replacement: format!("&{b}"),
+                }],
+            });
+        }
+        None => {
+            f.help = Some(
+                "create a buffer holding this data (`CL_MEM_COPY_HOST_PTR` or `enqueue_write_buffer`) and pass the buffer"
+                    .into(),
+            );
+        }
+    }
+    Some(f)
+}

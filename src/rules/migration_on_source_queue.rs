@@ -1,0 +1,60 @@
+//! CLM005: a device-to-device migration enqueued on the queue where the buffer already is.
+
+use super::{Applicability, Edit, Fix, Label, Level, Rule};
+use crate::analysis::Fact;
+use crate::rules::Finding;
+
+pub const RULE: Rule = Rule {
+    code: "CLM005",
+    name: "migration-on-source-queue",
+    level: Level::Warning,
+    summary: "a migration is enqueued on the queue of the device that already holds the buffer",
+    doc: include_str!("../../rules/CLM005-migration-on-source-queue.md"),
+    check,
+};
+
+fn check(fact: &Fact) -> Option<Finding> {
+    // Only migrations on the source's queue.
+    let Fact::SourceQueueMigration {
+        migration,
+        last,
+        next,
+        buffer,
+    } = fact
+    else {
+        return None;
+    };
+    let mut f = RULE.finding(
+        format!(
+            "`{buffer}` moves to the device of `{}`, but the migration is enqueued on `{}`, where it already is",
+            next.queue, migration.queue
+        ),
+        Label {
+            span: migration.queue_arg.as_ref().map_or(migration.span, |a| a.span),
+            message: format!("enqueued on the source queue `{}`", migration.queue),
+        },
+    );
+    f.secondary.push(Label {
+        span: last.span,
+        message: format!("last used here on `{}`", last.queue),
+    });
+    f.secondary.push(Label {
+        span: next.span,
+        message: format!("next used here on `{}`", next.queue),
+    });
+    f.help = Some(format!(
+        "enqueue the migration on `{}`, the queue of the device the buffer moves to",
+        next.queue
+    ));
+    if let (Some(from), Some(to)) = (&migration.queue_arg, &next.queue_arg) {
+        f.fix = Some(Fix {
+            message: format!("enqueue on `{}`", to.text),
+            applicability: Applicability::MaybeIncorrect,
+            edits: vec![Edit {
+                span: from.span,
+                replacement: to.text.clone(),
+            }],
+        });
+    }
+    Some(f)
+}

@@ -1,0 +1,131 @@
+//! The rules: each reads analysis facts and emits findings. One file per rule; this is
+//! the registry.
+
+mod duplicate_shared_buffer_init;
+mod host_migration_between_devices;
+mod host_pointer_kernel_arg;
+mod migration_on_source_queue;
+mod missing_wait_list;
+
+use crate::analysis::{CmdInfo, Fact};
+use crate::ir::{CommandKind, Span};
+
+/// How serious a finding is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Level {
+    Warning,
+    Error,
+}
+
+impl Level {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Level::Warning => "warning",
+            Level::Error => "error",
+        }
+    }
+}
+
+/// Whether a fix can be applied without review.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub enum Applicability {
+    /// Keeps the program's meaning apart from the bug: applied by `--fix`.
+    Safe,
+    /// Probably right, but needs a look: applied by `--fix --unsafe`.
+    MaybeIncorrect,
+    /// Shown, never applied.
+    DisplayOnly,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Edit {
+    pub span: Span,
+    pub replacement: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Fix {
+    pub message: String,
+    pub applicability: Applicability,
+    pub edits: Vec<Edit>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Label {
+    pub span: Span,
+    pub message: String,
+}
+
+/// One reported problem.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Finding {
+    pub code: &'static str,
+    pub name: &'static str,
+    pub level: Level,
+    pub message: String,
+    pub primary: Label,
+    pub secondary: Vec<Label>,
+    pub help: Option<String>,
+    pub note: Option<String>,
+    pub fix: Option<Fix>,
+}
+
+/// A rule: its identity, its spec and its check.
+pub struct Rule {
+    pub code: &'static str,
+    pub name: &'static str,
+    pub level: Level,
+    pub summary: &'static str,
+    /// The rule's spec, `rules/CLMxxx-name.md`.
+    pub doc: &'static str,
+    pub check: fn(&Fact) -> Option<Finding>,
+}
+
+/// Every rule, in code order.
+pub static RULES: &[Rule] = &[
+    host_pointer_kernel_arg::RULE,
+    host_migration_between_devices::RULE,
+    missing_wait_list::RULE,
+    duplicate_shared_buffer_init::RULE,
+    migration_on_source_queue::RULE,
+];
+
+/// The rule with this code or name.
+pub fn find(code_or_name: &str) -> Option<&'static Rule> {
+    RULES
+        .iter()
+        .find(|r| r.code.eq_ignore_ascii_case(code_or_name) || r.name == code_or_name)
+}
+
+/// Runs every rule over the facts of one function.
+pub fn run(facts: &[Fact]) -> Vec<Finding> {
+    facts
+        .iter()
+        .flat_map(|f| RULES.iter().filter_map(move |r| (r.check)(f)))
+        .collect()
+}
+
+impl Rule {
+    fn finding(&self, message: String, primary: Label) -> Finding {
+        Finding {
+            code: self.code,
+            name: self.name,
+            level: self.level,
+            message,
+            primary,
+            secondary: Vec::new(),
+            help: None,
+            note: None,
+            fix: None,
+        }
+    }
+}
+
+/// "kernel `kernel0`" or "`enqueue_write_buffer`": what a command is, for messages.
+fn what(c: &CmdInfo) -> String {
+    match (&c.kind, &c.kernel) {
+        (CommandKind::Kernel, Some(k)) => format!("kernel `{k}`"),
+        _ => format!("`{}`", c.api),
+    }
+}
