@@ -696,6 +696,15 @@ impl<'f> Analyzer<'f> {
             } => {
                 let k = self.eval(&mut st, kernel, Some(RoleHint::Kernel), "kernel");
                 let AVal::Obj(k) = k else {
+                    // A kernel the analysis cannot follow: its argument is still checked.
+                    let name = match kernel {
+                        Value::Place(p) => self.func.place_name(p),
+                        _ => "kernel".into(),
+                    };
+                    if let Some(index) = index {
+                        let anon = self.new_obj(ObjKind::Kernel { sig: None }, name);
+                        self.classify_arg(&mut st, anon, *index, value, arg, *span);
+                    }
                     self.forget(&mut st, std::slice::from_ref(value));
                     return Some(st);
                 };

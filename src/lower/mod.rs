@@ -1033,6 +1033,7 @@ impl Lowerer<'_, '_> {
                 }
                 return recv;
             }
+            ("as_ptr" | "as_mut_ptr", 0) if matches!(recv, Value::List(_)) => return recv,
             ("as_ptr" | "as_mut_ptr", 0) => {
                 return Value::Host {
                     kind: HostKind::Pointer,

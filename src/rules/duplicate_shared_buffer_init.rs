@@ -27,6 +27,7 @@ fn check(fact: &Fact) -> Option<Finding> {
     };
     let mut f = RULE.finding(
         format!("`{buffer}` is initialized again from `{host}`, which it already holds"),
+        write.span,
         Label {
             span: write.span,
             message: format!("uploaded again on `{}`", write.queue),

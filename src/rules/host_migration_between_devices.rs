@@ -25,6 +25,7 @@ fn check(fact: &Fact) -> Option<Finding> {
     };
     let mut f = RULE.finding(
         format!("`{buffer}` is migrated to host memory, but its next use is on a device"),
+        migration.span,
         Label {
             span: migration
                 .flags_arg

@@ -32,6 +32,7 @@ fn check(fact: &Fact) -> Option<Finding> {
             "kernel argument {index} of `{kernel}` is {}, not a buffer object",
             host.describe()
         ),
+        *set_arg,
         Label {
             span: arg.span,
             message: format!("`{}` is host memory", arg.text),

@@ -29,6 +29,7 @@ fn check(fact: &Fact) -> Option<Finding> {
             "`{buffer}` moves to the device of `{}`, but the migration is enqueued on `{}`, where it already is",
             next.queue, migration.queue
         ),
+        migration.span,
         Label {
             span: migration.queue_arg.as_ref().map_or(migration.span, |a| a.span),
             message: format!("enqueued on the source queue `{}`", migration.queue),

@@ -51,6 +51,7 @@ fn check(fact: &Fact) -> Option<Finding> {
     };
     let mut f = RULE.finding(
         message,
+        consumer.span,
         Label {
             span: consumer.span,
             message: format!("{} here on `{}`", verb(*consumer_mode), consumer.queue),

@@ -64,6 +64,9 @@ pub struct Finding {
     pub name: &'static str,
     pub level: Level,
     pub message: String,
+    /// The whole construct the finding is about (the command, the `set_arg` call): what
+    /// markers, suppressions and baselines refer to.
+    pub anchor: Span,
     pub primary: Label,
     pub secondary: Vec<Label>,
     pub help: Option<String>,
@@ -107,12 +110,13 @@ pub fn run(facts: &[Fact]) -> Vec<Finding> {
 }
 
 impl Rule {
-    fn finding(&self, message: String, primary: Label) -> Finding {
+    fn finding(&self, message: String, anchor: Span, primary: Label) -> Finding {
         Finding {
             code: self.code,
             name: self.name,
             level: self.level,
             message,
+            anchor,
             primary,
             secondary: Vec::new(),
             help: None,

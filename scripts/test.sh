@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Runs the whole test suite. The runtime-harness tests need real OpenCL devices: PoCL's CPU
+# device (two of them with POCL_DEVICES="pthread pthread", which the tests set). When
+# libOpenCL or the PoCL ICD is missing and this runs as root, it installs them with apt.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+need_pocl() {
+    ! { ldconfig -p 2>/dev/null | grep -q 'libOpenCL\.so\.1' && ls /etc/OpenCL/vendors/*pocl* >/dev/null 2>&1; }
+}
+if need_pocl; then
+    if [ "$(id -u)" = 0 ]; then
+        export DEBIAN_FRONTEND=noninteractive
+        apt-get update -qq
+        apt-get install -y -qq pocl-opencl-icd ocl-icd-libopencl1 clinfo >/dev/null
+    else
+        echo "error: PoCL is not installed; run: sudo apt-get install pocl-opencl-icd ocl-icd-libopencl1" >&2
+        exit 2
+    fi
+fi
+
+cargo fmt --check
+cargo clippy --locked --all-targets -- -D warnings
+cargo test --locked --all-targets

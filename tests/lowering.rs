@@ -1,0 +1,61 @@
+//! Lowering is tested as data: `tests/lowering/<binding>.rs` calls every modeled API of a
+//! binding, and its `debug ir` output must equal `tests/lowering/<binding>.ir` (run with
+//! `BLESS=1` to rewrite after reviewing). Every table row must appear in the fixture.
+
+use std::path::Path;
+
+use clmigrate_lint::debug_ir;
+use clmigrate_lint::lower::bindings::Bindings;
+
+#[test]
+fn embedded_binding_tables_parse() {
+    let b = Bindings::from_tables(Bindings::tables()).expect("the embedded tables are valid");
+    assert!(b.names().len() > 30);
+    assert!(b.method("enqueue_migrate_mem_object", 4).is_some());
+    assert!(b.method("set_arg", 2).is_some() && b.method("set_arg", 1).is_some());
+}
+
+#[test]
+fn invalid_binding_rows_are_rejected_with_their_name() {
+    let bad = r#"
+binding = "x"
+[[method]]
+name = "enqueue_thing"
+receiver = "queue"
+effect = "command:teleport"
+args = []
+"#;
+    let e = Bindings::from_tables(&[("x", bad)]).unwrap_err();
+    assert!(e.contains("x.toml") && e.contains("enqueue_thing") && e.contains("teleport"), "{e}");
+    let bad_role = "binding = \"x\"\n[[function]]\npath = \"A::b\"\neffect = \"finish\"\nargs = [\"queue\", \"wings\"]\n";
+    let e = Bindings::from_tables(&[("x", bad_role)]).unwrap_err();
+    assert!(e.contains("wings"), "{e}");
+}
+
+#[test]
+fn lowering_snapshots() {
+    let bless = std::env::var_os("BLESS").is_some();
+    for (binding, table) in Bindings::tables() {
+        let src = Path::new("tests/lowering").join(format!("{binding}.rs"));
+        let text = std::fs::read_to_string(&src).unwrap_or_else(|_| panic!("{} is missing", src.display()));
+        // Every row of the table is exercised by the fixture.
+        for line in table.lines() {
+            let name = line
+                .strip_prefix("name = \"")
+                .or_else(|| line.strip_prefix("path = \""))
+                .map(|r| r.trim_end_matches('"'));
+            if let Some(name) = name {
+                let last = name.rsplit("::").next().unwrap_or(name);
+                assert!(text.contains(last), "{}: no call of `{name}`", src.display());
+            }
+        }
+        let ir = debug_ir(&src).expect("the fixture parses");
+        let snap = src.with_extension("ir");
+        if bless {
+            std::fs::write(&snap, &ir).unwrap();
+        } else {
+            let want = std::fs::read_to_string(&snap).unwrap_or_default();
+            assert_eq!(want, ir, "{} changed; run with BLESS=1 to accept", snap.display());
+        }
+    }
+}

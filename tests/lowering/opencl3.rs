@@ -1,0 +1,77 @@
+// Every modeled opencl3 API, one function per group. Read by `debug ir` only.
+
+fn objects(device: &Device, devices: &[cl_device_id]) {
+    let context = Context::from_devices(devices, &[], None, ptr::null_mut())?;
+    let single = Context::from_device(device)?;
+    let typed = Context::from_device_type(CL_DEVICE_TYPE_GPU)?;
+    let q0 = CommandQueue::create_with_properties(&context, devices[0], CL_QUEUE_PROFILING_ENABLE, 0)?;
+    let q1 = CommandQueue::create_with_properties(&context, devices[1], CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, 0)?;
+    let q2 = CommandQueue::create(&context, devices[0], 0)?;
+    let q3 = CommandQueue::create_default_with_properties(&context, 0, 0)?;
+    let q4 = CommandQueue::create_default(&context, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE)?;
+    let mut host: Vec<f32> = vec![0.0; 64];
+    let a = Buffer::<f32>::create(&context, CL_MEM_READ_WRITE, 64, ptr::null_mut())?;
+    let b = Buffer::<f32>::create(&context, CL_MEM_COPY_HOST_PTR, 64, host.as_mut_ptr() as *mut c_void)?;
+    let c = Buffer::<f32>::create_with_properties(&context, ptr::null(), CL_MEM_USE_HOST_PTR, 64, host.as_mut_ptr() as *mut c_void)?;
+    let p = Program::create_and_build_from_source(&context, "__kernel void k(__global float* x) { x[0] = 1.0f; }", "")?;
+    let p2 = Program::create_and_build_from_sources(&context, &[SRC_A, SRC_B], "")?;
+    let p3 = Program::create_from_source(&context, include_str!("missing.cl"))?;
+    let p4 = Program::create_from_sources(&context, &[SRC_A])?;
+    let k = Kernel::create(&p, "k")?;
+}
+
+fn commands(q: &CommandQueue, a: &mut Buffer<f32>, b: &Buffer<f32>, k: &Kernel, host: &mut Vec<f32>, ev: &Event) {
+    let w = q.enqueue_write_buffer(a, CL_NON_BLOCKING, 0, host, &[])?;
+    let r = q.enqueue_read_buffer(b, CL_BLOCKING, 0, host, &[w.get()])?;
+    let wr = q.enqueue_write_buffer_rect(a, CL_TRUE, o, o, reg, 0, 0, 0, 0, host.as_mut_ptr() as *mut c_void, &[])?;
+    let rr = q.enqueue_read_buffer_rect(b, CL_FALSE, o, o, reg, 0, 0, 0, 0, host.as_mut_ptr() as *mut c_void, &[])?;
+    let f = q.enqueue_fill_buffer(a, &[0.0], 0, 256, &[r.get()])?;
+    let c = q.enqueue_copy_buffer(b, a, 0, 0, 256, &[])?;
+    let cr = q.enqueue_copy_buffer_rect(b, a, o, o, reg, 0, 0, 0, 0, &[])?;
+    let m = q.enqueue_migrate_mem_object(1, &a.get(), CL_MIGRATE_MEM_OBJECT_HOST, &[f.get(), c.get()])?;
+    let m2 = q.enqueue_migrate_mem_object(2, [a.get(), b.get()].as_ptr(), 0, &[])?;
+    let n = q.enqueue_nd_range_kernel(k.get(), 1, ptr::null(), gws.as_ptr(), ptr::null(), &[m.get()])?;
+    let t = q.enqueue_task(k.get(), &[])?;
+    let mk = q.enqueue_marker_with_wait_list(&[n.get()])?;
+    let br = q.enqueue_barrier_with_wait_list(&[])?;
+    let mut mapped = ptr::null_mut();
+    let mp = q.enqueue_map_buffer(b, CL_BLOCKING, CL_MAP_READ, 0, 256, &mut mapped, &[])?;
+    let um = q.enqueue_unmap_mem_object(b.get(), mapped, &[mp.get()])?;
+    q.finish()?;
+    ev.wait()?;
+    wait_for_events(&[t.get(), mk.get()])?;
+    let owned = Event::new(raw_event);
+}
+
+fn kernel_args(q: &CommandQueue, k: &Kernel, a: &Buffer<f32>, host: &[f32], n: u32, ev: &Event) {
+    k.set_arg(0, a)?;
+    k.set_arg(1, &n)?;
+    k.set_arg_local_buffer(2, 1024)?;
+    let e = ExecuteKernel::new(k)
+        .set_arg(a)
+        .set_arg(&host)
+        .set_arg_local_buffer(256)
+        .set_global_work_size(64)
+        .set_global_work_sizes(&[64, 1])
+        .set_global_work_offset(0)
+        .set_global_work_offsets(&[0, 0])
+        .set_local_work_size(8)
+        .set_local_work_sizes(&[8, 1])
+        .set_wait_event(ev)
+        .set_event_wait_list(&[ev.get()])
+        .enqueue_nd_range(q)?;
+}
+
+fn wait_lists(q0: &CommandQueue, q1: &CommandQueue, a: &Buffer<f32>, host: &mut [f32]) {
+    let mut waits: Vec<cl_event> = Vec::new();
+    let mut ready = q0.enqueue_marker_with_wait_list(&[])?;
+    for i in 0..4 {
+        waits.push(ready.get());
+        ready = q1.enqueue_read_buffer(a, CL_NON_BLOCKING, 0, host, &waits)?;
+        if i == 2 {
+            q1.finish()?;
+        } else {
+            unknown_helper(q0);
+        }
+    }
+}
