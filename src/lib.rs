@@ -1,1 +1,3 @@
+//! clmigrate-lint: a static checker for OpenCL host code in Rust.
 
+pub mod harness;
