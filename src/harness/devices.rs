@@ -185,9 +185,12 @@ impl Environment {
     /// `discover` formed it.
     pub fn open(platform_index: usize, devices: usize) -> Result<Self, String> {
         let platforms = get_platforms().map_err(|e| format!("listing platforms: {e}"))?;
-        let platform = platforms
-            .get(platform_index)
-            .ok_or_else(|| format!("platform {platform_index} is gone"))?;
+        let platform = platforms.get(platform_index).ok_or_else(|| {
+            format!(
+                "platform {platform_index} is not in this process's list of {} platforms",
+                platforms.len()
+            )
+        })?;
         let ids = platform
             .get_devices(CL_DEVICE_TYPE_ALL)
             .map_err(|e| format!("listing devices: {e}"))?;

@@ -10,7 +10,7 @@ pub mod scenarios;
 pub mod variant;
 
 use std::io::Read;
-use std::path::PathBuf;
+use std::path::Path;
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -18,6 +18,7 @@ use std::time::{Duration, Instant};
 use devices::{discover, DeviceSet, DiscoveryError};
 use report::{judge, table, Report};
 use scenarios::{Scenario, SCENARIOS};
+use serde::{Deserialize, Serialize};
 use variant::{run_variant, Outcome, Variant, VariantRecord};
 
 /// Exit code when the run completed and something is not confirmed.
@@ -48,21 +49,46 @@ pub struct ConfirmArgs {
     pub timeout_s: u64,
 }
 
-/// Arguments of the hidden `confirm-child` command: one variant on one device set.
+/// Arguments of the hidden `confirm-child` command, which does the OpenCL work of `confirm`
+/// in a process of its own.
 #[derive(Clone, Debug, clap::Args)]
 pub struct ChildArgs {
-    #[arg(long)]
-    pub platform_index: usize,
-    #[arg(long)]
-    pub devices: usize,
-    #[arg(long)]
-    pub scenario: String,
-    #[arg(long, value_enum)]
-    pub variant: Variant,
-    #[arg(long)]
-    pub hold_ms: u64,
-    #[arg(long)]
-    pub runs: usize,
+    #[command(subcommand)]
+    pub task: ChildTask,
+}
+
+/// What a child process does.
+#[derive(Clone, Debug, clap::Subcommand)]
+pub enum ChildTask {
+    /// Print the device sets as JSON.
+    List {
+        #[arg(long)]
+        platform: Option<String>,
+    },
+    /// Run one variant on one device set and print its record as JSON.
+    Run {
+        #[arg(long)]
+        platform_index: usize,
+        #[arg(long)]
+        devices: usize,
+        #[arg(long)]
+        scenario: String,
+        #[arg(long, value_enum)]
+        variant: Variant,
+        #[arg(long)]
+        hold_ms: u64,
+        #[arg(long)]
+        runs: usize,
+    },
+}
+
+/// What `confirm-child list` prints.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+enum Listing {
+    Sets { sets: Vec<DeviceSet> },
+    NoPlatform { why: String },
+    QueryFailed { why: String },
 }
 
 /// The name of the hidden command that runs one variant.
@@ -93,9 +119,16 @@ pub fn confirm(args: &ConfirmArgs) -> i32 {
         selected.dedup_by_key(|s| s.name);
         selected
     };
-    let sets = match discover(args.platform.as_deref()) {
-        Ok(sets) => sets,
-        Err(DiscoveryError::NoPlatform(why)) => {
+    let exe = match std::env::current_exe() {
+        Ok(exe) => exe,
+        Err(e) => {
+            eprintln!("error: cannot find this executable to run the scenarios: {e}");
+            return EXIT_CANNOT_RUN;
+        }
+    };
+    let sets = match list_device_sets(&exe, args) {
+        Ok(Listing::Sets { sets }) => sets,
+        Ok(Listing::NoPlatform { why }) => {
             eprintln!("error: no OpenCL platform found: {why}");
             eprintln!(
                 "help: install an OpenCL driver, e.g. `apt-get install pocl-opencl-icd \
@@ -104,15 +137,12 @@ pub fn confirm(args: &ConfirmArgs) -> i32 {
             );
             return EXIT_CANNOT_RUN;
         }
-        Err(DiscoveryError::Query(why)) => {
+        Ok(Listing::QueryFailed { why }) => {
             eprintln!("error: {why}");
             return EXIT_CANNOT_RUN;
         }
-    };
-    let exe = match std::env::current_exe() {
-        Ok(exe) => exe,
-        Err(e) => {
-            eprintln!("error: cannot find this executable to run the scenarios: {e}");
+        Err(why) => {
+            eprintln!("error: listing the OpenCL platforms failed: {why}");
             return EXIT_CANNOT_RUN;
         }
     };
@@ -148,35 +178,71 @@ pub fn confirm(args: &ConfirmArgs) -> i32 {
     }
 }
 
-/// Runs one variant and prints its record as one line of JSON on stdout.
+/// Does one child task and prints its result as one line of JSON on stdout.
 pub fn child(args: &ChildArgs) -> i32 {
-    let Some(scenario) = scenarios::find(&args.scenario) else {
-        eprintln!("error: no scenario `{}`", args.scenario);
-        return EXIT_CANNOT_RUN;
+    let json = match &args.task {
+        ChildTask::List { platform } => {
+            let listing = match discover(platform.as_deref()) {
+                Ok(sets) => Listing::Sets { sets },
+                Err(DiscoveryError::NoPlatform(why)) => Listing::NoPlatform { why },
+                Err(DiscoveryError::Query(why)) => Listing::QueryFailed { why },
+            };
+            serde_json::to_string(&listing)
+        }
+        ChildTask::Run {
+            platform_index,
+            devices,
+            scenario,
+            variant,
+            hold_ms,
+            runs,
+        } => {
+            let Some(scenario) = scenarios::find(scenario) else {
+                eprintln!("error: no scenario `{scenario}`");
+                return EXIT_CANNOT_RUN;
+            };
+            let record = run_variant(
+                scenario,
+                *variant,
+                *platform_index,
+                *devices,
+                Duration::from_millis(*hold_ms),
+                *runs,
+            );
+            serde_json::to_string(&record)
+        }
     };
-    let record = run_variant(
-        scenario,
-        args.variant,
-        args.platform_index,
-        args.devices,
-        Duration::from_millis(args.hold_ms),
-        args.runs,
-    );
-    match serde_json::to_string(&record) {
+    match json {
         Ok(json) => {
             println!("{json}");
             0
         }
         Err(e) => {
-            eprintln!("error: writing the record: {e}");
+            eprintln!("error: writing the result: {e}");
             EXIT_CANNOT_RUN
         }
     }
 }
 
+/// Lists the device sets in a child process: this process never loads an OpenCL driver, so
+/// no driver state it would leave (environment, open files) reaches the children.
+fn list_device_sets(exe: &Path, args: &ConfirmArgs) -> Result<Listing, String> {
+    let mut command = Command::new(exe);
+    command.args([CHILD_COMMAND, "list"]);
+    if let Some(platform) = &args.platform {
+        command.args(["--platform", platform]);
+    }
+    match run_child(command, Duration::from_secs(args.timeout_s)) {
+        ChildEnd::Done(stdout) => serde_json::from_str(stdout.trim())
+            .map_err(|e| format!("unreadable answer from the child process: {e}")),
+        ChildEnd::Died(detail) => Err(detail),
+        ChildEnd::TimedOut => Err(format!("no answer in {} s", args.timeout_s)),
+    }
+}
+
 /// Runs one variant in a child process and turns whatever happens to it into a record.
 fn spawn_variant(
-    exe: &PathBuf,
+    exe: &Path,
     set: &DeviceSet,
     scenario: &Scenario,
     variant: Variant,
@@ -186,41 +252,58 @@ fn spawn_variant(
         Variant::Buggy => "buggy",
         Variant::Fixed => "fixed",
     };
-    let spawned = Command::new(exe)
-        .arg(CHILD_COMMAND)
+    let mut command = Command::new(exe);
+    command
+        .args([CHILD_COMMAND, "run"])
         .args(["--platform-index", &set.platform_index.to_string()])
         .args(["--devices", &set.devices.len().to_string()])
         .args(["--scenario", scenario.name])
         .args(["--variant", variant_name])
         .args(["--hold-ms", &args.hold_ms.to_string()])
-        .args(["--runs", &args.runs.to_string()])
+        .args(["--runs", &args.runs.to_string()]);
+    match run_child(command, Duration::from_secs(args.timeout_s)) {
+        ChildEnd::Done(stdout) => match serde_json::from_str::<VariantRecord>(stdout.trim()) {
+            Ok(record) => record,
+            Err(e) => VariantRecord::without_result(Outcome::Crashed {
+                detail: format!("unreadable record from the child process: {e}"),
+            }),
+        },
+        ChildEnd::Died(detail) => VariantRecord::without_result(Outcome::Crashed { detail }),
+        ChildEnd::TimedOut => VariantRecord::without_result(Outcome::TimedOut {
+            after_s: args.timeout_s,
+        }),
+    }
+}
+
+/// How a child process ended.
+enum ChildEnd {
+    /// It exited with status 0; what it printed on stdout.
+    Done(String),
+    /// It could not start, died by a signal or exited with an error; how.
+    Died(String),
+    /// It was killed after the timeout.
+    TimedOut,
+}
+
+fn run_child(mut command: Command, timeout: Duration) -> ChildEnd {
+    let spawned = command
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn();
     let mut child = match spawned {
         Ok(child) => child,
-        Err(e) => {
-            return VariantRecord::without_result(Outcome::Crashed {
-                detail: format!("could not start the child process: {e}"),
-            })
-        }
+        Err(e) => return ChildEnd::Died(format!("could not start the child process: {e}")),
     };
     let stdout = drain(child.stdout.take());
     let stderr = drain(child.stderr.take());
-    let status = wait_with_timeout(&mut child, Duration::from_secs(args.timeout_s));
+    let status = wait_with_timeout(&mut child, timeout);
     let stdout = stdout.join().unwrap_or_default();
     let stderr = stderr.join().unwrap_or_default();
     match status {
-        None => VariantRecord::without_result(Outcome::TimedOut {
-            after_s: args.timeout_s,
-        }),
-        Some(status) => match serde_json::from_str::<VariantRecord>(stdout.trim()) {
-            Ok(record) if status.success() => record,
-            _ => VariantRecord::without_result(Outcome::Crashed {
-                detail: describe_exit(status, &stderr),
-            }),
-        },
+        None => ChildEnd::TimedOut,
+        Some(status) if status.success() => ChildEnd::Done(stdout),
+        Some(status) => ChildEnd::Died(describe_exit(status, &stderr)),
     }
 }
 
