@@ -72,7 +72,10 @@ fn main() {
     });
     let mut findings = 0;
     let lint = best_of(3, || {
-        let r = clmigrate_lint::check(std::slice::from_ref(&dir), &clmigrate_lint::Settings::default());
+        let r = clmigrate_lint::check(
+            std::slice::from_ref(&dir),
+            &clmigrate_lint::Settings::default(),
+        );
         assert_eq!(r.files.len(), files.len());
         findings = r.findings.len();
     });
@@ -86,6 +89,9 @@ fn main() {
     );
     println!("syn parse only   {:>8.3} s", parse.as_secs_f64());
     println!("clmigrate-lint   {:>8.3} s", lint.as_secs_f64());
-    println!("ratio            {:>8.2}x", lint.as_secs_f64() / parse.as_secs_f64());
+    println!(
+        "ratio            {:>8.2}x",
+        lint.as_secs_f64() / parse.as_secs_f64()
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }

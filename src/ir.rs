@@ -88,10 +88,10 @@ impl HostKind {
 
     pub fn describe(self) -> &'static str {
         match self {
-            HostKind::Vec => "host `Vec`",
-            HostKind::Array { .. } => "host array",
-            HostKind::Slice => "host slice",
-            HostKind::Pointer => "pointer into host memory",
+            HostKind::Vec => "a host `Vec`",
+            HostKind::Array { .. } => "a host array",
+            HostKind::Slice => "a host slice",
+            HostKind::Pointer => "a pointer into host memory",
         }
     }
 }

@@ -295,7 +295,16 @@ fn body_access(name: &str, body: &[Tok]) -> ParamAccess {
                 j += 2;
             }
             let pre_inc = is_punct(prev, "++") || is_punct(prev, "--");
-            if is_assign(body.get(j)) || pre_inc {
+            if is_punct(prev, "&") {
+                // The element's address is taken: an atomic writes it, anything else may.
+                match call_of(body, i).as_deref() {
+                    Some(f) if f.starts_with("atomic_") || f.starts_with("atom_") => {
+                        read = true;
+                        write = true;
+                    }
+                    _ => return ParamAccess::Unknown,
+                }
+            } else if is_assign(body.get(j)) || pre_inc {
                 write = true;
                 if !is_punct(body.get(j), "=") {
                     read = true;
@@ -369,4 +378,67 @@ fn call_of(body: &[Tok], i: usize) -> Option<String> {
 /// The signature of kernel `name` in `src`.
 pub fn find_kernel(src: &str, name: &str) -> Option<KernelSig> {
     parse_kernels(src).into_iter().find(|k| k.name == name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SRC: &str = r#"
+        // a comment with __kernel void fake(int x)
+        __kernel void step(__global const float* own, __global float* halo,
+                           __constant float* coeff, __local float* tile,
+                           float4 color, const uint n, __global float* out,
+                           __global int* hist, __global float* opaque) {
+            size_t i = get_global_id(0);
+            halo[i] = halo[i] * 0.5f + own[i] * coeff[0];
+            tile[i] = color.x;
+            float v = out[i];
+            atomic_inc(&hist[0]);
+            helper(opaque);
+        }
+        kernel void fill(global float *dst) { *dst = 1.0f; dst[1] += 2.0f; }
+    "#;
+
+    #[test]
+    fn signatures_and_accesses() {
+        let ks = parse_kernels(SRC);
+        assert_eq!(
+            ks.iter().map(|k| k.name.as_str()).collect::<Vec<_>>(),
+            ["step", "fill"]
+        );
+        let p = &ks[0].params;
+        let names: Vec<&str> = p.iter().map(|p| p.name.as_str()).collect();
+        assert_eq!(
+            names,
+            ["own", "halo", "coeff", "tile", "color", "n", "out", "hist", "opaque"]
+        );
+        assert_eq!(
+            (p[0].space, p[0].pointer, p[0].const_pointee, p[0].access),
+            (AddrSpace::Global, true, true, ParamAccess::Read)
+        );
+        assert_eq!(p[1].access, ParamAccess::ReadWrite);
+        assert!(p[1].wants_buffer() && p[2].wants_buffer());
+        assert_eq!(p[2].space, AddrSpace::Constant);
+        assert!(!p[3].wants_buffer(), "a __local pointer takes no buffer");
+        assert!(!p[4].pointer && !p[4].wants_buffer());
+        assert_eq!(p[6].access, ParamAccess::Read);
+        // `&hist[0]` inside an atomic: an element access, then the call writes it.
+        assert_ne!(p[7].access, ParamAccess::Read);
+        assert_eq!(p[8].access, ParamAccess::Unknown);
+        assert_eq!(ks[1].params[0].access, ParamAccess::ReadWrite);
+    }
+
+    #[test]
+    fn broken_sources_do_not_panic() {
+        for src in [
+            "__kernel",
+            "__kernel void",
+            "__kernel void k(",
+            "kernel void k(__global float* x) { x[",
+            "/* unterminated",
+        ] {
+            let _ = parse_kernels(src);
+        }
+    }
 }

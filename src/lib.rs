@@ -2,10 +2,12 @@
 //!
 //! [`check`] reads files (never builds or runs them), lowers each function to the host IR
 //! ([`ir`]), runs the happens-before and buffer-state analysis ([`analysis`]) and the rules
-//! ([`rules`]), and returns a [`Report`]. Only `main.rs` prints or exits.
+//! ([`rules`]), and returns a [`Report`]. Only `main.rs` and the entry points of the
+//! runtime harness ([`harness`]) print or exit.
 
 pub mod analysis;
 pub mod discover;
+pub mod harness;
 pub mod ir;
 pub mod kernel_src;
 pub mod lower;

@@ -7,6 +7,7 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use codespan_reporting::term::termcolor::{ColorChoice, StandardStream};
 
+use clmigrate_lint::harness::{self, ChildArgs, ConfirmArgs};
 use clmigrate_lint::rules::{Level, RULES};
 use clmigrate_lint::{check, debug_ir, report, rules, Settings};
 
@@ -41,6 +42,11 @@ enum Command {
     },
     /// List the rules.
     Rules,
+    /// Run the fixture scenarios on the OpenCL devices found: each bug shows, each fix works.
+    Confirm(ConfirmArgs),
+    /// Run one variant of one scenario (used by `confirm`).
+    #[command(name = "confirm-child", hide = true)]
+    ConfirmChild(ChildArgs),
     /// Inspect the checker's internals.
     #[command(subcommand)]
     Debug(DebugCommand),
@@ -143,6 +149,10 @@ fn print_rules() {
     }
 }
 
+fn exit_code(code: i32) -> ExitCode {
+    ExitCode::from(u8::try_from(code).unwrap_or(2))
+}
+
 fn main() -> ExitCode {
     let mut argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
     // As a cargo subcommand, cargo passes the subcommand's name first.
@@ -167,6 +177,8 @@ fn main() -> ExitCode {
             print_rules();
             ExitCode::SUCCESS
         }
+        Some(Command::Confirm(args)) => exit_code(harness::confirm(&args)),
+        Some(Command::ConfirmChild(args)) => exit_code(harness::child(&args)),
         Some(Command::Debug(DebugCommand::Ir { file })) => match debug_ir(&file) {
             Ok(s) => {
                 print!("{s}");

@@ -19,10 +19,16 @@ fn exit_codes() {
     assert_eq!(run(&["fixtures/seed/fixed.rs"]).status.code(), Some(0));
     assert_eq!(run(&["fixtures/seed/buggy.rs"]).status.code(), Some(1));
     // Warnings alone do not fail.
-    assert_eq!(run(&["fixtures/duplicate-shared-buffer-init/case.rs"]).status.code(), Some(0));
+    assert_eq!(
+        run(&["fixtures/duplicate-shared-buffer-init/case.rs"])
+            .status
+            .code(),
+        Some(0)
+    );
     let missing = run(&["no/such/path.rs"]);
     assert_eq!(missing.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&missing.stderr).contains("no such file or directory: no/such/path.rs"));
+    assert!(String::from_utf8_lossy(&missing.stderr)
+        .contains("no such file or directory: no/such/path.rs"));
     assert_eq!(run(&["--no-such-flag"]).status.code(), Some(2));
 }
 
@@ -77,7 +83,10 @@ fn json_lines_are_cargo_messages() {
             assert!(s["line_start"].as_u64().unwrap() >= 1);
             assert!(s["byte_end"].as_u64() >= s["byte_start"].as_u64());
         }
-        assert!(d["rendered"].as_str().unwrap().contains(d["message"].as_str().unwrap()));
+        assert!(d["rendered"]
+            .as_str()
+            .unwrap()
+            .contains(d["message"].as_str().unwrap()));
     }
 }
 
@@ -88,11 +97,20 @@ fn explain_prints_the_rule_spec() {
         assert_eq!(o.status.code(), Some(0));
         let text = stdout(&o);
         assert!(text.starts_with(&format!("# {code}")), "{text}");
-        for heading in ["## What it does", "## Why is this bad?", "## Example", "## Use instead", "## Fix safety"] {
+        for heading in [
+            "## What it does",
+            "## Why is this bad?",
+            "## Example",
+            "## Use instead",
+            "## Fix safety",
+        ] {
             assert!(text.contains(heading), "{code} lacks {heading}");
         }
     }
-    assert_eq!(stdout(&run(&["explain", "missing-wait-list"])), stdout(&run(&["explain", "CLM003"])));
+    assert_eq!(
+        stdout(&run(&["explain", "missing-wait-list"])),
+        stdout(&run(&["explain", "CLM003"]))
+    );
     assert_eq!(run(&["explain", "CLM999"]).status.code(), Some(2));
 }
 
@@ -117,7 +135,11 @@ fn help_describes_exit_codes() {
 }
 
 fn tempdir() -> std::path::PathBuf {
-    let d = std::env::temp_dir().join(format!("clmigrate-cli-{}-{:?}", std::process::id(), std::thread::current().id()));
+    let d = std::env::temp_dir().join(format!(
+        "clmigrate-cli-{}-{:?}",
+        std::process::id(),
+        std::thread::current().id()
+    ));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();
     d

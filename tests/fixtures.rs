@@ -52,7 +52,12 @@ fn findings_equal_markers() {
     for path in fixture_files() {
         let text = std::fs::read_to_string(&path).unwrap();
         let report = check_one(&path);
-        assert!(report.problems.is_empty(), "{}: {:?}", path.display(), report.problems);
+        assert!(
+            report.problems.is_empty(),
+            "{}: {:?}",
+            path.display(),
+            report.problems
+        );
         let want = markers(&text);
         let got = findings(&report);
         if want != got {
@@ -68,9 +73,17 @@ fn findings_equal_markers() {
 
 #[test]
 fn fixed_variants_are_clean() {
-    for path in fixture_files().iter().filter(|p| p.file_name().is_some_and(|n| n == "fixed.rs")) {
+    for path in fixture_files()
+        .iter()
+        .filter(|p| p.file_name().is_some_and(|n| n == "fixed.rs"))
+    {
         let report = check_one(path);
-        assert!(report.findings.is_empty(), "{}:\n{}", path.display(), report::human::render(&report));
+        assert!(
+            report.findings.is_empty(),
+            "{}:\n{}",
+            path.display(),
+            report::human::render(&report)
+        );
     }
 }
 
@@ -79,11 +92,19 @@ fn seed_buggy_yields_exactly_its_four_bugs() {
     let report = check_one(Path::new("fixtures/seed/buggy.rs"));
     let mut codes: Vec<&str> = report.findings.iter().map(|f| f.code).collect();
     codes.sort();
-    assert_eq!(codes, ["CLM001", "CLM002", "CLM002", "CLM003", "CLM003", "CLM004"]);
+    assert_eq!(
+        codes,
+        ["CLM001", "CLM002", "CLM002", "CLM003", "CLM003", "CLM004"]
+    );
     // Each CLM003 names both commands: the consumer (primary) and the producer.
     for f in report.findings.iter().filter(|f| f.code == "CLM003") {
         assert_eq!(f.secondary.len(), 1, "{f:?}");
-        assert!(f.secondary[0].message.starts_with("written here on `cmdq_dev"), "{f:?}");
+        assert!(
+            f.secondary[0]
+                .message
+                .starts_with("written here on `cmdq_dev"),
+            "{f:?}"
+        );
     }
     let fixed = check_one(Path::new("fixtures/seed/fixed.rs"));
     assert!(fixed.findings.is_empty());
@@ -107,10 +128,18 @@ fn rendered_output_matches_snapshots() {
                 path.display(),
                 snap.display()
             )),
-            Err(_) => failures.push(format!("{} has no snapshot {}", path.display(), snap.display())),
+            Err(_) => failures.push(format!(
+                "{} has no snapshot {}",
+                path.display(),
+                snap.display()
+            )),
         }
     }
-    assert!(failures.is_empty(), "run with BLESS=1 to accept:\n{}", failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "run with BLESS=1 to accept:\n{}",
+        failures.join("\n")
+    );
 }
 
 /// Names of APIs and code in messages are in backticks; messages start lowercase and end
@@ -135,7 +164,9 @@ fn message_style() {
                 }
                 // Outside backticks, no identifier-like words (snake_case, paths, calls).
                 for (i, part) in t.split('`').enumerate() {
-                    if i % 2 == 0 && (part.contains('_') || part.contains("::") || part.contains("()")) {
+                    if i % 2 == 0
+                        && (part.contains('_') || part.contains("::") || part.contains("()"))
+                    {
                         bad.push(format!("code outside backticks: {t}"));
                     }
                 }

@@ -26,7 +26,10 @@ effect = "command:teleport"
 args = []
 "#;
     let e = Bindings::from_tables(&[("x", bad)]).unwrap_err();
-    assert!(e.contains("x.toml") && e.contains("enqueue_thing") && e.contains("teleport"), "{e}");
+    assert!(
+        e.contains("x.toml") && e.contains("enqueue_thing") && e.contains("teleport"),
+        "{e}"
+    );
     let bad_role = "binding = \"x\"\n[[function]]\npath = \"A::b\"\neffect = \"finish\"\nargs = [\"queue\", \"wings\"]\n";
     let e = Bindings::from_tables(&[("x", bad_role)]).unwrap_err();
     assert!(e.contains("wings"), "{e}");
@@ -37,7 +40,8 @@ fn lowering_snapshots() {
     let bless = std::env::var_os("BLESS").is_some();
     for (binding, table) in Bindings::tables() {
         let src = Path::new("tests/lowering").join(format!("{binding}.rs"));
-        let text = std::fs::read_to_string(&src).unwrap_or_else(|_| panic!("{} is missing", src.display()));
+        let text = std::fs::read_to_string(&src)
+            .unwrap_or_else(|_| panic!("{} is missing", src.display()));
         // Every row of the table is exercised by the fixture.
         for line in table.lines() {
             let name = line
@@ -46,7 +50,11 @@ fn lowering_snapshots() {
                 .map(|r| r.trim_end_matches('"'));
             if let Some(name) = name {
                 let last = name.rsplit("::").next().unwrap_or(name);
-                assert!(text.contains(last), "{}: no call of `{name}`", src.display());
+                assert!(
+                    text.contains(last),
+                    "{}: no call of `{name}`",
+                    src.display()
+                );
             }
         }
         let ir = debug_ir(&src).expect("the fixture parses");
@@ -55,7 +63,12 @@ fn lowering_snapshots() {
             std::fs::write(&snap, &ir).unwrap();
         } else {
             let want = std::fs::read_to_string(&snap).unwrap_or_default();
-            assert_eq!(want, ir, "{} changed; run with BLESS=1 to accept", snap.display());
+            assert_eq!(
+                want,
+                ir,
+                "{} changed; run with BLESS=1 to accept",
+                snap.display()
+            );
         }
     }
 }

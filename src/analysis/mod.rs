@@ -84,6 +84,8 @@ pub enum Fact {
         consumer: Box<CmdInfo>,
         consumer_mode: Mode,
         buffer: String,
+        /// Both on one out-of-order queue.
+        same_queue: bool,
     },
     /// A migration to the host whose buffer is next used on a device.
     HostMigration {
@@ -614,10 +616,19 @@ impl<'f> Analyzer<'f> {
                 k
             }
             NewObject::Launch { kernel } => {
+                // Every argument of a launch is set through it, so even a kernel the
+                // analysis cannot follow has known arguments here.
                 let k = match self.eval(st, kernel, Some(RoleHint::Kernel), "kernel") {
-                    AVal::Obj(k) => Some(k),
-                    _ => None,
+                    AVal::Obj(k) => k,
+                    _ => {
+                        let name = match &**kernel {
+                            Value::Place(p) => self.func.place_name(p),
+                            _ => "kernel".into(),
+                        };
+                        self.new_obj(ObjKind::Kernel { sig: None }, name)
+                    }
                 };
+                let k = Some(k);
                 let l = self.new_obj(ObjKind::Launch { kernel: k }, n);
                 st.launches.insert(
                     l,
@@ -1374,6 +1385,7 @@ impl<'f> Analyzer<'f> {
                     consumer: self.info(*consumer),
                     consumer_mode: *cm,
                     buffer: self.objs[*buffer].name.clone(),
+                    same_queue: self.insts[*producer].queue == self.insts[*consumer].queue,
                 },
                 RawFact::HostMigration {
                     migration,

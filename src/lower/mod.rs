@@ -1304,6 +1304,8 @@ impl Lowerer<'_, '_> {
                 Value::Scalar
             }
             Effect::LaunchArg => {
+                // In a chain, the argument's own call: `.set_arg(&x)`, not the whole chain.
+                let span = self.method_span(recv.as_ref().map(|(_, e)| *e), args, span);
                 let launch = self.temp(recv_val);
                 let (value, arg) = match role_arg(Role::ArgValue) {
                     Some(e) => (role_val(Role::ArgValue), self.arg_span(e)),
@@ -1359,6 +1361,27 @@ impl Lowerer<'_, '_> {
             }
         }
         Value::Place(Place::var(t))
+    }
+
+    /// From the end of the receiver to the end of the call, for a method in a chain.
+    fn method_span(&self, recv: Option<&Expr>, args: &[&Expr], whole: Span) -> Span {
+        let start = recv.map_or(whole.start, |r| self.span(r.span()).end);
+        let end = args
+            .last()
+            .map_or(whole.end, |a| self.span(a.span()).end + 1)
+            .min(whole.end);
+        let text = &self.cx.src.text;
+        // Skip the whitespace and the `.` between the receiver and the method.
+        let skip = text.get(start..end).map_or(0, |t| {
+            t.len()
+                - t.trim_start_matches(|c: char| c.is_whitespace() || c == '.')
+                    .len()
+        });
+        Span {
+            file: whole.file,
+            start: start + skip,
+            end: whole.end,
+        }
     }
 
     fn str_value(&mut self, e: &Expr) -> Option<String> {

@@ -38,14 +38,11 @@ fn check(fact: &Fact) -> Option<Finding> {
             message: format!("`{}` is host memory", arg.text),
         },
     );
-    if arg.span != *set_arg {
-        f.secondary.push(Label {
-            span: *set_arg,
-            message: "`set_arg` passes the bytes of this value as the argument".into(),
-        });
-    }
-    f.note = param.as_ref().map(|p| {
-        format!("the kernel source declares parameter {index} `{p}` as a pointer to device memory")
+    f.note = Some(match param {
+        Some(p) => format!(
+            "the kernel source declares parameter {index} `{p}` as a pointer to device memory"
+        ),
+        None => "`set_arg` passes the bytes of the value itself, not a buffer handle".into(),
     });
     match suggestion {
         Some(b) => {

@@ -22,6 +22,15 @@ fn verb(m: Mode) -> &'static str {
     }
 }
 
+fn does(m: Mode) -> &'static str {
+    match m {
+        Mode::Read => "reads",
+        Mode::Write => "writes",
+        Mode::MaybeWrite => "uses",
+        Mode::Migrate => "migrates",
+    }
+}
+
 fn check(fact: &Fact) -> Option<Finding> {
     // Only unordered pairs of commands.
     let Fact::Unordered {
@@ -30,23 +39,32 @@ fn check(fact: &Fact) -> Option<Finding> {
         consumer,
         consumer_mode,
         buffer,
+        same_queue,
     } = fact
     else {
         return None;
     };
-    let both_write = producer_mode.writes_data() && consumer_mode.writes_data();
-    let message = if both_write {
+    let (pq, cq) = (&producer.queue, &consumer.queue);
+    let message = if producer_mode.writes_data() && consumer_mode.writes_data() {
+        if *same_queue {
+            format!("`{buffer}` is written twice on the out-of-order queue `{cq}`, and nothing orders the two writes")
+        } else {
+            format!(
+                "`{buffer}` is written on `{pq}` and on `{cq}`, and nothing orders the two writes"
+            )
+        }
+    } else if *producer_mode == Mode::Read {
         format!(
-            "`{buffer}` is written on `{}` and on `{}`, and nothing orders the two writes",
-            producer.queue, consumer.queue
+            "`{buffer}` is {} on `{cq}` while {} on `{pq}` may still read it",
+            verb(*consumer_mode),
+            what(producer)
         )
     } else {
         format!(
-            "`{buffer}` is {} on `{}` without waiting for {} on `{}`",
+            "`{buffer}` is {} on `{cq}` without waiting for {}, which {} it on `{pq}`",
             verb(*consumer_mode),
-            consumer.queue,
             what(producer),
-            producer.queue
+            does(*producer_mode)
         )
     };
     let mut f = RULE.finding(
@@ -54,19 +72,23 @@ fn check(fact: &Fact) -> Option<Finding> {
         consumer.span,
         Label {
             span: consumer.span,
-            message: format!("{} here on `{}`", verb(*consumer_mode), consumer.queue),
+            message: format!("{} here on `{cq}`", verb(*consumer_mode)),
         },
     );
     f.secondary.push(Label {
         span: producer.span,
-        message: format!("{} here on `{}`", verb(*producer_mode), producer.queue),
+        message: format!("{} here on `{pq}`", verb(*producer_mode)),
     });
+    if *same_queue {
+        f.note = Some(format!(
+            "`{cq}` is an out-of-order queue: its commands are ordered only by events and barriers"
+        ));
+    }
     f.help = Some(match &producer.event_var {
         Some(ev) => format!("wait on `{ev}` here: pass `{ev}.get()` in this command's wait list"),
         None => format!(
-            "keep the event of {} on `{}` and pass it in this command's wait list",
-            what(producer),
-            producer.queue
+            "keep the event of {} on `{pq}` and pass it in this command's wait list",
+            what(producer)
         ),
     });
     Some(f)

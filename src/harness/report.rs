@@ -1,0 +1,245 @@
+//! Verdicts, the table and the JSON report.
+
+use serde::{Deserialize, Serialize};
+
+use super::devices::DeviceSet;
+use super::scenarios::{Evidence, Scenario};
+use super::variant::{Outcome, VariantRecord};
+
+/// Whether a scenario's bug and fix showed on a device set.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// The bug showed and the fixed variant matched the reference.
+    Confirmed,
+    /// The device set cannot show the difference; the fixed variant matched the reference.
+    NotObservable,
+    /// The bug did not show, or the fixed variant failed.
+    NotConfirmed,
+}
+
+impl Verdict {
+    fn text(self) -> &'static str {
+        match self {
+            Verdict::Confirmed => "confirmed",
+            Verdict::NotObservable => "not observable",
+            Verdict::NotConfirmed => "NOT CONFIRMED",
+        }
+    }
+}
+
+/// One scenario on one device set.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct ScenarioResult {
+    pub scenario: String,
+    pub rules: Vec<String>,
+    pub device_set: String,
+    pub buggy: VariantRecord,
+    pub fixed: VariantRecord,
+    pub verdict: Verdict,
+    /// Why the verdict is what it is.
+    pub reason: String,
+    /// Buggy over fixed, for the timing scenarios.
+    pub migrate_ratio: Option<f64>,
+    pub step_ratio: Option<f64>,
+    /// Whether this result makes `confirm` exit non-zero.
+    pub fails_run: bool,
+}
+
+/// Everything `confirm --json` prints.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Report {
+    pub hold_ms: u64,
+    pub device_sets: Vec<DeviceSet>,
+    pub results: Vec<ScenarioResult>,
+    /// No fixed variant failed and every deterministic bug reproduced.
+    pub ok: bool,
+}
+
+/// Judges one scenario from its two records.
+pub fn judge(
+    scenario: &Scenario,
+    set: &DeviceSet,
+    buggy: VariantRecord,
+    fixed: VariantRecord,
+) -> ScenarioResult {
+    let ratio = |b: Option<f64>, f: Option<f64>| match (b, f) {
+        (Some(b), Some(f)) if f > 0.0 => Some(b / f),
+        _ => None,
+    };
+    let migrate_ratio = ratio(buggy.migrate_ms, fixed.migrate_ms);
+    let step_ratio = ratio(buggy.step_ms, fixed.step_ms);
+    let (verdict, reason) = if fixed.outcome != Outcome::Matches {
+        (
+            Verdict::NotConfirmed,
+            "the fixed variant does not match the reference".to_string(),
+        )
+    } else {
+        match scenario.evidence {
+            Evidence::Failure if buggy.outcome != Outcome::Matches => (
+                Verdict::Confirmed,
+                "the buggy variant fails, the fixed one matches".into(),
+            ),
+            Evidence::Failure => (
+                Verdict::NotConfirmed,
+                "the buggy variant matches the reference".into(),
+            ),
+            Evidence::StaleData if matches!(buggy.outcome, Outcome::Differs { .. }) => (
+                Verdict::Confirmed,
+                "with the producer's queue held back the buggy variant reads stale data".into(),
+            ),
+            Evidence::StaleData => (
+                Verdict::NotConfirmed,
+                "the buggy variant read no stale data while the producer was held back".into(),
+            ),
+            Evidence::Uploads { .. } => match (buggy.uploaded_bytes, fixed.uploaded_bytes) {
+                (Some(b), Some(f)) if b > f => (
+                    Verdict::Confirmed,
+                    format!("the buggy variant uploads {b} bytes, the fixed one {f}"),
+                ),
+                _ => (
+                    Verdict::NotConfirmed,
+                    "the buggy variant uploads no more than the fixed one".into(),
+                ),
+            },
+            Evidence::Timing => match set.why_moves_unobservable() {
+                Some(why) => (Verdict::NotObservable, why.into()),
+                None if step_ratio.is_some_and(|r| r > 1.05) => (
+                    Verdict::Confirmed,
+                    "the buggy variant's time step is slower".into(),
+                ),
+                None => (
+                    Verdict::NotConfirmed,
+                    "the buggy variant's time step is not measurably slower".into(),
+                ),
+            },
+        }
+    };
+    let fails_run = fixed.outcome != Outcome::Matches
+        || (scenario.evidence.is_deterministic() && verdict == Verdict::NotConfirmed);
+    ScenarioResult {
+        scenario: scenario.name.into(),
+        rules: scenario.rules.iter().map(|r| r.to_string()).collect(),
+        device_set: set.label(),
+        buggy,
+        fixed,
+        verdict,
+        reason,
+        migrate_ratio,
+        step_ratio,
+        fails_run,
+    }
+}
+
+/// The table: one row per scenario and device set, then the device sets and a summary line.
+pub fn table(report: &Report) -> String {
+    let header = ["scenario", "device set", "buggy", "fixed", "verdict"].map(String::from);
+    let rows: Vec<[String; 5]> = report
+        .results
+        .iter()
+        .map(|r| {
+            let verdict = match r.verdict {
+                Verdict::Confirmed => r.verdict.text().to_string(),
+                _ => format!("{} ({})", r.verdict.text(), r.reason),
+            };
+            [
+                format!("{} ({})", r.scenario, r.rules.join(" ")),
+                r.device_set.clone(),
+                cell(&r.buggy, r.migrate_ratio, r.step_ratio),
+                cell(&r.fixed, None, None),
+                verdict,
+            ]
+        })
+        .collect();
+    let mut widths = header.clone().map(|h| h.chars().count());
+    for row in &rows {
+        for (width, text) in widths.iter_mut().zip(row) {
+            *width = (*width).max(text.chars().count());
+        }
+    }
+    let mut out = String::new();
+    for row in std::iter::once(&header).chain(&rows) {
+        let line = row
+            .iter()
+            .zip(widths)
+            .map(|(text, width)| format!("{text:<width$}"))
+            .collect::<Vec<_>>()
+            .join("  ");
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out.push('\n');
+    for set in &report.device_sets {
+        out.push_str(&format!("{}: {}", set.label(), set.platform));
+        for d in &set.devices {
+            out.push_str(&format!(
+                "; {} {} ({}, driver {}, host-unified memory: {})",
+                d.kind,
+                d.name,
+                d.version,
+                d.driver_version,
+                if d.host_unified_memory { "yes" } else { "no" }
+            ));
+        }
+        out.push('\n');
+    }
+    let failing = report.results.iter().filter(|r| r.fails_run).count();
+    out.push_str(&if failing == 0 {
+        format!(
+            "ok: every fix matches the reference and every deterministic bug reproduced \
+             (queue held back {} ms)\n",
+            report.hold_ms
+        )
+    } else {
+        format!("FAILED: {failing} scenario result(s) above are not confirmed\n")
+    });
+    out
+}
+
+fn cell(record: &VariantRecord, migrate_ratio: Option<f64>, step_ratio: Option<f64>) -> String {
+    let mut text = match &record.outcome {
+        Outcome::Matches => "matches reference".to_string(),
+        Outcome::Differs {
+            mismatched,
+            of,
+            first_index,
+            got,
+            expected,
+        } => format!(
+            "{mismatched}/{of} values differ ([{first_index}] = {got}, expected {expected})"
+        ),
+        Outcome::Error {
+            code: Some(code),
+            message,
+        } => format!("error {message} ({code})"),
+        Outcome::Error {
+            code: None,
+            message,
+        } => format!("error: {message}"),
+        Outcome::Crashed { detail } => format!("crashed: {detail}"),
+        Outcome::TimedOut { after_s } => format!("hung: killed after {after_s} s"),
+    };
+    if let Some(bytes) = record.uploaded_bytes {
+        text.push_str(&format!("; uploaded {} KiB", bytes / 1024));
+    }
+    let with_ratio = |ms: f64, ratio: Option<f64>| match ratio {
+        Some(r) => format!("{} (x{r:.2})", duration(ms)),
+        None => duration(ms),
+    };
+    if let Some(ms) = record.migrate_ms {
+        text.push_str(&format!("; migrate {}", with_ratio(ms, migrate_ratio)));
+    }
+    if let Some(ms) = record.step_ms {
+        text.push_str(&format!("; step {}", with_ratio(ms, step_ratio)));
+    }
+    text
+}
+
+/// Milliseconds, or microseconds below a tenth of a millisecond.
+fn duration(ms: f64) -> String {
+    if ms < 0.1 {
+        format!("{:.1} us", ms * 1e3)
+    } else {
+        format!("{ms:.3} ms")
+    }
+}
