@@ -38,7 +38,7 @@ pub struct ConfirmArgs {
     /// Run only this scenario (a fixture name such as `missing-wait-list`, or a rule code).
     #[arg(long, value_name = "NAME")]
     pub scenario: Vec<String>,
-    /// How long a held-back queue waits before it may start, in milliseconds.
+    /// How long a held-back queue waits before it may start, in milliseconds; 0 holds none.
     #[arg(long, value_name = "N", default_value_t = 200)]
     pub hold_ms: u64,
     /// Runs of each timing scenario; the fastest is reported.

@@ -135,10 +135,13 @@ fn run_once(
     reference: &[cl_float],
     hold: Duration,
 ) -> VariantRecord {
-    let held = scenario.hold.map(|slot| match slot {
-        QueueSlot::Dev0 => &env.cmdq_dev0,
-        QueueSlot::Dev1 => &env.cmdq_dev1,
-    });
+    let held = scenario
+        .hold
+        .filter(|_| !hold.is_zero())
+        .map(|slot| match slot {
+            QueueSlot::Dev0 => &env.cmdq_dev0,
+            QueueSlot::Dev1 => &env.cmdq_dev1,
+        });
     let started = Instant::now();
     let result = match held {
         Some(queue) => run_held(env, queue, hold, run),
@@ -163,9 +166,11 @@ fn run_once(
         }
         (Ok(output), Ok(())) => output,
     };
-    let timings = (scenario.evidence == Evidence::Timing)
-        .then(|| timings(&events, scenario.steps))
-        .flatten();
+    let (migrate_ms, step_ms) = if scenario.evidence == Evidence::Timing {
+        timings(&events, scenario.steps)
+    } else {
+        (None, None)
+    };
     VariantRecord {
         outcome: compare(&values, reference),
         uploaded_bytes: match scenario.evidence {
@@ -174,8 +179,8 @@ fn run_once(
             }
             _ => None,
         },
-        migrate_ms: timings.map(|t| t.0),
-        step_ms: timings.map(|t| t.1),
+        migrate_ms,
+        step_ms,
         wall_ms,
         runs: 1,
     }
@@ -267,26 +272,41 @@ fn count_commands(events: &[Event], command_type: u32) -> u64 {
 }
 
 /// Migration time and step time per step, in milliseconds, from the profiling timestamps of
-/// the kernels and migrations; `None` where the driver gives no profiling data.
-fn timings(events: &[Event], steps: usize) -> Option<(f64, f64)> {
-    let mut migrate_ns = 0u64;
+/// the kernels and migrations. Commands without timestamps (some drivers give migrations
+/// start = end = 0) are left out of the step; the migration time is `None` when any
+/// migration has none.
+fn timings(events: &[Event], steps: usize) -> (Option<f64>, Option<f64>) {
+    let mut migrate_ns = Some(0u64);
     let mut first_start = u64::MAX;
     let mut last_end = 0u64;
     for event in events {
-        let command_type = event.command_type().ok()?.0;
-        if command_type != CL_COMMAND_NDRANGE_KERNEL
-            && command_type != CL_COMMAND_MIGRATE_MEM_OBJECTS
-        {
+        let Ok(command_type) = event.command_type().map(|t| t.0) else {
+            continue;
+        };
+        let is_migration = command_type == CL_COMMAND_MIGRATE_MEM_OBJECTS;
+        if !is_migration && command_type != CL_COMMAND_NDRANGE_KERNEL {
             continue;
         }
-        let start = event.profiling_command_start().ok()?;
-        let end = event.profiling_command_end().ok()?;
-        if command_type == CL_COMMAND_MIGRATE_MEM_OBJECTS {
-            migrate_ns += end.saturating_sub(start);
+        let span = event
+            .profiling_command_start()
+            .and_then(|start| Ok((start, event.profiling_command_end()?)))
+            .ok()
+            .filter(|&(start, end)| start > 0 && end >= start);
+        match span {
+            Some((start, end)) => {
+                if is_migration {
+                    migrate_ns = migrate_ns.map(|ns| ns + (end - start));
+                }
+                first_start = first_start.min(start);
+                last_end = last_end.max(end);
+            }
+            None if is_migration => migrate_ns = None,
+            None => {}
         }
-        first_start = first_start.min(start);
-        last_end = last_end.max(end);
     }
     let per_step = |ns: u64| ns as f64 / 1e6 / steps.max(1) as f64;
-    (last_end > first_start).then(|| (per_step(migrate_ns), per_step(last_end - first_start)))
+    (
+        migrate_ns.map(per_step),
+        (last_end > first_start).then(|| per_step(last_end - first_start)),
+    )
 }
