@@ -1,20 +1,21 @@
 #!/usr/bin/env bash
 # Runs the whole test suite. The runtime-harness tests need real OpenCL devices: PoCL's CPU
-# device (two of them with POCL_DEVICES="pthread pthread", which the tests set). When
-# libOpenCL or the PoCL ICD is missing and this runs as root, it installs them with apt.
+# device (two of them with POCL_DEVICES="pthread pthread", which the tests set), and the
+# binding fixtures link against libOpenCL. When the ICD loader, its development link or
+# the PoCL ICD is missing and this runs as root, it installs them with apt.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 need_pocl() {
-    ! { ldconfig -p 2>/dev/null | grep -q 'libOpenCL\.so\.1' && ls /etc/OpenCL/vendors/*pocl* >/dev/null 2>&1; }
+    ! { ldconfig -p 2>/dev/null | grep -q 'libOpenCL\.so ' && ls /etc/OpenCL/vendors/*pocl* >/dev/null 2>&1; }
 }
 if need_pocl; then
     if [ "$(id -u)" = 0 ]; then
         export DEBIAN_FRONTEND=noninteractive
         apt-get update -qq
-        apt-get install -y -qq pocl-opencl-icd ocl-icd-libopencl1 clinfo >/dev/null
+        apt-get install -y -qq pocl-opencl-icd ocl-icd-libopencl1 ocl-icd-opencl-dev clinfo >/dev/null
     else
-        echo "error: PoCL is not installed; run: sudo apt-get install pocl-opencl-icd ocl-icd-libopencl1" >&2
+        echo "error: PoCL is not installed; run: sudo apt-get install pocl-opencl-icd ocl-icd-libopencl1 ocl-icd-opencl-dev" >&2
         exit 2
     fi
 fi

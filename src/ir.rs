@@ -115,6 +115,8 @@ pub enum Value {
     List(Vec<Value>),
     /// A new OpenCL object.
     New(NewObject),
+    /// A string known to the lowering (a literal or a constant): kernel names and sources.
+    Str(String),
     Unknown,
 }
 
@@ -142,7 +144,12 @@ pub enum NewObject {
     Launch {
         kernel: Box<Value>,
     },
-    UserEvent,
+    /// A user event; `raw` when the program must release it.
+    UserEvent {
+        raw: bool,
+    },
+    /// An owning event that no command has produced yet (`Event::empty()`).
+    EmptyEvent,
 }
 
 /// What a command does to a buffer.
@@ -226,7 +233,62 @@ pub struct Command {
     pub blocking: Blocking,
     /// The flags argument of a migration, as written.
     pub flags_arg: Option<ArgSpan>,
+    /// The command's event is a raw `cl_event` the program must release.
+    pub raw_event: bool,
     pub span: Span,
+}
+
+/// A builder-style operation (ocl). What it does depends on what the receiver turns out
+/// to be; on anything else it is an unknown call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Op {
+    /// Starts a command on a buffer or kernel (`buffer.cmd()`, `kernel.cmd()`).
+    Cmd,
+    /// Starts or turns a command into this kind: `write(&src)`, `read(&mut dst)`,
+    /// `fill(pattern, len)`, `copy(&dst, offset, len)`.
+    Kind(CommandKind),
+    /// The queue of a command, or the default queue of a buffer, kernel or builder.
+    Queue,
+    /// Adds to the wait list of a command (`ewait`).
+    Wait,
+    /// Where the command's event goes (`enew`).
+    NewEvent,
+    /// Whether the command blocks (`block(false)`).
+    Block,
+    /// Enqueues the command (`enq`), or a kernel on its default queue.
+    Enq,
+    /// Starts a buffer, kernel or queue-and-program builder.
+    Builder(BuilderKind),
+    /// Host data a new buffer is made from (`copy_host_slice`).
+    HostData,
+    /// A value a new buffer is filled with; it blocks unless a fill event is given.
+    FillVal,
+    /// An event for the fill of a new buffer (`fill_event`).
+    FillEvent,
+    /// Appends a kernel argument; the first argument is its name when named.
+    Arg { named: bool },
+    /// The program or its source (`program(&p)`, `src(SRC)`).
+    Program,
+    /// The kernel's name (`name("k")`).
+    Name,
+    /// Builds the object (`build()`).
+    Build,
+    /// A buffer from a queue-and-program bundle (`create_buffer`).
+    CreateBuffer,
+    /// A kernel builder from a queue-and-program bundle (`kernel_builder("k")`).
+    KernelBuilder,
+    /// The bundle's queue (`pro_que.queue()`).
+    GetQueue,
+    /// Returns the receiver (setters that change nothing the analysis needs).
+    Same,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BuilderKind {
+    Buffer,
+    Kernel,
+    ProQue,
+    Program,
 }
 
 /// A statement of the host IR.
@@ -243,10 +305,11 @@ pub enum Stmt {
         cmd: Command,
         event: Option<Place>,
     },
-    /// `kernel.set_arg(index, &value)`.
+    /// `kernel.set_arg(index, &value)`; `name` for arguments set by name.
     SetArg {
         kernel: Value,
         index: Option<u64>,
+        name: Option<String>,
         value: Value,
         arg: ArgSpan,
         span: Span,
@@ -276,6 +339,22 @@ pub enum Stmt {
     /// The host waits for events (`Event::wait`, `wait_for_events`).
     Wait {
         events: Value,
+        span: Span,
+    },
+    /// Raw events are released, or handed to an owner that releases them.
+    Release {
+        events: Value,
+        span: Span,
+    },
+    /// A builder-style call (ocl): `op` on `recv` with `args`, result in `dst`.
+    Op {
+        op: Op,
+        recv: Value,
+        args: Vec<Value>,
+        arg_spans: Vec<ArgSpan>,
+        dst: Place,
+        /// The command id of what `enq`/`build` enqueues.
+        id: usize,
         span: Span,
     },
     /// Something unknown happened to these values: forget what is known of them.
@@ -355,6 +434,7 @@ impl fmt::Display for Show<'_, Value> {
                 write!(f, "]")
             }
             Value::New(obj) => write!(f, "{}", Show(func, obj)),
+            Value::Str(s) => write!(f, "str({} bytes)", s.len()),
             Value::Unknown => write!(f, "?"),
         }
     }
@@ -391,7 +471,8 @@ impl fmt::Display for Show<'_, NewObject> {
                 name.as_deref().unwrap_or("?")
             ),
             NewObject::Launch { kernel } => write!(f, "new Launch({})", Show(func, &**kernel)),
-            NewObject::UserEvent => write!(f, "new UserEvent"),
+            NewObject::UserEvent { raw } => write!(f, "new UserEvent(raw: {raw})"),
+            NewObject::EmptyEvent => write!(f, "new EmptyEvent"),
         }
     }
 }
@@ -447,15 +528,24 @@ fn write_stmt(f: &mut fmt::Formatter<'_>, func: &Function, s: &Stmt, depth: usiz
                 Some(w) => write!(f, "{}", Show(func, &Value::List(w.clone())))?,
                 None => write!(f, "?")?,
             }
-            writeln!(f, " blocking {:?} ({})", cmd.blocking, cmd.api)
+            write!(f, " blocking {:?} ({})", cmd.blocking, cmd.api)?;
+            if cmd.raw_event {
+                write!(f, " raw event")?;
+            }
+            writeln!(f)
         }
         Stmt::SetArg {
             kernel,
             index,
+            name,
             value,
             ..
         } => {
-            let idx = index.map_or("?".to_string(), |i| i.to_string());
+            let idx = match (index, name) {
+                (Some(i), _) => i.to_string(),
+                (None, Some(n)) => format!("{n:?}"),
+                (None, None) => "?".to_string(),
+            };
             writeln!(
                 f,
                 "{pad}set_arg {}[{idx}] = {}",
@@ -489,6 +579,25 @@ fn write_stmt(f: &mut fmt::Formatter<'_>, func: &Function, s: &Stmt, depth: usiz
         }
         Stmt::Finish { queue, .. } => writeln!(f, "{pad}finish {}", Show(func, queue)),
         Stmt::Wait { events, .. } => writeln!(f, "{pad}wait {}", Show(func, events)),
+        Stmt::Release { events, .. } => writeln!(f, "{pad}release {}", Show(func, events)),
+        Stmt::Op {
+            op,
+            recv,
+            args,
+            dst,
+            ..
+        } => {
+            write!(
+                f,
+                "{pad}{} = op {op:?} on {}",
+                func.place_name(dst),
+                Show(func, recv)
+            )?;
+            for a in args {
+                write!(f, " {}", Show(func, a))?;
+            }
+            writeln!(f)
+        }
         Stmt::Forget { values, .. } => {
             write!(f, "{pad}forget")?;
             for v in values {

@@ -8,7 +8,9 @@
 //! The result is a list of [`Fact`]s that the rules turn into findings.
 
 mod bitset;
+mod builders;
 
+use std::borrow::Cow;
 use std::collections::{BTreeSet, HashMap, HashSet};
 
 use crate::ir::*;
@@ -102,6 +104,17 @@ pub enum Fact {
         buffer: String,
         host: String,
     },
+    /// A raw event that is never released on some path.
+    Unreleased {
+        /// Where the event is made: the command or `create_user_event` call.
+        site: Span,
+        /// The API that made it.
+        api: String,
+        /// The variable it was bound to, if any.
+        event_var: Option<String>,
+        /// Where the only reference to it was overwritten, if that is how it was lost.
+        overwritten: Option<Span>,
+    },
     /// A device-to-device migration enqueued where the buffer already is.
     SourceQueueMigration {
         migration: Box<CmdInfo>,
@@ -123,6 +136,8 @@ enum AVal {
     },
     Scalar,
     Int(u64),
+    /// A string the lowering read: a kernel name or source.
+    Str(String),
     Null,
     /// A value from outside the function (a parameter): its parts become objects when
     /// they are used in a role (a queue, a buffer).
@@ -134,12 +149,40 @@ enum AVal {
 enum ObjKind {
     Context,
     Device,
-    Queue { device: Option<ObjId>, ooo: bool },
+    Queue {
+        device: Option<ObjId>,
+        ooo: bool,
+    },
     Buffer,
-    Program { source: Option<String> },
-    Kernel { sig: Option<KernelSig> },
-    Launch { kernel: Option<ObjId> },
+    Program {
+        source: Option<String>,
+    },
+    Kernel {
+        sig: Option<KernelSig>,
+    },
+    Launch {
+        kernel: Option<ObjId>,
+    },
     UserEvent,
+    /// A command being built (ocl): `buffer.write(&v).queue(&q)`.
+    CmdBuilder(Box<builders::CmdBuild>),
+    /// `Buffer::builder()`.
+    BufferBuilder(Box<builders::BufferBuild>),
+    /// `Kernel::builder()`; `kernel` is the kernel it builds.
+    KernelBuilder {
+        kernel: ObjId,
+        unknown_args: bool,
+    },
+    /// `ProQue::builder()`, `Program::builder()` (`program`).
+    ProQueBuilder {
+        source: Option<String>,
+        program: bool,
+    },
+    /// A queue and a program (ocl `ProQue`).
+    ProQue {
+        queue: ObjId,
+        source: Option<String>,
+    },
 }
 
 #[derive(Clone, Debug)]
@@ -209,6 +252,44 @@ struct State {
     residency: HashMap<ObjId, usize>,
     /// Objects handed to code the analysis does not see.
     escaped: BTreeSet<ObjId>,
+    /// Raw events made and not yet released or handed on.
+    live_raw: BTreeSet<RawKey>,
+}
+
+/// A raw event: a command's, or a user event.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum RawKey {
+    Inst(usize),
+    User(ObjId),
+}
+
+/// How a command uses one buffer.
+#[derive(Clone, Copy, Debug, Default)]
+struct UseInfo {
+    to_host: bool,
+    /// The whole buffer from offset 0.
+    whole: bool,
+    /// Host data uploaded or filled.
+    host: Option<HostId>,
+}
+
+/// A command with its values resolved to objects.
+#[derive(Debug, Default)]
+struct Resolved {
+    queue: Option<ObjId>,
+    uses: Vec<(ObjId, Mode, UseInfo)>,
+    /// `None` when the wait list is not known.
+    waits: Option<BTreeSet<usize>>,
+    kernel_name: Option<String>,
+    unknown_buffers: bool,
+}
+
+fn refers_to(v: &AVal, i: usize) -> bool {
+    match v {
+        AVal::Events(s) => s.contains(&i),
+        AVal::List(items) => items.iter().any(|x| refers_to(x, i)),
+        _ => false,
+    }
 }
 
 fn join_map<K: Clone + Eq + std::hash::Hash, V: Clone + PartialEq>(
@@ -309,6 +390,7 @@ impl State {
             pending_src: union_vec_map(&self.pending_src, &o.pending_src),
             residency: join_map(&self.residency, &o.residency),
             escaped: self.escaped.union(&o.escaped).copied().collect(),
+            live_raw: self.live_raw.union(&o.live_raw).copied().collect(),
         }
     }
 }
@@ -328,7 +410,7 @@ struct LaunchInfo {
 }
 
 struct Inst<'f> {
-    cmd: &'f Command,
+    cmd: Cow<'f, Command>,
     queue: ObjId,
     before: BitSet,
     kernel: Option<String>,
@@ -353,6 +435,16 @@ struct Analyzer<'f> {
     seen: HashSet<(u8, usize, usize)>,
     /// The span of the statement being interpreted.
     cur_span: Span,
+    /// Where each user event was made.
+    user_sites: HashMap<ObjId, Span>,
+    /// States at each `return`.
+    returns: Vec<State>,
+    /// Per kernel: its default queue (ocl).
+    default_queue: HashMap<ObjId, ObjId>,
+    /// Per kernel: the names of its arguments, by index (ocl named arguments).
+    arg_names: HashMap<ObjId, Vec<(String, u64)>>,
+    /// Per kernel made by a builder: its program's source, when visible.
+    program_sources: HashMap<ObjId, Option<String>>,
 }
 
 /// A fact with instance numbers, resolved to names when the function is done.
@@ -381,6 +473,11 @@ enum RawFact {
         next: usize,
         buffer: ObjId,
     },
+    Unreleased {
+        key: RawKey,
+        site: Span,
+        overwritten: Option<Span>,
+    },
 }
 
 /// Analyzes one function.
@@ -396,6 +493,11 @@ pub fn analyze(func: &Function) -> Vec<Fact> {
         raw: Vec::new(),
         seen: HashSet::new(),
         cur_span: Span::default(),
+        user_sites: HashMap::new(),
+        returns: Vec::new(),
+        default_queue: HashMap::new(),
+        arg_names: HashMap::new(),
+        program_sources: HashMap::new(),
     };
     let mut st = State::default();
     for &p in &func.params {
@@ -403,7 +505,17 @@ pub fn analyze(func: &Function) -> Vec<Fact> {
         let v = a.hinted(info.hint, &info.name);
         st.env.insert(Place::var(p), v);
     }
-    a.block(&func.body, st);
+    let end = a.block(&func.body, st);
+    // Raw events still held where the function ends, on any path, leak.
+    let finals: Vec<State> = end
+        .into_iter()
+        .chain(std::mem::take(&mut a.returns))
+        .collect();
+    for st in finals {
+        for key in st.live_raw {
+            a.leak(key, None);
+        }
+    }
     a.finish()
 }
 
@@ -411,6 +523,18 @@ impl<'f> Analyzer<'f> {
     fn new_obj(&mut self, kind: ObjKind, name: String) -> ObjId {
         self.objs.push(Obj { kind, name });
         self.objs.len() - 1
+    }
+
+    /// The device of queues made without one: a context's default device.
+    fn default_device_obj(&mut self) -> ObjId {
+        match self.default_device {
+            Some(d) => d,
+            None => {
+                let d = self.new_obj(ObjKind::Device, "default device".into());
+                self.default_device = Some(d);
+                d
+            }
+        }
     }
 
     fn new_host(&mut self, name: String) -> HostId {
@@ -522,6 +646,7 @@ impl<'f> Analyzer<'f> {
                 AVal::List(items.iter().map(|i| self.eval(st, i, role, name)).collect())
             }
             Value::New(obj) => self.create(st, obj, name),
+            Value::Str(t) => AVal::Str(t.clone()),
             Value::Unknown => AVal::Unknown,
         }
     }
@@ -547,17 +672,7 @@ impl<'f> Analyzer<'f> {
                         },
                         _ => None,
                     },
-                    None => {
-                        let d = match self.default_device {
-                            Some(d) => d,
-                            None => {
-                                let d = self.new_obj(ObjKind::Device, "default device".into());
-                                self.default_device = Some(d);
-                                d
-                            }
-                        };
-                        Some(d)
-                    }
+                    None => Some(self.default_device_obj()),
                 };
                 self.new_obj(
                     ObjKind::Queue {
@@ -639,7 +754,15 @@ impl<'f> Analyzer<'f> {
                 );
                 l
             }
-            NewObject::UserEvent => self.new_obj(ObjKind::UserEvent, n),
+            NewObject::UserEvent { raw } => {
+                let o = self.new_obj(ObjKind::UserEvent, n);
+                if *raw {
+                    st.live_raw.insert(RawKey::User(o));
+                    self.user_sites.insert(o, self.cur_span);
+                }
+                o
+            }
+            NewObject::EmptyEvent => return AVal::Events(BTreeSet::new()),
         };
         AVal::Obj(id)
     }
@@ -679,6 +802,18 @@ impl<'f> Analyzer<'f> {
                         }
                     }
                 }
+                // A value stored outside the function's locals, or gathered into a list,
+                // is handed on: raw events in it are no longer this function's to release.
+                let root_outside = !dst.proj.is_empty()
+                    && st
+                        .env
+                        .get(&Place::var(dst.var))
+                        .is_none_or(|r| *r == AVal::External);
+                if root_outside || matches!(v, AVal::List(_)) {
+                    let v2 = v.clone();
+                    self.hand_on(&mut st, &v2);
+                }
+                self.overwrite(&mut st, dst);
                 st.env.retain(|k, _| {
                     !(k.var == dst.var
                         && k.proj.starts_with(&dst.proj)
@@ -701,6 +836,7 @@ impl<'f> Analyzer<'f> {
             Stmt::SetArg {
                 kernel,
                 index,
+                name: arg_name,
                 value,
                 arg,
                 span,
@@ -719,7 +855,13 @@ impl<'f> Analyzer<'f> {
                     self.forget(&mut st, std::slice::from_ref(value));
                     return Some(st);
                 };
-                let Some(index) = *index else {
+                let named = arg_name.as_ref().and_then(|n| {
+                    self.arg_names
+                        .get(&k)
+                        .and_then(|ns| ns.iter().find(|(m, _)| m == n))
+                        .map(|(_, i)| *i)
+                });
+                let Some(index) = index.or(named) else {
                     st.kernel_args.insert(
                         k,
                         KernelArgs {
@@ -775,6 +917,7 @@ impl<'f> Analyzer<'f> {
             }
             Stmt::Push { list, item } => {
                 let v = self.eval(&mut st, item, None, "item");
+                self.hand_on(&mut st, &v);
                 match st.env.get_mut(list) {
                     Some(AVal::List(items)) => items.push(v),
                     Some(other) => *other = AVal::Unknown,
@@ -845,7 +988,27 @@ impl<'f> Analyzer<'f> {
                 }
                 return None;
             }
-            Stmt::Return => return None,
+            Stmt::Return => {
+                self.returns.push(st);
+                return None;
+            }
+            Stmt::Release { events, span } => {
+                self.cur_span = *span;
+                let a = self.eval(&mut st, events, Some(RoleHint::Event), "event");
+                self.release(&mut st, &a);
+            }
+            Stmt::Op {
+                op,
+                recv,
+                args,
+                arg_spans,
+                dst,
+                id,
+                span,
+            } => {
+                self.cur_span = *span;
+                self.op(&mut st, *op, recv, args, arg_spans, dst, *id, *span);
+            }
         }
         Some(st)
     }
@@ -898,10 +1061,14 @@ impl<'f> Analyzer<'f> {
 
     fn collect_forgotten(&mut self, st: &mut State, a: &AVal, objs: &mut Vec<ObjId>) {
         match a {
-            AVal::Obj(o) => objs.push(*o),
+            AVal::Obj(o) => {
+                st.live_raw.remove(&RawKey::User(*o));
+                objs.push(*o);
+            }
             AVal::Events(s) => {
                 for &i in s {
                     self.complete(st, i);
+                    st.live_raw.remove(&RawKey::Inst(i));
                 }
             }
             AVal::List(items) => {
@@ -1102,26 +1269,40 @@ impl<'f> Analyzer<'f> {
         a == b || matches!((dev(a), dev(b)), (Some(x), Some(y)) if x == y)
     }
 
-    fn enqueue(&mut self, st: &mut State, cmd: &'f Command, event: Option<&Place>) {
-        let q = match self.eval(st, &cmd.queue, Some(RoleHint::Queue), "queue") {
+    /// Resolves a lowered command's queue, buffers, wait list and kernel arguments.
+    fn resolve_cmd(&mut self, st: &mut State, cmd: &Command) -> Resolved {
+        let queue = match self.eval(st, &cmd.queue, Some(RoleHint::Queue), "queue") {
             AVal::Obj(q) if matches!(self.objs[q].kind, ObjKind::Queue { .. }) => Some(q),
             _ => None,
         };
-        // Buffers, with their modes.
-        let mut uses: Vec<(ObjId, Mode, &'f BufferUse)> = Vec::new();
-        let mut unknown_buffers = false;
+        let mut r = Resolved {
+            queue,
+            ..Resolved::default()
+        };
         for bu in &cmd.buffers {
             let a = self.eval(st, &bu.buffer, Some(RoleHint::Buffer), "buffer");
             let mut found = Vec::new();
-            flatten_buffers(&a, &self.objs, &mut found, &mut unknown_buffers);
+            flatten_buffers(&a, &self.objs, &mut found, &mut r.unknown_buffers);
             let mode = match bu.access {
                 Access::Read => Mode::Read,
                 Access::Write | Access::ReadWrite => Mode::Write,
                 Access::Migrate { .. } => Mode::Migrate,
             };
-            uses.extend(found.into_iter().map(|b| (b, mode, bu)));
+            let host = match &bu.host {
+                Some(h) => match self.eval(st, h, None, "host") {
+                    AVal::Host { id, .. } => Some(id),
+                    _ => None,
+                },
+                None => None,
+            };
+            let info = UseInfo {
+                to_host: matches!(bu.access, Access::Migrate { to_host: true }),
+                whole: bu.whole,
+                host,
+            };
+            r.uses.extend(found.into_iter().map(|b| (b, mode, info)));
         }
-        let mut waits = match &cmd.waits {
+        r.waits = match &cmd.waits {
             Some(ws) => {
                 let mut all = Some(BTreeSet::new());
                 for w in ws {
@@ -1134,35 +1315,58 @@ impl<'f> Analyzer<'f> {
             }
             None => None,
         };
-        let mut kernel_name = None;
         if cmd.kind == CommandKind::Kernel {
             let k = match &cmd.kernel {
                 Some(v) => self.eval(st, v, Some(RoleHint::Kernel), "kernel"),
                 None => AVal::Unknown,
             };
-            let LaunchInfo {
-                uses: acc,
-                waits: launch_waits,
-                kernel: name,
-            } = self.launch_accesses(st, &k);
-            kernel_name = name;
-            match acc {
-                Some(acc) => uses.extend(acc.into_iter().map(|(b, m)| (b, m, &NO_USE))),
-                None => unknown_buffers = true,
-            }
-            waits = match (waits, launch_waits) {
-                (Some(mut a), Some(b)) => {
-                    a.extend(b);
-                    Some(a)
-                }
-                _ => None,
-            };
+            self.add_launch(st, &k, &mut r);
         }
-        if unknown_buffers {
+        r
+    }
+
+    /// Adds a launch's buffer accesses and wait list to a command.
+    fn add_launch(&self, st: &State, kernel: &AVal, r: &mut Resolved) {
+        let LaunchInfo {
+            uses,
+            waits,
+            kernel: name,
+        } = self.launch_accesses(st, kernel);
+        r.kernel_name = name;
+        match uses {
+            Some(acc) => r
+                .uses
+                .extend(acc.into_iter().map(|(b, m)| (b, m, UseInfo::default()))),
+            None => r.unknown_buffers = true,
+        }
+        r.waits = match (r.waits.take(), waits) {
+            (Some(mut a), Some(b)) => {
+                a.extend(b);
+                Some(a)
+            }
+            _ => None,
+        };
+    }
+
+    fn enqueue(&mut self, st: &mut State, cmd: &'f Command, event: Option<&Place>) {
+        let r = self.resolve_cmd(st, cmd);
+        self.push_command(st, Cow::Borrowed(cmd), r, event);
+    }
+
+    /// Records one command instance: its happens-before set, what it does to each buffer,
+    /// host syncs it implies and where its event goes.
+    fn push_command(
+        &mut self,
+        st: &mut State,
+        cmd: Cow<'f, Command>,
+        r: Resolved,
+        event: Option<&Place>,
+    ) {
+        if r.unknown_buffers {
             self.forget_all_buffers(st);
         }
-        let Some(q) = q else {
-            for (b, _, _) in &uses {
+        let Some(q) = r.queue else {
+            for (b, _, _) in &r.uses {
                 self.forget_buffer(st, *b);
             }
             if let Some(e) = event {
@@ -1172,7 +1376,7 @@ impl<'f> Analyzer<'f> {
         };
         let i = self.insts.len();
         let mut before = st.completed.clone();
-        match &waits {
+        match &r.waits {
             Some(ws) => {
                 for &w in ws {
                     before.insert(w);
@@ -1186,7 +1390,7 @@ impl<'f> Analyzer<'f> {
             before.union_with(t);
         }
         if matches!(cmd.kind, CommandKind::Barrier | CommandKind::Marker)
-            && waits.as_ref().is_some_and(|w| w.is_empty())
+            && r.waits.as_ref().is_some_and(|w| w.is_empty())
         {
             if let Some(on) = st.on_queue.get(&q) {
                 for j in on.iter() {
@@ -1195,27 +1399,42 @@ impl<'f> Analyzer<'f> {
                 }
             }
         }
+        let (kind, blocking, raw) = (cmd.kind, cmd.blocking, cmd.raw_event);
         self.insts.push(Inst {
             cmd,
             queue: q,
             before: before.clone(),
-            kernel: kernel_name,
+            kernel: r.kernel_name,
         });
-        for (b, mode, bu) in &uses {
-            self.check_buffer(st, i, q, *b, *mode, bu);
+        for (b, mode, info) in &r.uses {
+            self.check_buffer(st, i, q, *b, *mode, info);
         }
         st.trace.insert(i);
         st.on_queue.entry(q).or_default().insert(i);
-        if !ooo || cmd.kind == CommandKind::Barrier {
+        if !ooo || kind == CommandKind::Barrier {
             let mut t = before;
             t.insert(i);
             st.tail.insert(q, t);
         }
-        if cmd.blocking != Blocking::No {
+        if blocking != Blocking::No {
             self.complete(st, i);
         }
         if let Some(e) = event {
-            st.env.insert(e.clone(), AVal::Events(BTreeSet::from([i])));
+            let ev = AVal::Events(BTreeSet::from([i]));
+            if let Some(AVal::List(items)) = st.env.get_mut(e) {
+                // `enew(&mut event_list)` appends.
+                items.push(ev);
+            } else {
+                self.overwrite(st, e);
+                let name = self.func.place_name(e);
+                if !name.starts_with('%') {
+                    self.event_vars.entry(self.insts[i].cmd.id).or_insert(name);
+                }
+                st.env.insert(e.clone(), ev);
+            }
+            if raw {
+                st.live_raw.insert(RawKey::Inst(i));
+            }
         }
     }
 
@@ -1226,9 +1445,12 @@ impl<'f> Analyzer<'f> {
         q: ObjId,
         b: ObjId,
         mode: Mode,
-        bu: &BufferUse,
+        info: &UseInfo,
     ) {
-        let cmd = self.insts[i].cmd;
+        let (kind, cmd_id, cmd_span) = {
+            let c = &self.insts[i].cmd;
+            (c.kind, c.id, c.span)
+        };
         // Races with earlier accesses: report the latest unordered ones, since waiting on
         // them orders the earlier ones too.
         let before = self.insts[i].before.clone();
@@ -1260,8 +1482,7 @@ impl<'f> Analyzer<'f> {
         st.accesses.entry(b).or_default().push((i, mode));
 
         // A pending migration to the host, now followed by this use.
-        let to_host = matches!(bu.access, Access::Migrate { to_host: true });
-        let device_use = cmd.kind.is_device_use() || (cmd.kind == CommandKind::Migrate && !to_host);
+        let device_use = kind.is_device_use() || (kind == CommandKind::Migrate && !info.to_host);
         if let Some(ms) = st.pending_host.remove(&b) {
             if device_use {
                 for m in ms {
@@ -1289,8 +1510,8 @@ impl<'f> Analyzer<'f> {
                 }
             }
         }
-        if cmd.kind == CommandKind::Migrate {
-            if to_host {
+        if kind == CommandKind::Migrate {
+            if info.to_host {
                 st.pending_host.insert(b, vec![i]);
                 st.residency.remove(&b);
             } else {
@@ -1306,18 +1527,14 @@ impl<'f> Analyzer<'f> {
         }
 
         // Initialization from host data.
-        let host = match (&bu.host, cmd.kind) {
-            (Some(h), CommandKind::Write) if bu.whole => match self.eval(st, h, None, "host") {
-                AVal::Host { id, .. } => Some(id),
-                _ => None,
-            },
-            _ => None,
-        };
+        let host = info
+            .host
+            .filter(|_| kind == CommandKind::Write && info.whole);
         match (mode, host) {
             (Mode::Write, Some(h)) => {
                 let version = st.host_version.get(&h).copied().unwrap_or(0);
                 if let Some(init) = st.init.get(&b) {
-                    if init.host == h && init.version == version && self.seen.insert((4, cmd.id, 0))
+                    if init.host == h && init.version == version && self.seen.insert((4, cmd_id, 0))
                     {
                         self.raw.push(RawFact::Reinit {
                             write: i,
@@ -1331,7 +1548,7 @@ impl<'f> Analyzer<'f> {
                     Init {
                         host: h,
                         version,
-                        site: cmd.span,
+                        site: cmd_span,
                         queue: Some(self.objs[q].name.clone()),
                     },
                 );
@@ -1342,18 +1559,89 @@ impl<'f> Analyzer<'f> {
             }
             _ => {}
         }
-        if cmd.kind == CommandKind::Read {
-            if let Some(h) = &bu.host {
-                if let AVal::Host { id, .. } = self.eval(st, h, None, "host") {
-                    st.host_buffers.entry(id).or_default().insert(b);
+        if kind == CommandKind::Read {
+            if let Some(h) = info.host {
+                st.host_buffers.entry(h).or_default().insert(b);
+            }
+        }
+    }
+
+    /// A place is about to be overwritten: a raw event only it refers to is lost, unreleased.
+    fn overwrite(&mut self, st: &mut State, p: &Place) {
+        let Some(AVal::Events(old)) = st.env.get(p) else {
+            return;
+        };
+        let old = old.clone();
+        for i in old {
+            let key = RawKey::Inst(i);
+            if !st.live_raw.contains(&key) {
+                continue;
+            }
+            let referenced = st.env.iter().any(|(k, v)| {
+                k != p && !self.func.vars[k.var].name.starts_with('%') && refers_to(v, i)
+            });
+            if !referenced {
+                st.live_raw.remove(&key);
+                self.leak(key, Some(self.cur_span));
+            }
+        }
+    }
+
+    /// Records an unreleased raw event.
+    fn leak(&mut self, key: RawKey, overwritten: Option<Span>) {
+        let (id, site) = match key {
+            RawKey::Inst(i) => (self.insts[i].cmd.id, self.insts[i].cmd.span),
+            RawKey::User(o) => (
+                usize::MAX - o,
+                self.user_sites.get(&o).copied().unwrap_or_default(),
+            ),
+        };
+        if self.seen.insert((6, id, 0)) {
+            self.raw.push(RawFact::Unreleased {
+                key,
+                site,
+                overwritten,
+            });
+        }
+    }
+
+    /// Raw events in a value now belong to someone else.
+    fn hand_on(&mut self, st: &mut State, a: &AVal) {
+        match a {
+            AVal::Events(s) => {
+                for &i in s {
+                    st.live_raw.remove(&RawKey::Inst(i));
                 }
             }
+            AVal::Obj(o) => {
+                st.live_raw.remove(&RawKey::User(*o));
+            }
+            AVal::List(items) => items.iter().for_each(|x| self.hand_on(st, x)),
+            _ => {}
+        }
+    }
+
+    /// Releases raw events, or hands them to something that will.
+    fn release(&mut self, st: &mut State, a: &AVal) {
+        match a {
+            AVal::Events(s) => {
+                for &i in s {
+                    st.live_raw.remove(&RawKey::Inst(i));
+                }
+            }
+            AVal::Obj(o) => {
+                st.live_raw.remove(&RawKey::User(*o));
+            }
+            AVal::List(items) => items.iter().for_each(|x| self.release(st, x)),
+            // Not known which event: any of them may be the one.
+            AVal::Unknown | AVal::External => st.live_raw.clear(),
+            _ => {}
         }
     }
 
     fn info(&self, i: usize) -> Box<CmdInfo> {
         let inst = &self.insts[i];
-        let c = inst.cmd;
+        let c = &inst.cmd;
         Box::new(CmdInfo {
             id: c.id,
             api: c.api.clone(),
@@ -1407,6 +1695,28 @@ impl<'f> Analyzer<'f> {
                     buffer: self.objs[*buffer].name.clone(),
                     host: self.hosts[first.host].clone(),
                 },
+                RawFact::Unreleased {
+                    key,
+                    site,
+                    overwritten,
+                } => {
+                    let (api, event_var) = match key {
+                        RawKey::Inst(i) => {
+                            let c = &self.insts[*i].cmd;
+                            (c.api.clone(), self.event_vars.get(&c.id).cloned())
+                        }
+                        RawKey::User(o) => (
+                            "create_user_event".to_string(),
+                            Some(self.objs[*o].name.clone()),
+                        ),
+                    };
+                    Fact::Unreleased {
+                        site: *site,
+                        api,
+                        event_var: event_var.filter(|n| !n.starts_with('%')),
+                        overwritten: *overwritten,
+                    }
+                }
                 RawFact::SourceQueue {
                     migration,
                     last,
@@ -1423,13 +1733,6 @@ impl<'f> Analyzer<'f> {
         out
     }
 }
-
-static NO_USE: BufferUse = BufferUse {
-    buffer: Value::Unknown,
-    access: Access::ReadWrite,
-    whole: false,
-    host: None,
-};
 
 fn flatten_buffers(a: &AVal, objs: &[Obj], out: &mut Vec<ObjId>, unknown: &mut bool) {
     match a {

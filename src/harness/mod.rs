@@ -94,6 +94,9 @@ enum Listing {
 /// The name of the hidden command that runs one variant.
 pub const CHILD_COMMAND: &str = "confirm-child";
 
+/// The longest hold-back a retry of a deterministic scenario uses.
+const MAX_HOLD_MS: u64 = 4000;
+
 /// Runs `confirm` and returns the process's exit code: 0 when every fixed variant matches the
 /// reference and every deterministic bug reproduced, 1 when not, 2 when nothing could run.
 pub fn confirm(args: &ConfirmArgs) -> i32 {
@@ -151,7 +154,26 @@ pub fn confirm(args: &ConfirmArgs) -> i32 {
         for scenario in &selected {
             let buggy = spawn_variant(&exe, set, scenario, Variant::Buggy, args);
             let fixed = spawn_variant(&exe, set, scenario, Variant::Fixed, args);
-            results.push(judge(scenario, set, buggy, fixed));
+            let mut result = judge(scenario, set, buggy, fixed.clone());
+            // On a loaded machine the held queue may be released before the buggy consumer
+            // ran: hold it longer before calling a deterministic bug not reproduced.
+            let mut hold = args.hold_ms;
+            while result.fails_run
+                && scenario.evidence.is_deterministic()
+                && result.fixed.outcome == Outcome::Matches
+                && hold > 0
+                && hold < MAX_HOLD_MS
+            {
+                hold *= 4;
+                let longer = ConfirmArgs {
+                    hold_ms: hold,
+                    ..args.clone()
+                };
+                let buggy = spawn_variant(&exe, set, scenario, Variant::Buggy, &longer);
+                result = judge(scenario, set, buggy, fixed.clone());
+                result.reason = format!("{} (queue held back {hold} ms)", result.reason);
+            }
+            results.push(result);
         }
     }
     let report = Report {

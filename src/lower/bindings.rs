@@ -9,7 +9,12 @@ use serde::Deserialize;
 use crate::ir::{Access, CommandKind};
 
 /// The embedded tables, by binding name.
-const TABLES: &[(&str, &str)] = &[("opencl3", include_str!("../../rules/bindings/opencl3.toml"))];
+const TABLES: &[(&str, &str)] = &[
+    ("opencl3", include_str!("../../rules/bindings/opencl3.toml")),
+    ("cl3", include_str!("../../rules/bindings/cl3.toml")),
+    ("ffi", include_str!("../../rules/bindings/ffi.toml")),
+    ("ocl", include_str!("../../rules/bindings/ocl.toml")),
+];
 
 /// The role of one argument (or of the receiver).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -36,7 +41,15 @@ pub enum Role {
     QueueProps,
     Buffer(Access),
     Buffers(Access),
-    Host { written: bool },
+    Host {
+        written: bool,
+    },
+    /// `num_events_in_wait_list` of a pointer-and-count wait list.
+    WaitCount,
+    /// `event_wait_list` of a pointer-and-count wait list.
+    WaitPtr,
+    /// `&mut event`: where the command's event is written.
+    EventOut,
     Ignore,
 }
 
@@ -53,6 +66,12 @@ pub enum Effect {
     LaunchEnqueue,
     Same,
     Alias,
+    /// Releases the `event` argument.
+    Release,
+    /// Returns its first argument and takes ownership of the raw event in it.
+    Wrap,
+    /// A builder-style operation; its meaning depends on the receiver.
+    Op(crate::ir::Op),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -64,6 +83,10 @@ pub enum NewKind {
     Kernel,
     Launch,
     UserEvent,
+    /// An owning event no command has produced yet.
+    Event,
+    /// An empty list of events.
+    EventList,
 }
 
 /// One modeled API.
@@ -76,6 +99,10 @@ pub struct Api {
     pub arity: Option<usize>,
     pub effect: Effect,
     pub args: Vec<Role>,
+    /// The event it produces is a raw `cl_event` that must be released.
+    pub raw_event: bool,
+    /// Whether a command blocks when no blocking argument says so.
+    pub blocks: bool,
 }
 
 impl Api {
@@ -103,6 +130,10 @@ struct Row {
     arity: Option<usize>,
     effect: String,
     args: Vec<String>,
+    #[serde(default)]
+    raw_event: bool,
+    #[serde(default)]
+    blocks: bool,
 }
 
 /// All modeled APIs, indexed for lookup.
@@ -154,12 +185,51 @@ fn parse_role(s: &str) -> Result<Role, String> {
         "queue_props" => Role::QueueProps,
         "host:read" => Role::Host { written: false },
         "host:write" => Role::Host { written: true },
+        "wait_count" => Role::WaitCount,
+        "wait_ptr" => Role::WaitPtr,
+        "event_out" => Role::EventOut,
         "ignore" => Role::Ignore,
         _ => return Err(format!("unknown role `{s}`")),
     })
 }
 
+fn parse_op(s: &str) -> Result<crate::ir::Op, String> {
+    use crate::ir::{BuilderKind, Op};
+    Ok(match s {
+        "cmd" => Op::Cmd,
+        "write" => Op::Kind(CommandKind::Write),
+        "read" => Op::Kind(CommandKind::Read),
+        "fill" => Op::Kind(CommandKind::Fill),
+        "copy" => Op::Kind(CommandKind::Copy),
+        "queue" => Op::Queue,
+        "wait" => Op::Wait,
+        "new_event" => Op::NewEvent,
+        "block" => Op::Block,
+        "enq" => Op::Enq,
+        "builder:buffer" => Op::Builder(BuilderKind::Buffer),
+        "builder:kernel" => Op::Builder(BuilderKind::Kernel),
+        "builder:pro_que" => Op::Builder(BuilderKind::ProQue),
+        "builder:program" => Op::Builder(BuilderKind::Program),
+        "host_data" => Op::HostData,
+        "fill_val" => Op::FillVal,
+        "fill_event" => Op::FillEvent,
+        "arg" => Op::Arg { named: false },
+        "arg_named" => Op::Arg { named: true },
+        "program" => Op::Program,
+        "name" => Op::Name,
+        "build" => Op::Build,
+        "create_buffer" => Op::CreateBuffer,
+        "kernel_builder" => Op::KernelBuilder,
+        "get_queue" => Op::GetQueue,
+        "same" => Op::Same,
+        _ => return Err(format!("unknown operation `{s}`")),
+    })
+}
+
 fn parse_effect(s: &str) -> Result<Effect, String> {
+    if let Some(op) = s.strip_prefix("op:") {
+        return Ok(Effect::Op(parse_op(op)?));
+    }
     if let Some(k) = s.strip_prefix("command:") {
         let kind = match k {
             "kernel" => CommandKind::Kernel,
@@ -185,6 +255,8 @@ fn parse_effect(s: &str) -> Result<Effect, String> {
             "kernel" => NewKind::Kernel,
             "launch" => NewKind::Launch,
             "user_event" => NewKind::UserEvent,
+            "event" => NewKind::Event,
+            "event_list" => NewKind::EventList,
             _ => return Err(format!("unknown object `{k}`")),
         };
         return Ok(Effect::New(kind));
@@ -198,6 +270,8 @@ fn parse_effect(s: &str) -> Result<Effect, String> {
         "launch_enqueue" => Effect::LaunchEnqueue,
         "same" => Effect::Same,
         "alias" => Effect::Alias,
+        "release" => Effect::Release,
+        "wrap" => Effect::Wrap,
         _ => return Err(format!("unknown effect `{s}`")),
     })
 }
@@ -229,6 +303,8 @@ fn row_to_api(binding: &str, row: Row, method: bool) -> Result<Api, String> {
         arity: row.arity,
         effect,
         args,
+        raw_event: row.raw_event,
+        blocks: row.blocks,
     })
 }
 
@@ -247,10 +323,14 @@ impl Bindings {
             for row in t.function {
                 let api =
                     row_to_api(&t.binding, row, false).map_err(|e| format!("{file}.toml: {e}"))?;
-                let key = api.name.clone();
-                b.names
-                    .push(key.rsplit("::").next().unwrap_or(&key).to_string());
-                b.functions.entry(key).or_default().push(api);
+                let last = api
+                    .name
+                    .rsplit("::")
+                    .next()
+                    .unwrap_or(&api.name)
+                    .to_string();
+                b.names.push(last.clone());
+                b.functions.entry(last).or_default().push(api);
             }
         }
         b.names.sort();
@@ -272,17 +352,26 @@ impl Bindings {
             .find(|a| a.arity.is_none_or(|n| n == arity))
     }
 
-    /// The function API for a call path (segments without generics).
-    pub fn function(&self, segments: &[String]) -> Option<&Api> {
-        let n = segments.len();
-        if n >= 2 {
-            let key = format!("{}::{}", segments[n - 2], segments[n - 1]);
-            if let Some(a) = self.functions.get(&key).and_then(|v| v.first()) {
-                return Some(a);
-            }
-        }
+    /// The function API for a call path (segments without generics, `use` imports applied)
+    /// taking `arity` arguments: the row whose path is the longest suffix of the call's.
+    pub fn function(&self, segments: &[String], arity: usize) -> Option<&Api> {
         let last = segments.last()?;
-        self.functions.get(last).and_then(|v| v.first())
+        self.functions
+            .get(last)?
+            .iter()
+            .filter(|a| a.arity.is_none_or(|n| n == arity))
+            .filter(|a| {
+                let row: Vec<&str> = a.name.split("::").collect();
+                // A one-segment call (a glob import) matches on its name alone.
+                segments.len() == 1
+                    || (row.len() <= segments.len()
+                        && row
+                            .iter()
+                            .rev()
+                            .zip(segments.iter().rev())
+                            .all(|(r, s)| r == s))
+            })
+            .max_by_key(|a| a.name.matches("::").count())
     }
 
     /// Every name a modeled call can end in.

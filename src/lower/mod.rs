@@ -81,10 +81,13 @@ pub struct FileIr {
 pub fn lower_file(file_id: usize, src: &SourceFile, ast: &syn::File) -> FileIr {
     let mut consts = HashMap::new();
     collect_consts(&ast.items, &mut consts);
+    let mut uses = HashMap::new();
+    collect_uses(&ast.items, &mut uses);
     let mut cx = FileCx {
         file: file_id,
         src,
         consts,
+        uses,
         next_cmd: 0,
         functions: Vec::new(),
     };
@@ -117,6 +120,42 @@ fn collect_consts(items: &[syn::Item], out: &mut HashMap<String, Const>) {
     }
 }
 
+/// `use a::b::{c, d as e}` → `c` ↦ `[a, b, c]`, `e` ↦ `[a, b, d]`.
+fn collect_uses(items: &[syn::Item], out: &mut HashMap<String, Vec<String>>) {
+    fn walk(t: &syn::UseTree, prefix: &mut Vec<String>, out: &mut HashMap<String, Vec<String>>) {
+        match t {
+            syn::UseTree::Path(p) => {
+                prefix.push(p.ident.to_string());
+                walk(&p.tree, prefix, out);
+                prefix.pop();
+            }
+            syn::UseTree::Name(n) => {
+                let mut full = prefix.clone();
+                full.push(n.ident.to_string());
+                out.insert(n.ident.to_string(), full);
+            }
+            syn::UseTree::Rename(r) => {
+                let mut full = prefix.clone();
+                full.push(r.ident.to_string());
+                out.insert(r.rename.to_string(), full);
+            }
+            syn::UseTree::Group(g) => g.items.iter().for_each(|i| walk(i, prefix, out)),
+            syn::UseTree::Glob(_) => {}
+        }
+    }
+    for item in items {
+        match item {
+            syn::Item::Use(u) => walk(&u.tree, &mut Vec::new(), out),
+            syn::Item::Mod(m) => {
+                if let Some((_, items)) = &m.content {
+                    collect_uses(items, out);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
 fn const_value(e: &Expr) -> Option<Const> {
     match e {
         Expr::Lit(l) => match &l.lit {
@@ -134,6 +173,8 @@ struct FileCx<'a> {
     file: usize,
     src: &'a SourceFile,
     consts: HashMap<String, Const>,
+    /// Names brought in by `use`, to their full paths.
+    uses: HashMap<String, Vec<String>>,
     next_cmd: usize,
     functions: Vec<Function>,
 }
@@ -186,6 +227,7 @@ impl FileCx<'_> {
     ) {
         let mut lw = Lowerer {
             cx: self,
+            strs: HashMap::new(),
             vars: Vec::new(),
             scopes: vec![HashMap::new()],
             out: Vec::new(),
@@ -206,7 +248,9 @@ impl FileCx<'_> {
             }
         }
         let tail = lw.block_inline(block);
-        lw.eval_discard(tail);
+        // The tail value is returned: whatever it holds leaves the function.
+        let tail_span = lw.cx.src.span(lw.cx.file, block.span());
+        lw.forget(vec![tail], tail_span);
         let span = lw.cx.src.span(lw.cx.file, sig.ident.span());
         let body = std::mem::take(&mut lw.out);
         let vars = std::mem::take(&mut lw.vars);
@@ -292,7 +336,7 @@ const HANDLE_TYPES: &[&str] = &[
 
 fn hint_from_name(name: &str) -> TypeHint {
     match name {
-        "CommandQueue" | "cl_command_queue" => TypeHint::Queue,
+        "CommandQueue" | "cl_command_queue" | "Queue" => TypeHint::Queue,
         "Buffer" | "cl_mem" => TypeHint::Buffer,
         "Kernel" | "cl_kernel" => TypeHint::Kernel,
         "Event" | "cl_event" => TypeHint::Event,
@@ -483,6 +527,8 @@ fn int_lit(e: &Expr) -> Option<u64> {
 
 struct Lowerer<'c, 'a> {
     cx: &'c mut FileCx<'a>,
+    /// Locals bound to a known string (kernel names and sources for FFI calls).
+    strs: HashMap<Var, String>,
     vars: Vec<VarInfo>,
     scopes: Vec<HashMap<String, Var>>,
     out: Vec<Stmt>,
@@ -590,6 +636,7 @@ impl Lowerer<'_, '_> {
     fn stmt(&mut self, s: &SynStmt) -> Value {
         match s {
             SynStmt::Local(l) => {
+                let text = l.init.as_ref().and_then(|i| self.source_text(&i.expr));
                 let value = match &l.init {
                     Some(init) => {
                         let v = self.expr(&init.expr);
@@ -603,6 +650,11 @@ impl Lowerer<'_, '_> {
                 };
                 let span = self.span(l.span());
                 self.let_pattern(&l.pat, value, span);
+                if let (Some(t), [(name, true)]) = (text, pat_idents(&l.pat).as_slice()) {
+                    if let Some(v) = self.lookup(name) {
+                        self.strs.insert(v, t);
+                    }
+                }
                 Value::Unknown
             }
             SynStmt::Expr(e, semi) => {
@@ -665,6 +717,7 @@ impl Lowerer<'_, '_> {
             }
             Expr::Lit(l) => match &l.lit {
                 syn::Lit::Int(i) => i.base10_parse().map_or(Value::Scalar, Value::Int),
+                syn::Lit::Bool(b) => Value::Int(u64::from(b.value)),
                 _ => Value::Scalar,
             },
             Expr::Reference(r) => self.expr(&r.expr),
@@ -1024,7 +1077,8 @@ impl Lowerer<'_, '_> {
         match (name.as_str(), args.len()) {
             (
                 "get" | "get_mut" | "clone" | "as_ref" | "as_mut" | "borrow" | "borrow_mut"
-                | "unwrap" | "unwrap_unchecked" | "deref" | "deref_mut" | "as_core",
+                | "unwrap" | "unwrap_unchecked" | "deref" | "deref_mut" | "as_core" | "cast"
+                | "cast_mut" | "cast_const",
                 0,
             )
             | ("expect", 1) => {
@@ -1113,7 +1167,11 @@ impl Lowerer<'_, '_> {
             }
             _ => {}
         }
-        if let Some(api) = Bindings::get().function(&segs) {
+        let segs = match self.cx.uses.get(&segs[0]) {
+            Some(full) => full.iter().chain(&segs[1..]).cloned().collect(),
+            None => segs,
+        };
+        if let Some(api) = Bindings::get().function(&segs, args.len()) {
             return self.apply(api, None, &args, span);
         }
         let all: Vec<Value> = args.iter().map(|a| self.expr(a)).collect();
@@ -1179,30 +1237,65 @@ impl Lowerer<'_, '_> {
                 }
                 let blocking = match role_arg(Role::Blocking) {
                     Some(e) => blocking_of(e),
+                    None if api.blocks => Blocking::Yes,
                     None => Blocking::No,
                 };
-                let waits = match api.arg_index(Role::Waits) {
-                    Some(i) if i < args.len() => Some(vec![vals[i].clone()]),
-                    Some(_) => None,
-                    None => Some(Vec::new()),
+                let (waits, wait_expr) = if let Some(i) = api.arg_index(Role::WaitPtr) {
+                    // A pointer-and-count pair: a zero count or a null pointer is no wait list.
+                    let none = role_arg(Role::WaitCount).is_some_and(|e| int_lit(e) == Some(0))
+                        || vals[i] == Value::Null;
+                    let w = if none {
+                        Vec::new()
+                    } else {
+                        vec![vals[i].clone()]
+                    };
+                    (Some(w), args.get(i).copied())
+                } else {
+                    match api.arg_index(Role::Waits) {
+                        Some(i) if i < args.len() => {
+                            (Some(vec![vals[i].clone()]), args.get(i).copied())
+                        }
+                        Some(_) => (None, None),
+                        None => (Some(Vec::new()), None),
+                    }
                 };
+                // An `&mut event` out-parameter receives the event; the call returns a status.
+                let out = api.arg_index(Role::EventOut).map(|i| match &vals[i] {
+                    Value::Place(p) => Some(p.clone()),
+                    _ => None,
+                });
                 let id = self.cx.next_cmd;
                 self.cx.next_cmd += 1;
                 let cmd = Command {
                     id,
-                    api: api.name.clone(),
+                    api: api
+                        .name
+                        .rsplit("::")
+                        .next()
+                        .unwrap_or(&api.name)
+                        .to_string(),
                     kind,
                     queue,
                     queue_arg: queue_expr.map(|e| self.arg_span(e)),
                     buffers,
                     kernel: api.arg_index(Role::Kernel).map(|i| vals[i].clone()),
                     waits,
-                    wait_arg: role_arg(Role::Waits).map(|e| self.arg_span(e)),
+                    wait_arg: wait_expr.map(|e| self.arg_span(e)),
                     blocking,
                     flags_arg: flags_expr.map(|e| self.arg_span(e)),
+                    raw_event: api.raw_event,
                     span,
                 };
-                self.enqueue(cmd, host, kind)
+                match out {
+                    Some(event) => {
+                        self.out.push(Stmt::Enqueue { cmd, event });
+                        if kind == CommandKind::Read {
+                            self.forget(host.into_iter().collect(), span);
+                        }
+                        Value::Scalar
+                    }
+                    None => self.enqueue(cmd, host, kind),
+                }
             }
             Effect::LaunchEnqueue => {
                 let id = self.cx.next_cmd;
@@ -1220,6 +1313,7 @@ impl Lowerer<'_, '_> {
                     wait_arg: None,
                     blocking: Blocking::No,
                     flags_arg: None,
+                    raw_event: false,
                     span,
                 };
                 self.enqueue(cmd, None, CommandKind::Kernel)
@@ -1259,7 +1353,9 @@ impl Lowerer<'_, '_> {
                     NewKind::Launch => NewObject::Launch {
                         kernel: Box::new(role_val(Role::Kernel)),
                     },
-                    NewKind::UserEvent => NewObject::UserEvent,
+                    NewKind::UserEvent => NewObject::UserEvent { raw: api.raw_event },
+                    NewKind::Event => NewObject::EmptyEvent,
+                    NewKind::EventList => return Value::List(Vec::new()),
                 };
                 Value::New(obj)
             }
@@ -1280,10 +1376,15 @@ impl Lowerer<'_, '_> {
                 Value::Scalar
             }
             Effect::SetArg => {
-                let index = role_arg(Role::ArgIndex).and_then(|e| match self.expr(e) {
+                let kernel = match &api.receiver {
+                    Some(Role::Kernel) => recv_val,
+                    _ => role_val(Role::Kernel),
+                };
+                let index = match role_val(Role::ArgIndex) {
                     Value::Int(n) => Some(n),
                     _ => None,
-                });
+                };
+                let name = role_arg(Role::ArgIndex).and_then(|e| self.str_value(e));
                 let (value, arg) = match role_arg(Role::ArgValue) {
                     Some(e) => (role_val(Role::ArgValue), self.arg_span(e)),
                     None => (
@@ -1295,8 +1396,9 @@ impl Lowerer<'_, '_> {
                     ),
                 };
                 self.out.push(Stmt::SetArg {
-                    kernel: recv_val,
+                    kernel,
                     index,
+                    name,
                     value,
                     arg,
                     span,
@@ -1340,6 +1442,53 @@ impl Lowerer<'_, '_> {
             }
             Effect::Same => recv_val,
             Effect::Alias => vals.first().cloned().unwrap_or(Value::Unknown),
+            Effect::Release => {
+                self.out.push(Stmt::Release {
+                    events: role_val(Role::Event),
+                    span,
+                });
+                Value::Scalar
+            }
+            Effect::Wrap => {
+                let v = vals.first().cloned().unwrap_or(Value::Unknown);
+                self.out.push(Stmt::Release {
+                    events: v.clone(),
+                    span,
+                });
+                v
+            }
+            Effect::Op(op) => {
+                let arg_spans: Vec<ArgSpan> = args.iter().map(|e| self.arg_span(e)).collect();
+                // Strings (kernel names, sources) are read here; the analysis has no syn.
+                let args: Vec<Value> = api
+                    .args
+                    .iter()
+                    .zip(args)
+                    .zip(vals)
+                    .map(|((role, e), v)| match role {
+                        Role::Source => self.source_text(e).map_or(Value::Unknown, Value::Str),
+                        Role::KernelName => self.str_value(e).map_or(Value::Unknown, Value::Str),
+                        _ => v,
+                    })
+                    .collect();
+                let t = self.vars.len();
+                self.vars.push(VarInfo {
+                    name: format!("%{t}"),
+                    hint: TypeHint::Unknown,
+                });
+                let id = self.cx.next_cmd;
+                self.cx.next_cmd += 1;
+                self.out.push(Stmt::Op {
+                    op,
+                    recv: recv_val,
+                    args,
+                    arg_spans,
+                    dst: Place::var(t),
+                    id,
+                    span,
+                });
+                Value::Place(Place::var(t))
+            }
         }
     }
 
@@ -1384,17 +1533,59 @@ impl Lowerer<'_, '_> {
         }
     }
 
+    /// A string the expression is known to hold: a literal, a constant, a local bound to one,
+    /// or one of these through `CString::new`, `as_ptr`, `unwrap`, `?`.
     fn str_value(&mut self, e: &Expr) -> Option<String> {
         match strip(e) {
             Expr::Lit(l) => match &l.lit {
                 syn::Lit::Str(s) => Some(s.value()),
+                syn::Lit::CStr(c) => c.value().to_str().ok().map(str::to_string),
+                syn::Lit::ByteStr(b) => String::from_utf8(b.value())
+                    .ok()
+                    .map(|s| s.trim_end_matches('\0').to_string()),
                 _ => None,
             },
             Expr::Path(p) => {
                 let name = p.path.segments.last()?.ident.to_string();
+                if p.path.segments.len() == 1 {
+                    if let Some(v) = self.lookup(&name) {
+                        return self.strs.get(&v).cloned();
+                    }
+                }
                 match self.cx.consts.get(&name) {
                     Some(Const::Str(s)) => Some(s.clone()),
                     _ => None,
+                }
+            }
+            Expr::MethodCall(m)
+                if matches!(
+                    m.method.to_string().as_str(),
+                    "as_ptr"
+                        | "unwrap"
+                        | "expect"
+                        | "as_c_str"
+                        | "as_str"
+                        | "as_bytes"
+                        | "to_string"
+                        | "to_owned"
+                        | "into_raw"
+                ) =>
+            {
+                self.str_value(&m.receiver)
+            }
+            Expr::Try(t) => self.str_value(&t.expr),
+            Expr::Call(c) if c.args.len() == 1 => {
+                let segs = path_segments(&c.func)?;
+                let n = segs.len();
+                let ctor = n >= 2
+                    && matches!(
+                        (segs[n - 2].as_str(), segs[n - 1].as_str()),
+                        ("CString" | "String", "new" | "from")
+                    );
+                if ctor {
+                    self.str_value(&c.args[0])
+                } else {
+                    None
                 }
             }
             _ => None,

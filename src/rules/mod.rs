@@ -6,6 +6,7 @@ mod host_migration_between_devices;
 mod host_pointer_kernel_arg;
 mod migration_on_source_queue;
 mod missing_wait_list;
+mod unreleased_event;
 
 use crate::analysis::{CmdInfo, Fact};
 use crate::ir::{CommandKind, Span};
@@ -92,6 +93,7 @@ pub static RULES: &[Rule] = &[
     missing_wait_list::RULE,
     duplicate_shared_buffer_init::RULE,
     migration_on_source_queue::RULE,
+    unreleased_event::RULE,
 ];
 
 /// The rule with this code or name.

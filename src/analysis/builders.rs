@@ -1,0 +1,577 @@
+//! Builder-style APIs (ocl): commands assembled by method chains and enqueued by `enq()`,
+//! and buffers, kernels and queue-and-program bundles made by builders. What an operation
+//! means depends on what its receiver is; on anything else it is an unknown call.
+
+use std::borrow::Cow;
+use std::collections::BTreeSet;
+
+use super::*;
+use crate::kernel_src;
+
+/// A command being built.
+#[derive(Clone, Debug)]
+pub(super) struct CmdBuild {
+    /// The buffer or kernel the command is on.
+    target: ObjId,
+    kind: Option<CommandKind>,
+    queue: Option<(ObjId, Option<ArgSpan>)>,
+    /// `None` once a wait list is not known.
+    waits: Option<BTreeSet<usize>>,
+    event: Option<Place>,
+    blocking: Option<Blocking>,
+    host: Option<HostId>,
+    /// The destination of a copy.
+    dst: Option<ObjId>,
+    /// An argument the analysis could not follow.
+    unknown: bool,
+}
+
+/// A buffer being built.
+#[derive(Clone, Debug, Default)]
+pub(super) struct BufferBuild {
+    queue: Option<ObjId>,
+    host: Option<HostId>,
+    /// Filled on creation; with the event place when a fill event is given (then it does
+    /// not block).
+    fill: Option<Option<Place>>,
+}
+
+impl<'f> Analyzer<'f> {
+    fn builder_kind(&self, a: &AVal) -> Option<&ObjKind> {
+        match a {
+            AVal::Obj(o) => Some(&self.objs[*o].kind),
+            _ => None,
+        }
+    }
+
+    fn new_cmd(&mut self, target: ObjId, kind: Option<CommandKind>) -> ObjId {
+        let b = CmdBuild {
+            target,
+            kind,
+            queue: None,
+            waits: Some(BTreeSet::new()),
+            event: None,
+            blocking: None,
+            host: None,
+            dst: None,
+            unknown: false,
+        };
+        self.new_obj(ObjKind::CmdBuilder(Box::new(b)), "command".into())
+    }
+
+    fn cmd_mut(&mut self, o: ObjId) -> Option<&mut CmdBuild> {
+        match &mut self.objs[o].kind {
+            ObjKind::CmdBuilder(c) => Some(c),
+            _ => None,
+        }
+    }
+
+    /// Sets what a command does from the arguments of `write`/`read`/`fill`/`copy`.
+    fn set_kind(&mut self, st: &mut State, c: ObjId, kind: CommandKind, args: &[Value]) {
+        let first = args.first().cloned().unwrap_or(Value::Unknown);
+        let (host, dst, unknown) = match kind {
+            CommandKind::Write | CommandKind::Read => match self.eval(st, &first, None, "host") {
+                AVal::Host { id, .. } => (Some(id), None, false),
+                _ => (None, None, true),
+            },
+            CommandKind::Copy => match self.eval(st, &first, Some(RoleHint::Buffer), "buffer") {
+                AVal::Obj(d) if matches!(self.objs[d].kind, ObjKind::Buffer) => {
+                    (None, Some(d), false)
+                }
+                _ => (None, None, true),
+            },
+            _ => (None, None, false),
+        };
+        if let Some(cb) = self.cmd_mut(c) {
+            cb.kind = Some(kind);
+            cb.host = host;
+            cb.dst = dst;
+            cb.unknown |= unknown;
+        }
+    }
+
+    fn kernel_sig(source: Option<&str>, name: Option<&str>) -> Option<KernelSig> {
+        kernel_src::find_kernel(source?, name?)
+    }
+
+    /// Applies one builder operation; `None` when the receiver is not something it applies
+    /// to, so the call is unknown.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn op(
+        &mut self,
+        st: &mut State,
+        op: Op,
+        recv: &Value,
+        args: &[Value],
+        arg_spans: &[ArgSpan],
+        dst: &Place,
+        id: usize,
+        span: Span,
+    ) {
+        let role = match op {
+            Op::Kind(_) => Some(RoleHint::Buffer),
+            Op::Enq => Some(RoleHint::Kernel),
+            _ => None,
+        };
+        let r = self.eval(st, recv, role, "receiver");
+        let is_function = *recv == Value::Unknown;
+        let result = self.apply_op(st, op, &r, is_function, args, arg_spans, id, span);
+        match result {
+            Some(v) => {
+                st.env.insert(dst.clone(), v);
+            }
+            None => {
+                let mut all = vec![recv.clone()];
+                all.extend(args.iter().cloned());
+                self.forget(st, &all);
+                st.env.insert(dst.clone(), AVal::Unknown);
+            }
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn apply_op(
+        &mut self,
+        st: &mut State,
+        op: Op,
+        r: &AVal,
+        is_function: bool,
+        args: &[Value],
+        arg_spans: &[ArgSpan],
+        id: usize,
+        span: Span,
+    ) -> Option<AVal> {
+        let recv_obj = match r {
+            AVal::Obj(o) => Some(*o),
+            _ => None,
+        };
+        let arg = |i: usize| args.get(i).cloned().unwrap_or(Value::Unknown);
+        match op {
+            Op::Cmd => match self.builder_kind(r)? {
+                ObjKind::Buffer => Some(AVal::Obj(self.new_cmd(recv_obj?, None))),
+                ObjKind::Kernel { .. } => Some(AVal::Obj(
+                    self.new_cmd(recv_obj?, Some(CommandKind::Kernel)),
+                )),
+                _ => None,
+            },
+            Op::Kind(kind) => {
+                let c = match self.builder_kind(r)? {
+                    ObjKind::Buffer => self.new_cmd(recv_obj?, Some(kind)),
+                    ObjKind::CmdBuilder(_) => recv_obj?,
+                    _ => return None,
+                };
+                self.set_kind(st, c, kind, args);
+                Some(AVal::Obj(c))
+            }
+            Op::Queue => {
+                let o = recv_obj?;
+                let q = match self.eval(st, &arg(0), Some(RoleHint::Queue), "queue") {
+                    AVal::Obj(q) if matches!(self.objs[q].kind, ObjKind::Queue { .. }) => Some(q),
+                    _ => None,
+                };
+                let qspan = arg_spans.first().cloned();
+                match &mut self.objs[o].kind {
+                    ObjKind::CmdBuilder(c) => match q {
+                        Some(q) => c.queue = Some((q, qspan)),
+                        None => c.unknown = true,
+                    },
+                    ObjKind::BufferBuilder(b) => b.queue = q,
+                    ObjKind::KernelBuilder { kernel, .. } => {
+                        let k = *kernel;
+                        match q {
+                            Some(q) => self.default_queue.insert(k, q),
+                            None => self.default_queue.remove(&k),
+                        };
+                    }
+                    ObjKind::Kernel { .. } | ObjKind::Buffer => {
+                        match q {
+                            Some(q) => self.default_queue.insert(o, q),
+                            None => self.default_queue.remove(&o),
+                        };
+                    }
+                    ObjKind::ProQueBuilder { .. } => {}
+                    _ => return None,
+                }
+                Some(r.clone())
+            }
+            Op::GetQueue => match self.builder_kind(r)? {
+                ObjKind::ProQue { queue, .. } => Some(AVal::Obj(*queue)),
+                _ => None,
+            },
+            Op::Wait => {
+                let o = recv_obj?;
+                if !matches!(self.objs[o].kind, ObjKind::CmdBuilder(_)) {
+                    return None;
+                }
+                let w = self.wait_set(st, &arg(0));
+                let c = self.cmd_mut(o)?;
+                c.waits = match (c.waits.take(), w) {
+                    (Some(mut a), Some(b)) => {
+                        a.extend(b);
+                        Some(a)
+                    }
+                    _ => None,
+                };
+                Some(r.clone())
+            }
+            Op::NewEvent => {
+                let o = recv_obj?;
+                let place = match arg(0) {
+                    Value::Place(p) => Some(p),
+                    _ => None,
+                };
+                let c = self.cmd_mut(o)?;
+                c.event = place;
+                Some(r.clone())
+            }
+            Op::Block => {
+                let o = recv_obj?;
+                let b = match arg(0) {
+                    Value::Int(0) => Blocking::No,
+                    Value::Int(_) => Blocking::Yes,
+                    _ => Blocking::Unknown,
+                };
+                self.cmd_mut(o)?.blocking = Some(b);
+                Some(r.clone())
+            }
+            Op::Enq => {
+                let o = recv_obj?;
+                let c = match &self.objs[o].kind {
+                    ObjKind::CmdBuilder(c) => (**c).clone(),
+                    ObjKind::Kernel { .. } => CmdBuild {
+                        target: o,
+                        kind: Some(CommandKind::Kernel),
+                        queue: None,
+                        waits: Some(BTreeSet::new()),
+                        event: None,
+                        blocking: None,
+                        host: None,
+                        dst: None,
+                        unknown: false,
+                    },
+                    _ => return None,
+                };
+                self.enq_built(st, c, id, span);
+                Some(AVal::Scalar)
+            }
+            Op::Builder(kind) => {
+                let pro_que = match self.builder_kind(r) {
+                    Some(ObjKind::ProQue { queue, source }) => Some((*queue, source.clone())),
+                    _ if is_function => None,
+                    _ => return None,
+                };
+                let obj = match kind {
+                    BuilderKind::Buffer => ObjKind::BufferBuilder(Box::new(BufferBuild {
+                        queue: pro_que.as_ref().map(|(q, _)| *q),
+                        ..BufferBuild::default()
+                    })),
+                    BuilderKind::Kernel => {
+                        let k = self.new_obj(ObjKind::Kernel { sig: None }, "kernel".into());
+                        if let Some((q, _)) = &pro_que {
+                            self.default_queue.insert(k, *q);
+                        }
+                        self.program_sources.insert(k, pro_que.and_then(|(_, s)| s));
+                        ObjKind::KernelBuilder {
+                            kernel: k,
+                            unknown_args: false,
+                        }
+                    }
+                    BuilderKind::ProQue => ObjKind::ProQueBuilder {
+                        source: None,
+                        program: false,
+                    },
+                    BuilderKind::Program => ObjKind::ProQueBuilder {
+                        source: None,
+                        program: true,
+                    },
+                };
+                Some(AVal::Obj(self.new_obj(obj, "builder".into())))
+            }
+            Op::KernelBuilder => {
+                let Some(ObjKind::ProQue { queue, source }) = self.builder_kind(r) else {
+                    return None;
+                };
+                let (queue, source) = (*queue, source.clone());
+                let name = match arg(0) {
+                    Value::Str(n) => Some(n),
+                    _ => None,
+                };
+                let sig = Self::kernel_sig(source.as_deref(), name.as_deref());
+                let k = self.new_obj(
+                    ObjKind::Kernel { sig },
+                    name.clone().unwrap_or_else(|| "kernel".into()),
+                );
+                self.default_queue.insert(k, queue);
+                self.program_sources.insert(k, source);
+                let b = ObjKind::KernelBuilder {
+                    kernel: k,
+                    unknown_args: false,
+                };
+                Some(AVal::Obj(self.new_obj(b, "builder".into())))
+            }
+            Op::HostData | Op::FillVal | Op::FillEvent => {
+                let o = recv_obj?;
+                let host = match op {
+                    Op::HostData => match self.eval(st, &arg(0), None, "host") {
+                        AVal::Host { id, .. } => Some(id),
+                        _ => None,
+                    },
+                    _ => None,
+                };
+                let place = match arg(0) {
+                    Value::Place(p) => Some(p),
+                    _ => None,
+                };
+                let ObjKind::BufferBuilder(b) = &mut self.objs[o].kind else {
+                    return None;
+                };
+                match op {
+                    Op::HostData => b.host = host,
+                    Op::FillVal => b.fill = Some(None),
+                    _ => b.fill = Some(place),
+                }
+                Some(r.clone())
+            }
+            Op::Arg { named } => {
+                let o = recv_obj?;
+                let ObjKind::KernelBuilder { kernel, .. } = self.objs[o].kind else {
+                    return None;
+                };
+                let index = match st.kernel_args.get(&kernel) {
+                    Some(ka) => ka.args.len() as u64,
+                    None => 0,
+                };
+                let (value, aspan) = if named {
+                    (arg(1), arg_spans.get(1).cloned())
+                } else {
+                    (arg(0), arg_spans.first().cloned())
+                };
+                let aspan = aspan.unwrap_or(ArgSpan {
+                    span,
+                    text: String::new(),
+                });
+                let a = self.classify_arg(st, kernel, index, &value, &aspan, aspan.span);
+                if a == Arg::Unknown {
+                    if let ObjKind::KernelBuilder { unknown_args, .. } = &mut self.objs[o].kind {
+                        *unknown_args = true;
+                    }
+                }
+                st.kernel_args
+                    .entry(kernel)
+                    .or_insert(KernelArgs {
+                        known: true,
+                        args: Vec::new(),
+                    })
+                    .args
+                    .push((index, a));
+                if let (true, Value::Str(n)) = (named, arg(0)) {
+                    self.arg_names.entry(kernel).or_default().push((n, index));
+                }
+                Some(r.clone())
+            }
+            Op::Program => {
+                let o = recv_obj?;
+                let source = match self.eval(st, &arg(0), None, "program") {
+                    AVal::Str(t) => Some(t),
+                    AVal::Obj(p) => match &self.objs[p].kind {
+                        ObjKind::Program { source } => source.clone(),
+                        _ => None,
+                    },
+                    _ => None,
+                };
+                match &mut self.objs[o].kind {
+                    ObjKind::ProQueBuilder { source: s, .. } => *s = source,
+                    ObjKind::KernelBuilder { kernel, .. } => {
+                        let k = *kernel;
+                        self.program_sources.insert(k, source);
+                        self.refresh_sig(k);
+                    }
+                    _ => return None,
+                }
+                Some(r.clone())
+            }
+            Op::Name => {
+                let o = recv_obj?;
+                let ObjKind::KernelBuilder { kernel, .. } = self.objs[o].kind else {
+                    return None;
+                };
+                if let Value::Str(n) = arg(0) {
+                    self.objs[kernel].name = n;
+                    self.refresh_sig(kernel);
+                }
+                Some(r.clone())
+            }
+            Op::Build => {
+                let o = recv_obj?;
+                match self.objs[o].kind.clone() {
+                    ObjKind::BufferBuilder(b) => Some(self.build_buffer(st, &b, id, span)),
+                    ObjKind::KernelBuilder {
+                        kernel,
+                        unknown_args,
+                    } => {
+                        let args = st.kernel_args.entry(kernel).or_insert(KernelArgs {
+                            known: true,
+                            args: Vec::new(),
+                        });
+                        args.known &= !unknown_args;
+                        Some(AVal::Obj(kernel))
+                    }
+                    ObjKind::ProQueBuilder {
+                        source,
+                        program: true,
+                    } => Some(AVal::Obj(
+                        self.new_obj(ObjKind::Program { source }, "program".into()),
+                    )),
+                    ObjKind::ProQueBuilder { source, .. } => {
+                        let device = self.default_device_obj();
+                        let queue = self.new_obj(
+                            ObjKind::Queue {
+                                device: Some(device),
+                                ooo: false,
+                            },
+                            "pro_que.queue()".into(),
+                        );
+                        Some(AVal::Obj(self.new_obj(
+                            ObjKind::ProQue { queue, source },
+                            "pro_que".into(),
+                        )))
+                    }
+                    _ => None,
+                }
+            }
+            Op::CreateBuffer => {
+                let Some(ObjKind::ProQue { queue, .. }) = self.builder_kind(r) else {
+                    return None;
+                };
+                let queue = *queue;
+                let b = self.new_obj(ObjKind::Buffer, "%buffer".into());
+                self.default_queue.insert(b, queue);
+                Some(AVal::Obj(b))
+            }
+            Op::Same => match self.builder_kind(r)? {
+                ObjKind::CmdBuilder(_)
+                | ObjKind::BufferBuilder(_)
+                | ObjKind::KernelBuilder { .. }
+                | ObjKind::ProQueBuilder { .. } => Some(r.clone()),
+                _ => None,
+            },
+        }
+    }
+
+    fn refresh_sig(&mut self, k: ObjId) {
+        let source = self.program_sources.get(&k).cloned().flatten();
+        let sig = Self::kernel_sig(source.as_deref(), Some(&self.objs[k].name));
+        self.objs[k].kind = ObjKind::Kernel { sig };
+    }
+
+    /// `build()` of a buffer builder: the buffer, its default queue, its initialization,
+    /// and the fill command a `fill_val` enqueues.
+    fn build_buffer(&mut self, st: &mut State, b: &BufferBuild, id: usize, span: Span) -> AVal {
+        let buf = self.new_obj(ObjKind::Buffer, "%buffer".into());
+        if let Some(q) = b.queue {
+            self.default_queue.insert(buf, q);
+        }
+        if let Some(h) = b.host {
+            let version = st.host_version.get(&h).copied().unwrap_or(0);
+            st.init.insert(
+                buf,
+                Init {
+                    host: h,
+                    version,
+                    site: span,
+                    queue: None,
+                },
+            );
+            st.host_buffers.entry(h).or_default().insert(buf);
+        }
+        if let (Some(event), Some(q)) = (&b.fill, b.queue) {
+            let c = CmdBuild {
+                target: buf,
+                kind: Some(CommandKind::Fill),
+                queue: Some((q, None)),
+                waits: Some(BTreeSet::new()),
+                event: event.clone(),
+                blocking: Some(if event.is_some() {
+                    Blocking::No
+                } else {
+                    Blocking::Yes
+                }),
+                host: None,
+                dst: None,
+                unknown: false,
+            };
+            self.enq_built(st, c, id, span);
+        }
+        AVal::Obj(buf)
+    }
+
+    /// Enqueues a built command.
+    fn enq_built(&mut self, st: &mut State, c: CmdBuild, id: usize, span: Span) {
+        let Some(kind) = c.kind else {
+            return;
+        };
+        let queue = c
+            .queue
+            .as_ref()
+            .map(|(q, _)| *q)
+            .or_else(|| self.default_queue.get(&c.target).copied());
+        let mut r = Resolved {
+            queue,
+            waits: c.waits.clone(),
+            unknown_buffers: c.unknown,
+            ..Resolved::default()
+        };
+        let whole = UseInfo {
+            to_host: false,
+            whole: true,
+            host: c.host,
+        };
+        match kind {
+            CommandKind::Write => r.uses.push((c.target, Mode::Write, whole)),
+            CommandKind::Read => r.uses.push((c.target, Mode::Read, whole)),
+            CommandKind::Fill => r.uses.push((c.target, Mode::Write, UseInfo::default())),
+            CommandKind::Copy => {
+                r.uses.push((c.target, Mode::Read, UseInfo::default()));
+                if let Some(d) = c.dst {
+                    r.uses.push((d, Mode::Write, UseInfo::default()));
+                }
+            }
+            CommandKind::Kernel => self.add_launch(st, &AVal::Obj(c.target), &mut r),
+            _ => {}
+        }
+        // Reads and writes block unless told otherwise; nothing else blocks.
+        let blocking = match (kind, c.blocking) {
+            (_, Some(b)) => b,
+            (CommandKind::Write | CommandKind::Read, None) => Blocking::Yes,
+            _ => Blocking::No,
+        };
+        let api = match kind {
+            CommandKind::Write => "write",
+            CommandKind::Read => "read",
+            CommandKind::Fill => "fill",
+            CommandKind::Copy => "copy",
+            _ => "enq",
+        };
+        let cmd = Command {
+            id,
+            api: api.into(),
+            kind,
+            queue: Value::Unknown,
+            queue_arg: c.queue.and_then(|(_, s)| s),
+            buffers: Vec::new(),
+            kernel: None,
+            waits: None,
+            wait_arg: None,
+            blocking,
+            flags_arg: None,
+            raw_event: false,
+            span,
+        };
+        self.push_command(st, Cow::Owned(cmd), r, c.event.as_ref());
+        if kind == CommandKind::Read {
+            if let Some(h) = c.host {
+                *st.host_version.entry(h).or_insert(0) += 1;
+            }
+        }
+    }
+}

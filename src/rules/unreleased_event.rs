@@ -1,0 +1,61 @@
+//! CLM006: a raw `cl_event` that is never released on some path.
+
+use super::{Label, Level, Rule};
+use crate::analysis::Fact;
+use crate::rules::Finding;
+
+pub const RULE: Rule = Rule {
+    code: "CLM006",
+    name: "unreleased-event",
+    level: Level::Error,
+    summary: "a raw `cl_event` is created and never released, returned or handed to an owner",
+    doc: include_str!("../../rules/CLM006-unreleased-event.md"),
+    check,
+};
+
+fn check(fact: &Fact) -> Option<Finding> {
+    // Only raw events that leak.
+    let Fact::Unreleased {
+        site,
+        api,
+        event_var,
+        overwritten,
+    } = fact
+    else {
+        return None;
+    };
+    let what = match event_var {
+        Some(v) => format!("the event `{v}` made by `{api}`"),
+        None => format!("the event made by `{api}`"),
+    };
+    let mut f = RULE.finding(
+        match overwritten {
+            Some(_) => format!("{what} is overwritten before it is released"),
+            None => format!("{what} is never released"),
+        },
+        *site,
+        Label {
+            span: *site,
+            message: "raw event created here".into(),
+        },
+    );
+    if let Some(o) = overwritten {
+        f.secondary.push(Label {
+            span: *o,
+            message: "its only reference is overwritten here".into(),
+        });
+    }
+    let release = match api.starts_with("cl") {
+        true => "clReleaseEvent",
+        false => "release_event",
+    };
+    f.help = Some(match event_var {
+        Some(v) => format!(
+            "call `{release}({v})` after its last use, or wrap it in `opencl3::event::Event::new`"
+        ),
+        None => format!(
+            "keep the event and call `{release}` after its last use, or pass a null event pointer"
+        ),
+    });
+    Some(f)
+}

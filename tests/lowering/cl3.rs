@@ -1,0 +1,36 @@
+// Every modeled cl3 API. Read by `debug ir` only.
+use cl3::command_queue::*;
+use cl3::event::{create_user_event, release_event, retain_event, set_user_event_status, wait_for_events};
+use cl3::kernel::{create_kernel, set_kernel_arg};
+use cl3::memory::create_buffer;
+use cl3::program::create_program_with_source;
+
+unsafe fn objects(context: cl_context, device: cl_device_id, host: &mut Vec<f32>) {
+    let q0 = create_command_queue(context, device, 0)?;
+    let q1 = create_command_queue_with_properties(context, device, props_with_out_of_order.as_ptr())?;
+    let a = create_buffer(context, CL_MEM_READ_WRITE, 256, ptr::null_mut())?;
+    let b = create_buffer(context, CL_MEM_COPY_HOST_PTR, 256, host.as_mut_ptr().cast())?;
+    let p = create_program_with_source(context, &[SRC])?;
+    let k = create_kernel(p, c"k")?;
+    set_kernel_arg(k, 0, mem::size_of::<cl_mem>(), &a as *const cl_mem as *const c_void)?;
+    set_kernel_arg(k, 1, mem::size_of::<cl_mem>(), host.as_ptr() as *const c_void)?;
+    let user = create_user_event(context)?;
+    set_user_event_status(user, CL_COMPLETE)?;
+    release_event(user)?;
+}
+
+unsafe fn commands(q: cl_command_queue, a: cl_mem, b: cl_mem, k: cl_kernel, host: &mut [f32], waits: &[cl_event]) {
+    let w = enqueue_write_buffer(q, a, CL_NON_BLOCKING, 0, 256, host.as_ptr().cast(), 0, ptr::null())?;
+    let r = enqueue_read_buffer(q, b, CL_BLOCKING, 0, 256, host.as_mut_ptr().cast(), 1, &w)?;
+    let f = enqueue_fill_buffer(q, a, pattern.as_ptr(), 4, 0, 256, 0, ptr::null())?;
+    let c = enqueue_copy_buffer(q, b, a, 0, 0, 256, 2, [f, r].as_ptr())?;
+    let m = enqueue_migrate_mem_object(q, 1, &a, CL_MIGRATE_MEM_OBJECT_HOST, waits.len() as cl_uint, waits.as_ptr())?;
+    let n = enqueue_nd_range_kernel(q, k, 1, ptr::null(), gws.as_ptr(), ptr::null(), 1, &m)?;
+    let t = enqueue_task(q, k, 0, ptr::null())?;
+    let mk = enqueue_marker_with_wait_list(q, 1, &n)?;
+    let br = enqueue_barrier_with_wait_list(q, 0, ptr::null())?;
+    finish(q)?;
+    wait_for_events(&[t, mk])?;
+    retain_event(br)?;
+    release_event(w)?;
+}

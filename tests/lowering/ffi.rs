@@ -1,0 +1,43 @@
+// Every modeled raw FFI (cl-sys, opencl-sys) API. Read by `debug ir` only.
+use cl_sys::*;
+
+unsafe fn objects(platform_props: *const cl_context_properties, device: cl_device_id, host: &mut Vec<f32>) {
+    let mut err = 0;
+    let context = clCreateContext(platform_props, 1, &device, None, ptr::null_mut(), &mut err);
+    let q0 = clCreateCommandQueue(context, device, 0, &mut err);
+    let q1 = clCreateCommandQueueWithProperties(context, device, OUT_OF_ORDER_PROPS.as_ptr(), &mut err);
+    let a = clCreateBuffer(context, CL_MEM_READ_WRITE, 256, ptr::null_mut(), &mut err);
+    let b = clCreateBuffer(context, CL_MEM_USE_HOST_PTR, 256, host.as_mut_ptr() as *mut c_void, &mut err);
+    let src = SRC.as_ptr() as *const c_char;
+    let p = clCreateProgramWithSource(context, 1, &src, ptr::null(), &mut err);
+    let name = CString::new("k").unwrap();
+    let k = clCreateKernel(p, name.as_ptr(), &mut err);
+    clSetKernelArg(k, 0, mem::size_of::<cl_mem>(), &a as *const cl_mem as *const c_void);
+    clSetKernelArg(k, 1, mem::size_of::<cl_mem>(), &host as *const _ as *const c_void);
+    let user = clCreateUserEvent(context, &mut err);
+    clSetUserEventStatus(user, CL_COMPLETE);
+    clReleaseEvent(user);
+}
+
+unsafe fn commands(q: cl_command_queue, a: cl_mem, b: cl_mem, k: cl_kernel, host: &mut [f32]) {
+    let mut w: cl_event = ptr::null_mut();
+    let mut r: cl_event = ptr::null_mut();
+    let mut m: cl_event = ptr::null_mut();
+    let mut n: cl_event = ptr::null_mut();
+    let mut mapped_ev: cl_event = ptr::null_mut();
+    let mut err = clEnqueueWriteBuffer(q, a, CL_FALSE, 0, 256, host.as_ptr() as *const c_void, 0, ptr::null(), &mut w);
+    err |= clEnqueueReadBuffer(q, b, CL_TRUE, 0, 256, host.as_mut_ptr() as *mut c_void, 1, &w, &mut r);
+    err |= clEnqueueFillBuffer(q, a, pattern.as_ptr(), 4, 0, 256, 0, ptr::null(), ptr::null_mut());
+    err |= clEnqueueCopyBuffer(q, b, a, 0, 0, 256, 1, &r, ptr::null_mut());
+    err |= clEnqueueMigrateMemObjects(q, 2, [a, b].as_ptr(), 0, 0, ptr::null(), &mut m);
+    err |= clEnqueueNDRangeKernel(q, k, 1, ptr::null(), gws.as_ptr(), ptr::null(), 1, &m, &mut n);
+    err |= clEnqueueTask(q, k, 0, ptr::null(), ptr::null_mut());
+    err |= clEnqueueMarkerWithWaitList(q, 1, &n, ptr::null_mut());
+    err |= clEnqueueBarrierWithWaitList(q, 0, ptr::null(), ptr::null_mut());
+    let mapped = clEnqueueMapBuffer(q, b, CL_TRUE, CL_MAP_READ, 0, 256, 0, ptr::null(), &mut mapped_ev, &mut err);
+    err |= clEnqueueUnmapMemObject(q, b, mapped, 1, &mapped_ev, ptr::null_mut());
+    err |= clFinish(q);
+    err |= clWaitForEvents(2, [w, r].as_ptr());
+    err |= clRetainEvent(n);
+    err |= clReleaseEvent(n);
+}

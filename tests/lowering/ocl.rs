@@ -1,0 +1,62 @@
+// Every modeled ocl API. Read by `debug ir` only.
+use ocl::{Buffer, Event, EventList, Kernel, ProQue, Program, Queue};
+
+fn objects(context: &Context, device: Device, data: &[f32]) {
+    let q = Queue::new(context, device, None)?;
+    let program = Program::builder().src(SRC).devices(device).cmplr_opt("-O2").cmplr_def("N", 4).bo(opt).build(context)?;
+    let buffer = Buffer::<f32>::builder()
+        .queue(q.clone())
+        .flags(flags::MEM_READ_WRITE)
+        .len(64)
+        .dims(64)
+        .copy_host_slice(data)
+        .build()?;
+    let mut filled = Event::empty();
+    let zeros = Buffer::<f32>::builder().queue(q.clone()).len(64).fill_val(0.0).fill_event(&mut filled).build()?;
+    let mut kernel = Kernel::builder()
+        .program(&program)
+        .name("k")
+        .queue(q.clone())
+        .global_work_size(64)
+        .local_work_size(8)
+        .global_work_offset(0)
+        .arg(&buffer)
+        .arg_buf(&zeros)
+        .arg_img(&image)
+        .arg_scl(1.0f32)
+        .arg_vec(v)
+        .arg_loc::<f32>(16)
+        .arg_local::<f32>(16)
+        .arg_smp(&sampler)
+        .arg_sampler(&sampler)
+        .arg_named("n", 4u32)
+        .arg_buf_named("b", Some(&buffer))
+        .arg_img_named("i", None::<&Image<f32>>)
+        .arg_scl_named("s", 1.0f32)
+        .arg_vec_named("v", v)
+        .arg_smp_named("m", None)
+        .arg_sampler_named("x", None)
+        .build()?;
+    kernel.set_arg("n", 8u32)?;
+    kernel.set_default_queue(q.clone());
+    let pro_que = ProQue::builder().platform(platform).device(device).context(context.clone()).queue_properties(props).src(SRC).dims(64).build()?;
+    let pq_queue = pro_que.queue();
+    let pq_buffer = pro_que.create_buffer::<f32>()?;
+    let bb = pro_que.buffer_builder::<f32>().len(64).build()?;
+    let pk = pro_que.kernel_builder("k").arg(&pq_buffer).build()?;
+}
+
+fn commands(q: &Queue, other: &Queue, buffer: &Buffer<f32>, dst: &Buffer<f32>, kernel: &Kernel, data: &mut Vec<f32>) {
+    let mut ev = Event::empty();
+    let mut list = EventList::new();
+    buffer.write(&data[..]).queue(q).enew(&mut ev).enq()?;
+    buffer.read(data).queue(other).ewait(&ev).enq()?;
+    unsafe { buffer.cmd().write(&data[..]).block(false).enew(&mut list).enq()? };
+    buffer.cmd().fill(0.0, None).queue(q).enq()?;
+    buffer.cmd().copy(dst, None, None).offset(0).src_offset(0).dst_offset(0).enq()?;
+    unsafe { kernel.cmd().queue(q).gws(64).lws(8).gwo(0).ewait(&list).enq()? };
+    unsafe { kernel.enq()? };
+    ev.wait_for()?;
+    list.wait_for()?;
+    q.finish()?;
+}
