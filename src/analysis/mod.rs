@@ -1461,7 +1461,8 @@ impl<'f> Analyzer<'f> {
             .unwrap_or(&[])
             .iter()
             .filter(|(a, am)| {
-                conflict(*am, mode) && !before.contains(*a) && !st.completed.contains(*a)
+                // A command does not race with itself (a kernel reading and writing one buffer).
+                *a != i && conflict(*am, mode) && !before.contains(*a) && !st.completed.contains(*a)
             })
             .copied()
             .collect();
