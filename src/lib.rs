@@ -89,13 +89,22 @@ fn read(path: &Path) -> Result<String, String> {
     })
 }
 
-/// Parses one file; a syntax error is a problem with its position.
+/// Parses one file; a syntax error is a problem with its position. A file that parses only
+/// as edition 2015 code (`async`, `await`, `try` as identifiers) is read as such.
 pub fn parse(file_id: usize, src: &SourceFile) -> Result<syn::File, Problem> {
-    syn::parse_file(&src.text).map_err(|e| Problem {
-        path: src.path.clone(),
-        span: Some(src.span(file_id, e.span())),
-        message: format!("could not parse: {e}; the file was not checked"),
-        internal: false,
+    syn::parse_file(&src.text).or_else(|e| {
+        if let Some((text, shifts)) = src.edition_2015() {
+            if let Ok(ast) = syn::parse_file(&text) {
+                src.use_edition_2015(shifts);
+                return Ok(ast);
+            }
+        }
+        Err(Problem {
+            path: src.path.clone(),
+            span: Some(src.span(file_id, e.span())),
+            message: format!("could not parse: {e}; the file was not checked"),
+            internal: false,
+        })
     })
 }
 

@@ -1,8 +1,17 @@
 //! Source files, line tables and span conversion.
 
+use std::collections::HashMap;
 use std::path::PathBuf;
+use std::sync::OnceLock;
 
 use crate::ir::Span;
+
+/// Words that are identifiers in edition 2015 and keywords later.
+const EDITION_2015_WORDS: &[&str] = &["async", "await", "try"];
+
+/// Where `r#` was inserted before a 2015 identifier: 1-based line → 0-based columns (in
+/// characters, in the rewritten text) of each insertion.
+type Shifts = HashMap<usize, Vec<usize>>;
 
 /// One file read from disk.
 #[derive(Debug)]
@@ -12,6 +21,8 @@ pub struct SourceFile {
     pub display: String,
     pub text: String,
     line_starts: Vec<usize>,
+    /// Set when the file was parsed as edition 2015 code (see [`SourceFile::edition_2015`]).
+    shifts: OnceLock<Shifts>,
 }
 
 impl SourceFile {
@@ -23,7 +34,68 @@ impl SourceFile {
             display,
             text,
             line_starts,
+            shifts: OnceLock::new(),
         }
+    }
+
+    /// The text with edition-2015 identifiers that later editions reserve (`async`, `await`,
+    /// `try`) written as raw identifiers, so a current parser reads it; `None` when there is
+    /// none or the text does not tokenize. Spans of the rewritten text are mapped back to
+    /// this one once [`SourceFile::use_edition_2015`] is called.
+    pub fn edition_2015(&self) -> Option<(String, Shifts)> {
+        let ts: proc_macro2::TokenStream = self.text.parse().ok()?;
+        let mut at = Vec::new();
+        fn walk(ts: proc_macro2::TokenStream, at: &mut Vec<(usize, usize)>) {
+            for tt in ts {
+                match tt {
+                    proc_macro2::TokenTree::Ident(i)
+                        if EDITION_2015_WORDS.contains(&i.to_string().as_str()) =>
+                    {
+                        let s = i.span().start();
+                        at.push((s.line, s.column));
+                    }
+                    proc_macro2::TokenTree::Group(g) => walk(g.stream(), at),
+                    _ => {}
+                }
+            }
+        }
+        walk(ts, &mut at);
+        if at.is_empty() {
+            return None;
+        }
+        at.sort_unstable();
+        let mut out = String::with_capacity(self.text.len() + 2 * at.len());
+        let mut last = 0;
+        let mut shifts: Shifts = HashMap::new();
+        for (line, col) in at {
+            let off = self.offset(line, col);
+            out.push_str(&self.text[last..off]);
+            out.push_str("r#");
+            last = off;
+            let cols = shifts.entry(line).or_default();
+            // Columns in the rewritten line: earlier insertions on it moved this one.
+            cols.push(col + 2 * cols.len());
+        }
+        out.push_str(&self.text[last..]);
+        Some((out, shifts))
+    }
+
+    /// From now on, spans are of the rewritten edition-2015 text.
+    pub fn use_edition_2015(&self, shifts: Shifts) {
+        let _ = self.shifts.set(shifts);
+    }
+
+    /// A column of the parsed text as a column of this one.
+    fn original_column(&self, line: usize, col: usize) -> usize {
+        let Some(cols) = self.shifts.get().and_then(|s| s.get(&line)) else {
+            return col;
+        };
+        let moved: usize = cols
+            .iter()
+            .filter(|&&c| c < col)
+            .map(|&c| (col - c).min(2))
+            .sum();
+        col - moved
     }
 
     /// Byte offset of a 1-based line and a 0-based column counted in characters.
@@ -62,8 +134,8 @@ impl SourceFile {
         let b = s.end();
         Span {
             file,
-            start: self.offset(a.line, a.column),
-            end: self.offset(b.line, b.column),
+            start: self.offset(a.line, self.original_column(a.line, a.column)),
+            end: self.offset(b.line, self.original_column(b.line, b.column)),
         }
     }
 }

@@ -548,6 +548,8 @@ impl Lowerer<'_, '_> {
     }
 
     fn bind(&mut self, name: &str, hint: TypeHint) -> Var {
+        // `r#try` is the variable `try`.
+        let name = name.trim_start_matches("r#");
         let v = self.vars.len();
         self.vars.push(VarInfo {
             name: name.to_string(),
@@ -560,6 +562,7 @@ impl Lowerer<'_, '_> {
     }
 
     fn lookup(&self, name: &str) -> Option<Var> {
+        let name = name.trim_start_matches("r#");
         self.scopes.iter().rev().find_map(|s| s.get(name).copied())
     }
 
@@ -1047,6 +1050,12 @@ impl Lowerer<'_, '_> {
         }
         if name == "include_str" {
             return Value::Scalar;
+        }
+        // Edition 2015's `try!(x)` is `x?`.
+        if name == "r#try" {
+            if let Ok(e) = m.parse_body::<Expr>() {
+                return self.expr(&e);
+            }
         }
         if READING_MACROS.contains(&name.as_str()) {
             if let Ok(items) =
