@@ -24,6 +24,8 @@ pub enum ParamAccess {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Param {
     pub name: String,
+    /// The declaration as written, without the name (`__global const float*`).
+    pub decl: String,
     pub space: AddrSpace,
     pub pointer: bool,
     pub const_pointee: bool,
@@ -254,8 +256,18 @@ fn param(toks: &[Tok], body: &[Tok]) -> Option<Param> {
     } else {
         body_access(&name, body)
     };
+    let decl = toks[..toks.len().saturating_sub(1)]
+        .iter()
+        .map(|t| match t {
+            Tok::Ident(s) | Tok::Punct(s) => s.as_str(),
+            Tok::Other => "?",
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+        .replace(" *", "*");
     Some(Param {
         name,
+        decl,
         space,
         pointer,
         const_pointee,

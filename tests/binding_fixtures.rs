@@ -1,4 +1,5 @@
-//! The binding fixtures are real programs. This crate compiles every one of them, and runs
+//! The binding fixtures are real programs. This crate compiles every one of them (the
+//! opencl3 rule fixtures are compiled into the harness, the edition 2015 one cannot be), and runs
 //! the corrected variants on PoCL's two CPU devices against the CPU reference, so a fixture
 //! cannot drift from what the bindings accept and do.
 
@@ -12,6 +13,12 @@ mod cl3_fixed;
 mod ffi_buggy;
 #[path = "../fixtures/seed-ffi/fixed.rs"]
 mod ffi_fixed;
+#[path = "../fixtures/kernel-arg-mismatch/case.rs"]
+#[allow(dead_code)]
+mod mismatch_case;
+#[path = "../fixtures/kernel-arg-mismatch/fixed.rs"]
+#[allow(dead_code)]
+mod mismatch_fixed;
 #[path = "../fixtures/ocl/case.rs"]
 #[allow(dead_code)]
 mod ocl_case;

@@ -38,6 +38,17 @@ pub struct CmdInfo {
     pub event_var: Option<String>,
 }
 
+/// How an argument fails the kernel's signature.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Mismatch {
+    /// The index is past the last parameter; the kernel has `count`.
+    PastEnd { count: usize },
+    /// A buffer for a parameter passed by value.
+    BufferByValue { param: String, decl: String },
+    /// A scalar for a parameter that is a pointer to device memory.
+    ScalarForPointer { param: String, decl: String },
+}
+
 /// How a command uses a buffer, for messages.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mode {
@@ -78,6 +89,14 @@ pub enum Fact {
         param: Option<String>,
         /// The one buffer made from that host data.
         suggestion: Option<String>,
+    },
+    /// A kernel argument that cannot match the kernel's signature in its source.
+    ArgMismatch {
+        set_arg: Span,
+        arg: ArgSpan,
+        kernel: String,
+        index: u64,
+        problem: Mismatch,
     },
     /// Two commands on different queues touch a buffer, one writes, nothing orders them.
     Unordered {
@@ -449,7 +468,8 @@ struct Analyzer<'f> {
 
 /// A fact with instance numbers, resolved to names when the function is done.
 enum RawFact {
-    HostArg(Box<Fact>),
+    /// A fact that needs no names resolved at the end.
+    Ready(Box<Fact>),
     Unordered {
         producer: usize,
         pm: Mode,
@@ -1129,6 +1149,7 @@ impl<'f> Analyzer<'f> {
         span: Span,
     ) -> Arg {
         let a = self.eval(st, value, None, "arg");
+        self.check_signature(kernel, index, &a, arg, span);
         match a {
             AVal::Obj(o) if matches!(self.objs[o].kind, ObjKind::Buffer) => Arg::Buffer(o),
             AVal::Host { kind, id } => {
@@ -1147,7 +1168,7 @@ impl<'f> Analyzer<'f> {
                 let bufs = st.host_buffers.get(&id).cloned().unwrap_or_default();
                 let suggestion = (bufs.len() == 1).then(|| *bufs.iter().next().unwrap_or(&0));
                 if self.seen.insert((1, span.start, span.file)) {
-                    self.raw.push(RawFact::HostArg(Box::new(Fact::HostArg {
+                    self.raw.push(RawFact::Ready(Box::new(Fact::HostArg {
                         set_arg: span,
                         arg: arg.clone(),
                         kernel: self.objs[kernel].name.clone(),
@@ -1166,6 +1187,44 @@ impl<'f> Analyzer<'f> {
             _ => {
                 self.collect_and_forget(st, &a);
                 Arg::Unknown
+            }
+        }
+    }
+
+    /// Compares an argument with the kernel's signature, when its source is visible.
+    fn check_signature(&mut self, kernel: ObjId, index: u64, a: &AVal, arg: &ArgSpan, span: Span) {
+        let ObjKind::Kernel { sig: Some(sig) } = &self.objs[kernel].kind else {
+            return;
+        };
+        let problem = match sig.params.get(index as usize) {
+            None => Some(Mismatch::PastEnd {
+                count: sig.params.len(),
+            }),
+            Some(p) => match a {
+                AVal::Obj(o) if matches!(self.objs[*o].kind, ObjKind::Buffer) && !p.pointer => {
+                    Some(Mismatch::BufferByValue {
+                        param: p.name.clone(),
+                        decl: p.decl.clone(),
+                    })
+                }
+                AVal::Scalar | AVal::Int(_) if p.wants_buffer() => {
+                    Some(Mismatch::ScalarForPointer {
+                        param: p.name.clone(),
+                        decl: p.decl.clone(),
+                    })
+                }
+                _ => None,
+            },
+        };
+        if let Some(problem) = problem {
+            if self.seen.insert((7, span.start, span.file)) {
+                self.raw.push(RawFact::Ready(Box::new(Fact::ArgMismatch {
+                    set_arg: span,
+                    arg: arg.clone(),
+                    kernel: self.objs[kernel].name.clone(),
+                    index,
+                    problem,
+                })));
             }
         }
     }
@@ -1661,7 +1720,7 @@ impl<'f> Analyzer<'f> {
         let mut out = Vec::new();
         for r in &self.raw {
             out.push(match r {
-                RawFact::HostArg(f) => (**f).clone(),
+                RawFact::Ready(f) => (**f).clone(),
                 RawFact::Unordered {
                     producer,
                     pm,

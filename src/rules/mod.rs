@@ -4,6 +4,7 @@
 mod duplicate_shared_buffer_init;
 mod host_migration_between_devices;
 mod host_pointer_kernel_arg;
+mod kernel_arg_mismatch;
 mod migration_on_source_queue;
 mod missing_wait_list;
 mod unreleased_event;
@@ -94,6 +95,7 @@ pub static RULES: &[Rule] = &[
     duplicate_shared_buffer_init::RULE,
     migration_on_source_queue::RULE,
     unreleased_event::RULE,
+    kernel_arg_mismatch::RULE,
 ];
 
 /// The rule with this code or name.
