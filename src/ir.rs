@@ -366,15 +366,29 @@ pub enum Stmt {
     Branch(Vec<Vec<Stmt>>),
     /// The body runs zero or more times.
     Loop(Vec<Stmt>),
+    /// A call of a function or method defined in the same file, by its qualified name
+    /// (`helper`, `Halo::step`); `recv` is the method's receiver.
+    Call {
+        callee: String,
+        recv: Option<Value>,
+        args: Vec<Value>,
+        dst: Place,
+        span: Span,
+    },
     Break,
     Continue,
-    Return,
+    /// Leaves the function with a value (the tail expression, or `return x`).
+    Return {
+        value: Value,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct VarInfo {
     pub name: String,
     pub hint: TypeHint,
+    /// For a value of a struct defined in the file: its fields' types.
+    pub fields: Vec<(String, TypeHint)>,
 }
 
 /// A lowered function or method.
@@ -620,7 +634,26 @@ fn write_stmt(f: &mut fmt::Formatter<'_>, func: &Function, s: &Stmt, depth: usiz
         }
         Stmt::Break => writeln!(f, "{pad}break"),
         Stmt::Continue => writeln!(f, "{pad}continue"),
-        Stmt::Return => writeln!(f, "{pad}return"),
+        Stmt::Call {
+            callee,
+            recv,
+            args,
+            dst,
+            ..
+        } => {
+            write!(f, "{pad}{} = call {callee}(", func.place_name(dst))?;
+            if let Some(r) = recv {
+                write!(f, "self: {}", Show(func, r))?;
+            }
+            for (i, a) in args.iter().enumerate() {
+                if i > 0 || recv.is_some() {
+                    write!(f, ", ")?;
+                }
+                write!(f, "{}", Show(func, a))?;
+            }
+            writeln!(f, ")")
+        }
+        Stmt::Return { value } => writeln!(f, "{pad}return {}", Show(func, value)),
     }
 }
 

@@ -129,10 +129,12 @@ fn check_file(file_id: usize, path: &Path) -> FileResult {
         let ast = parse(file_id, &src)?;
         let ir = lower::lower_file(file_id, &src, &ast);
         drop(ast);
+        let index: std::collections::HashMap<String, &ir::Function> =
+            ir.functions.iter().map(|f| (f.name.clone(), f)).collect();
         let findings: Vec<Finding> = ir
             .functions
             .iter()
-            .flat_map(|f| rules::run(&analysis::analyze(f)))
+            .flat_map(|f| rules::run(&analysis::analyze(f, &index)))
             .collect();
         Ok(findings)
     }));

@@ -3,30 +3,48 @@
 //! the corrected variants on PoCL's two CPU devices against the CPU reference, so a fixture
 //! cannot drift from what the bindings accept and do.
 
+#[rustfmt::skip]
 #[path = "../fixtures/seed-cl3/buggy.rs"]
 #[allow(dead_code)]
 mod cl3_buggy;
+#[rustfmt::skip]
 #[path = "../fixtures/seed-cl3/fixed.rs"]
 mod cl3_fixed;
+#[rustfmt::skip]
 #[path = "../fixtures/seed-ffi/buggy.rs"]
 #[allow(dead_code)]
 mod ffi_buggy;
+#[rustfmt::skip]
 #[path = "../fixtures/seed-ffi/fixed.rs"]
 mod ffi_fixed;
+#[rustfmt::skip]
+#[path = "../fixtures/interprocedural/case.rs"]
+#[allow(dead_code)]
+mod interprocedural_case;
+#[rustfmt::skip]
+#[path = "../fixtures/interprocedural/fixed.rs"]
+#[allow(dead_code)]
+mod interprocedural_fixed;
+#[rustfmt::skip]
 #[path = "../fixtures/kernel-arg-mismatch/case.rs"]
 #[allow(dead_code)]
 mod mismatch_case;
+#[rustfmt::skip]
 #[path = "../fixtures/kernel-arg-mismatch/fixed.rs"]
 #[allow(dead_code)]
 mod mismatch_fixed;
+#[rustfmt::skip]
 #[path = "../fixtures/ocl/case.rs"]
 #[allow(dead_code)]
 mod ocl_case;
+#[rustfmt::skip]
 #[path = "../fixtures/ocl/fixed.rs"]
 mod ocl_fixed;
+#[rustfmt::skip]
 #[path = "../fixtures/unreleased-event/case.rs"]
 #[allow(dead_code)]
 mod unreleased_case;
+#[rustfmt::skip]
 #[path = "../fixtures/unreleased-event/fixed.rs"]
 #[allow(dead_code)]
 mod unreleased_fixed;

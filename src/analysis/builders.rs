@@ -2,7 +2,6 @@
 //! and buffers, kernels and queue-and-program bundles made by builders. What an operation
 //! means depends on what its receiver is; on anything else it is an unknown call.
 
-use std::borrow::Cow;
 use std::collections::BTreeSet;
 
 use super::*;
@@ -567,7 +566,7 @@ impl<'f> Analyzer<'f> {
             raw_event: false,
             span,
         };
-        self.push_command(st, Cow::Owned(cmd), r, c.event.as_ref());
+        self.push_command(st, cmd, r, c.event.as_ref());
         if kind == CommandKind::Read {
             if let Some(h) = c.host {
                 *st.host_version.entry(h).or_insert(0) += 1;

@@ -10,7 +10,6 @@
 mod bitset;
 mod builders;
 
-use std::borrow::Cow;
 use std::collections::{BTreeSet, HashMap, HashSet};
 
 use crate::ir::*;
@@ -428,11 +427,191 @@ struct LaunchInfo {
     kernel: Option<String>,
 }
 
-struct Inst<'f> {
-    cmd: Cow<'f, Command>,
+struct Inst {
+    cmd: Command,
     queue: ObjId,
     before: BitSet,
     kernel: Option<String>,
+}
+
+/// A callee interpreted at its call site.
+struct InlineCx {
+    callee: String,
+    /// The state and value at each of its returns.
+    returns: Vec<(State, AVal)>,
+}
+
+/// How deep calls are followed.
+const MAX_CALL_DEPTH: usize = 4;
+
+fn place_name(vars: &[VarInfo], place: &Place) -> String {
+    let mut s = vars[place.var].name.clone();
+    for p in &place.proj {
+        match p {
+            Proj::Field(f) => {
+                s.push('.');
+                s.push_str(f);
+            }
+            Proj::Index(i) => s.push_str(&format!("[{i}]")),
+            Proj::AnyIndex => s.push_str("[_]"),
+        }
+    }
+    s
+}
+
+/// A callee's statements with its variables moved past the caller's.
+fn shift_block(body: &[Stmt], by: usize) -> Vec<Stmt> {
+    body.iter().map(|s| shift_stmt(s, by)).collect()
+}
+
+fn shift_place(p: &Place, by: usize) -> Place {
+    Place {
+        var: p.var + by,
+        proj: p.proj.clone(),
+    }
+}
+
+fn shift_value(v: &Value, by: usize) -> Value {
+    match v {
+        Value::Place(p) => Value::Place(shift_place(p, by)),
+        Value::Host { kind, base } => Value::Host {
+            kind: *kind,
+            base: base.as_ref().map(|p| shift_place(p, by)),
+        },
+        Value::List(items) => Value::List(items.iter().map(|i| shift_value(i, by)).collect()),
+        Value::New(o) => Value::New(match o {
+            NewObject::Queue {
+                device,
+                out_of_order,
+            } => NewObject::Queue {
+                device: device.as_ref().map(|d| Box::new(shift_value(d, by))),
+                out_of_order: *out_of_order,
+            },
+            NewObject::Buffer { host_init } => NewObject::Buffer {
+                host_init: host_init.as_ref().map(|h| Box::new(shift_value(h, by))),
+            },
+            NewObject::Kernel { program, name } => NewObject::Kernel {
+                program: Box::new(shift_value(program, by)),
+                name: name.clone(),
+            },
+            NewObject::Launch { kernel } => NewObject::Launch {
+                kernel: Box::new(shift_value(kernel, by)),
+            },
+            other => other.clone(),
+        }),
+        other => other.clone(),
+    }
+}
+
+fn shift_stmt(s: &Stmt, by: usize) -> Stmt {
+    let v = |x: &Value| shift_value(x, by);
+    let pl = |x: &Place| shift_place(x, by);
+    match s {
+        Stmt::Assign { dst, value, span } => Stmt::Assign {
+            dst: pl(dst),
+            value: v(value),
+            span: *span,
+        },
+        Stmt::Enqueue { cmd, event } => {
+            let mut c = cmd.clone();
+            c.queue = v(&c.queue);
+            c.kernel = c.kernel.as_ref().map(v);
+            c.waits = c.waits.as_ref().map(|w| w.iter().map(v).collect());
+            for b in &mut c.buffers {
+                b.buffer = v(&b.buffer);
+                b.host = b.host.as_ref().map(v);
+            }
+            Stmt::Enqueue {
+                cmd: c,
+                event: event.as_ref().map(pl),
+            }
+        }
+        Stmt::SetArg {
+            kernel,
+            index,
+            name,
+            value,
+            arg,
+            span,
+        } => Stmt::SetArg {
+            kernel: v(kernel),
+            index: *index,
+            name: name.clone(),
+            value: v(value),
+            arg: arg.clone(),
+            span: *span,
+        },
+        Stmt::LaunchArg {
+            launch,
+            value,
+            arg,
+            span,
+        } => Stmt::LaunchArg {
+            launch: v(launch),
+            value: v(value),
+            arg: arg.clone(),
+            span: *span,
+        },
+        Stmt::LaunchWait { launch, events } => Stmt::LaunchWait {
+            launch: v(launch),
+            events: v(events),
+        },
+        Stmt::Push { list, item } => Stmt::Push {
+            list: pl(list),
+            item: v(item),
+        },
+        Stmt::Finish { queue, span } => Stmt::Finish {
+            queue: v(queue),
+            span: *span,
+        },
+        Stmt::Wait { events, span } => Stmt::Wait {
+            events: v(events),
+            span: *span,
+        },
+        Stmt::Release { events, span } => Stmt::Release {
+            events: v(events),
+            span: *span,
+        },
+        Stmt::Op {
+            op,
+            recv,
+            args,
+            arg_spans,
+            dst,
+            id,
+            span,
+        } => Stmt::Op {
+            op: *op,
+            recv: v(recv),
+            args: args.iter().map(v).collect(),
+            arg_spans: arg_spans.clone(),
+            dst: pl(dst),
+            id: *id,
+            span: *span,
+        },
+        Stmt::Forget { values, span } => Stmt::Forget {
+            values: values.iter().map(v).collect(),
+            span: *span,
+        },
+        Stmt::Branch(arms) => Stmt::Branch(arms.iter().map(|a| shift_block(a, by)).collect()),
+        Stmt::Loop(body) => Stmt::Loop(shift_block(body, by)),
+        Stmt::Call {
+            callee,
+            recv,
+            args,
+            dst,
+            span,
+        } => Stmt::Call {
+            callee: callee.clone(),
+            recv: recv.as_ref().map(v),
+            args: args.iter().map(v).collect(),
+            dst: pl(dst),
+            span: *span,
+        },
+        Stmt::Break => Stmt::Break,
+        Stmt::Continue => Stmt::Continue,
+        Stmt::Return { value } => Stmt::Return { value: v(value) },
+    }
 }
 
 #[derive(Default)]
@@ -442,10 +621,17 @@ struct LoopCx {
 }
 
 struct Analyzer<'f> {
-    func: &'f Function,
+    /// The variables of the function and of every callee interpreted at a call site.
+    vars: Vec<VarInfo>,
+    /// Functions of the same file, by qualified name, for calls.
+    index: &'f HashMap<String, &'f Function>,
+    /// Callees being interpreted, innermost last, with where their returns go.
+    inlined: Vec<InlineCx>,
+    /// Callee parameter variables standing for places of their callers.
+    ext_alias: HashMap<Var, Place>,
     objs: Vec<Obj>,
     hosts: Vec<String>,
-    insts: Vec<Inst<'f>>,
+    insts: Vec<Inst>,
     loops: Vec<LoopCx>,
     default_device: Option<ObjId>,
     /// Variable an instance's event was bound to.
@@ -501,9 +687,14 @@ enum RawFact {
 }
 
 /// Analyzes one function.
-pub fn analyze(func: &Function) -> Vec<Fact> {
+/// Analyzes one function. Calls of functions in `index` (the same file) are followed: the
+/// callee is interpreted at the call site with its parameters bound to the arguments.
+pub fn analyze(func: &Function, index: &HashMap<String, &Function>) -> Vec<Fact> {
     let mut a = Analyzer {
-        func,
+        vars: func.vars.clone(),
+        index,
+        inlined: Vec::new(),
+        ext_alias: HashMap::new(),
         objs: Vec::new(),
         hosts: Vec::new(),
         insts: Vec::new(),
@@ -604,11 +795,32 @@ impl<'f> Analyzer<'f> {
     }
 
     /// The value of a place; parts of outside values become objects of the role they play.
+    /// A place as the user wrote it: `queues[1]`, `self.halo`.
+    fn place_name(&self, place: &Place) -> String {
+        place_name(&self.vars, place)
+    }
+
+    /// The place a callee's parameter stands for in its caller, so that an outside value
+    /// keeps one identity however many calls pass it on.
+    fn canonical(&self, p: &Place) -> Place {
+        let mut p = p.clone();
+        while let Some(q) = self.ext_alias.get(&p.var) {
+            p = Place {
+                var: q.var,
+                proj: q.proj.iter().chain(&p.proj).cloned().collect(),
+            };
+        }
+        p
+    }
+
+    /// The value of a place; parts of outside values become objects of the role they play,
+    /// or of the type their struct field declares.
     fn resolve(&mut self, st: &mut State, p: &Place, role: Option<RoleHint>) -> AVal {
+        let p = &self.canonical(p);
         if let Some(v) = st.env.get(p) {
             if *v == AVal::External {
                 if let Some(r) = role.filter(|_| p.is_definite()) {
-                    let v = self.materialize(r, self.func.place_name(p));
+                    let v = self.materialize(r, self.place_name(p));
                     st.env.insert(p.clone(), v.clone());
                     return v;
                 }
@@ -622,20 +834,34 @@ impl<'f> Analyzer<'f> {
         let mut root = p.clone();
         while !root.proj.is_empty() {
             root.proj.pop();
-            if let Some(v) = st.env.get(&root) {
-                if *v != AVal::External {
-                    return AVal::Unknown;
+            let Some(v) = st.env.get(&root) else {
+                continue;
+            };
+            // A constant index into a list: that member.
+            if let (AVal::List(items), Some(Proj::Index(n))) = (v, p.proj.get(root.proj.len())) {
+                if root.proj.len() + 1 == p.proj.len() {
+                    return items.get(*n as usize).cloned().unwrap_or(AVal::Unknown);
                 }
-                if !p.is_definite() {
-                    return AVal::Unknown;
-                }
-                let v = match role {
-                    Some(r) => self.materialize(r, self.func.place_name(p)),
-                    None => AVal::External,
-                };
-                st.env.insert(p.clone(), v.clone());
-                return v;
             }
+            if *v != AVal::External || !p.is_definite() {
+                return AVal::Unknown;
+            }
+            let field_hint = match (root.proj.is_empty(), p.proj.first()) {
+                (true, Some(Proj::Field(f))) if p.proj.len() == 1 => self.vars[p.var]
+                    .fields
+                    .iter()
+                    .find(|(n, _)| n == f)
+                    .map(|(_, h)| *h),
+                _ => None,
+            };
+            let name = self.place_name(p);
+            let v = match (role, field_hint) {
+                (Some(r), _) => self.materialize(r, name),
+                (None, Some(h)) => self.hinted(h, &name),
+                (None, None) => AVal::External,
+            };
+            st.env.insert(p.clone(), v.clone());
+            return v;
         }
         AVal::Unknown
     }
@@ -655,7 +881,7 @@ impl<'f> Analyzer<'f> {
                 AVal::Obj(_) | AVal::Events(_) => AVal::Unknown,
                 _ if *kind == HostKind::Slice => AVal::Host {
                     kind: *kind,
-                    id: self.new_host(self.func.place_name(p)),
+                    id: self.new_host(self.place_name(p)),
                 },
                 _ => AVal::Unknown,
             },
@@ -684,7 +910,7 @@ impl<'f> Analyzer<'f> {
                         AVal::Obj(o) => Some(o),
                         AVal::External => match &**d {
                             Value::Place(p) if p.is_definite() => {
-                                let o = self.new_obj(ObjKind::Device, self.func.place_name(p));
+                                let o = self.new_obj(ObjKind::Device, self.place_name(p));
                                 st.env.insert(p.clone(), AVal::Obj(o));
                                 Some(o)
                             }
@@ -757,7 +983,7 @@ impl<'f> Analyzer<'f> {
                     AVal::Obj(k) => k,
                     _ => {
                         let name = match &**kernel {
-                            Value::Place(p) => self.func.place_name(p),
+                            Value::Place(p) => self.place_name(p),
                             _ => "kernel".into(),
                         };
                         self.new_obj(ObjKind::Kernel { sig: None }, name)
@@ -787,20 +1013,20 @@ impl<'f> Analyzer<'f> {
         AVal::Obj(id)
     }
 
-    fn block(&mut self, body: &'f [Stmt], mut st: State) -> Option<State> {
+    fn block(&mut self, body: &[Stmt], mut st: State) -> Option<State> {
         for s in body {
             st = self.stmt(s, st)?;
         }
         Some(st)
     }
 
-    fn stmt(&mut self, s: &'f Stmt, mut st: State) -> Option<State> {
+    fn stmt(&mut self, s: &Stmt, mut st: State) -> Option<State> {
         match s {
             Stmt::Assign { dst, value, span } => {
                 self.cur_span = *span;
-                let name = self.func.place_name(dst);
+                let name = self.place_name(dst);
                 let mut v = self.eval(&mut st, value, None, &name);
-                let hint = self.func.vars[dst.var].hint;
+                let hint = self.vars[dst.var].hint;
                 if dst.proj.is_empty()
                     && matches!(v, AVal::Unknown | AVal::External)
                     && hint != TypeHint::Unknown
@@ -865,7 +1091,7 @@ impl<'f> Analyzer<'f> {
                 let AVal::Obj(k) = k else {
                     // A kernel the analysis cannot follow: its argument is still checked.
                     let name = match kernel {
-                        Value::Place(p) => self.func.place_name(p),
+                        Value::Place(p) => self.place_name(p),
                         _ => "kernel".into(),
                     };
                     if let Some(index) = index {
@@ -1008,9 +1234,28 @@ impl<'f> Analyzer<'f> {
                 }
                 return None;
             }
-            Stmt::Return => {
-                self.returns.push(st);
+            Stmt::Return { value } => {
+                if self.inlined.is_empty() {
+                    // What the function returns leaves it.
+                    self.forget(&mut st, std::slice::from_ref(value));
+                    self.returns.push(st);
+                } else {
+                    let v = self.eval(&mut st, value, None, "%returned");
+                    if let Some(cx) = self.inlined.last_mut() {
+                        cx.returns.push((st, v));
+                    }
+                }
                 return None;
+            }
+            Stmt::Call {
+                callee,
+                recv,
+                args,
+                dst,
+                span,
+            } => {
+                self.cur_span = *span;
+                return self.call(st, callee, recv.as_ref(), args, dst);
             }
             Stmt::Release { events, span } => {
                 self.cur_span = *span;
@@ -1030,6 +1275,61 @@ impl<'f> Analyzer<'f> {
                 self.op(&mut st, *op, recv, args, arg_spans, dst, *id, *span);
             }
         }
+        Some(st)
+    }
+
+    /// A call of a function of the same file: its body is interpreted here, with its
+    /// parameters bound to the arguments; recursion, depth and unknown callees forget.
+    fn call(
+        &mut self,
+        mut st: State,
+        callee: &str,
+        recv: Option<&Value>,
+        args: &[Value],
+        dst: &Place,
+    ) -> Option<State> {
+        let n_args = args.len() + usize::from(recv.is_some());
+        let target = self.index.get(callee).copied().filter(|f| {
+            f.params.len() == n_args
+                && self.inlined.len() < MAX_CALL_DEPTH
+                && !self.inlined.iter().any(|c| c.callee == callee)
+        });
+        let all: Vec<Value> = recv.into_iter().chain(args).cloned().collect();
+        let Some(f) = target else {
+            self.forget(&mut st, &all);
+            st.env.insert(dst.clone(), AVal::Unknown);
+            return Some(st);
+        };
+        let offset = self.vars.len();
+        self.vars.extend(f.vars.iter().cloned());
+        for (param, arg) in f.params.iter().zip(&all) {
+            let p = Place::var(param + offset);
+            match arg {
+                Value::Place(a) if self.resolve(&mut st, a, None) == AVal::External => {
+                    let c = self.canonical(a);
+                    self.ext_alias.insert(p.var, c);
+                }
+                _ => {
+                    let v = self.eval(&mut st, arg, None, "%argument");
+                    st.env.insert(p, v);
+                }
+            }
+        }
+        let body = shift_block(&f.body, offset);
+        self.inlined.push(InlineCx {
+            callee: callee.to_string(),
+            returns: Vec::new(),
+        });
+        let end = self.block(&body, st);
+        let cx = self.inlined.pop()?;
+        let mut outs = cx.returns;
+        outs.extend(end.map(|s| (s, AVal::Unknown)));
+        let value = outs
+            .iter()
+            .map(|(_, v)| v.clone())
+            .reduce(|a, b| join_val(&a, &b))?;
+        let mut st = join_all(outs.into_iter().map(|(s, _)| s).collect())?;
+        st.env.insert(dst.clone(), value);
         Some(st)
     }
 
@@ -1407,20 +1707,14 @@ impl<'f> Analyzer<'f> {
         };
     }
 
-    fn enqueue(&mut self, st: &mut State, cmd: &'f Command, event: Option<&Place>) {
+    fn enqueue(&mut self, st: &mut State, cmd: &Command, event: Option<&Place>) {
         let r = self.resolve_cmd(st, cmd);
-        self.push_command(st, Cow::Borrowed(cmd), r, event);
+        self.push_command(st, cmd.clone(), r, event);
     }
 
     /// Records one command instance: its happens-before set, what it does to each buffer,
     /// host syncs it implies and where its event goes.
-    fn push_command(
-        &mut self,
-        st: &mut State,
-        cmd: Cow<'f, Command>,
-        r: Resolved,
-        event: Option<&Place>,
-    ) {
+    fn push_command(&mut self, st: &mut State, cmd: Command, r: Resolved, event: Option<&Place>) {
         if r.unknown_buffers {
             self.forget_all_buffers(st);
         }
@@ -1485,7 +1779,7 @@ impl<'f> Analyzer<'f> {
                 items.push(ev);
             } else {
                 self.overwrite(st, e);
-                let name = self.func.place_name(e);
+                let name = self.place_name(e);
                 if !name.starts_with('%') {
                     self.event_vars.entry(self.insts[i].cmd.id).or_insert(name);
                 }
@@ -1637,9 +1931,10 @@ impl<'f> Analyzer<'f> {
             if !st.live_raw.contains(&key) {
                 continue;
             }
-            let referenced = st.env.iter().any(|(k, v)| {
-                k != p && !self.func.vars[k.var].name.starts_with('%') && refers_to(v, i)
-            });
+            let referenced = st
+                .env
+                .iter()
+                .any(|(k, v)| k != p && !self.vars[k.var].name.starts_with('%') && refers_to(v, i));
             if !referenced {
                 st.live_raw.remove(&key);
                 self.leak(key, Some(self.cur_span));

@@ -83,11 +83,16 @@ pub fn lower_file(file_id: usize, src: &SourceFile, ast: &syn::File) -> FileIr {
     collect_consts(&ast.items, &mut consts);
     let mut uses = HashMap::new();
     collect_uses(&ast.items, &mut uses);
+    let mut defined = std::collections::HashSet::new();
+    let mut structs = HashMap::new();
+    collect_defs(&ast.items, None, &mut defined, &mut structs);
     let mut cx = FileCx {
         file: file_id,
         src,
         consts,
         uses,
+        defined,
+        structs,
         next_cmd: 0,
         functions: Vec::new(),
     };
@@ -113,6 +118,52 @@ fn collect_consts(items: &[syn::Item], out: &mut HashMap<String, Const>) {
             syn::Item::Mod(m) => {
                 if let Some((_, items)) = &m.content {
                     collect_consts(items, out);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The functions, methods and structs a file defines.
+fn collect_defs(
+    items: &[syn::Item],
+    prefix: Option<&str>,
+    defined: &mut std::collections::HashSet<String>,
+    structs: &mut HashMap<String, Vec<(String, TypeHint)>>,
+) {
+    for item in items {
+        match item {
+            syn::Item::Fn(f) => {
+                defined.insert(qualify(prefix, &f.sig.ident.to_string()));
+            }
+            syn::Item::Impl(imp) => {
+                let ty = type_name(&imp.self_ty).unwrap_or_else(|| "_".into());
+                for ii in &imp.items {
+                    if let syn::ImplItem::Fn(m) = ii {
+                        defined.insert(qualify(prefix, &format!("{ty}::{}", m.sig.ident)));
+                    }
+                }
+            }
+            syn::Item::Struct(st) => {
+                let fields = st
+                    .fields
+                    .iter()
+                    .enumerate()
+                    .map(|(i, f)| {
+                        let name = f
+                            .ident
+                            .as_ref()
+                            .map_or_else(|| i.to_string(), |n| n.to_string());
+                        (name, type_hint(&f.ty))
+                    })
+                    .collect();
+                structs.insert(st.ident.to_string(), fields);
+            }
+            syn::Item::Mod(m) => {
+                if let Some((_, items)) = &m.content {
+                    let p = qualify(prefix, &m.ident.to_string());
+                    collect_defs(items, Some(&p), defined, structs);
                 }
             }
             _ => {}
@@ -175,6 +226,10 @@ struct FileCx<'a> {
     consts: HashMap<String, Const>,
     /// Names brought in by `use`, to their full paths.
     uses: HashMap<String, Vec<String>>,
+    /// Functions and methods defined in the file, by qualified name (`helper`, `Halo::step`).
+    defined: std::collections::HashSet<String>,
+    /// Structs defined in the file: their fields' types.
+    structs: HashMap<String, Vec<(String, TypeHint)>>,
     next_cmd: usize,
     functions: Vec<Function>,
 }
@@ -185,14 +240,14 @@ impl FileCx<'_> {
             match item {
                 syn::Item::Fn(f) => {
                     let name = qualify(prefix, &f.sig.ident.to_string());
-                    self.function(name, &f.sig, &f.block, None);
+                    self.function(name, &f.sig, &f.block, None, prefix);
                 }
                 syn::Item::Impl(imp) => {
                     let ty = type_name(&imp.self_ty).unwrap_or_else(|| "_".into());
                     for ii in &imp.items {
                         if let syn::ImplItem::Fn(m) = ii {
                             let name = qualify(prefix, &format!("{ty}::{}", m.sig.ident));
-                            self.function(name, &m.sig, &m.block, Some(&ty));
+                            self.function(name, &m.sig, &m.block, Some(&ty), prefix);
                         }
                     }
                 }
@@ -202,7 +257,7 @@ impl FileCx<'_> {
                             if let Some(block) = &m.default {
                                 let name =
                                     qualify(prefix, &format!("{}::{}", t.ident, m.sig.ident));
-                                self.function(name, &m.sig, block, None);
+                                self.function(name, &m.sig, block, None, prefix);
                             }
                         }
                     }
@@ -224,6 +279,7 @@ impl FileCx<'_> {
         sig: &syn::Signature,
         block: &syn::Block,
         self_ty: Option<&str>,
+        prefix: Option<&str>,
     ) {
         let mut lw = Lowerer {
             cx: self,
@@ -231,26 +287,37 @@ impl FileCx<'_> {
             vars: Vec::new(),
             scopes: vec![HashMap::new()],
             out: Vec::new(),
+            self_ty: self_ty.map(str::to_string),
+            prefix: prefix.map(str::to_string),
         };
         let mut params = Vec::new();
         for input in &sig.inputs {
             match input {
                 syn::FnArg::Receiver(_) => {
                     let hint = self_ty.map_or(TypeHint::Unknown, hint_from_name);
-                    params.push(lw.bind("self", hint));
+                    let v = lw.bind("self", hint);
+                    lw.vars[v].fields = self_ty
+                        .and_then(|t| lw.cx.structs.get(t))
+                        .cloned()
+                        .unwrap_or_default();
+                    params.push(v);
                 }
                 syn::FnArg::Typed(pt) => {
                     let hint = type_hint(&pt.ty);
+                    let fields = type_name(&pt.ty)
+                        .and_then(|t| lw.cx.structs.get(&t))
+                        .cloned()
+                        .unwrap_or_default();
                     for (ident, _) in pat_idents(&pt.pat) {
-                        params.push(lw.bind(&ident, hint));
+                        let v = lw.bind(&ident, hint);
+                        lw.vars[v].fields = fields.clone();
+                        params.push(v);
                     }
                 }
             }
         }
         let tail = lw.block_inline(block);
-        // The tail value is returned: whatever it holds leaves the function.
-        let tail_span = lw.cx.src.span(lw.cx.file, block.span());
-        lw.forget(vec![tail], tail_span);
+        lw.out.push(Stmt::Return { value: tail });
         let span = lw.cx.src.span(lw.cx.file, sig.ident.span());
         let body = std::mem::take(&mut lw.out);
         let vars = std::mem::take(&mut lw.vars);
@@ -527,6 +594,10 @@ fn int_lit(e: &Expr) -> Option<u64> {
 
 struct Lowerer<'c, 'a> {
     cx: &'c mut FileCx<'a>,
+    /// The type of `self` in a method.
+    self_ty: Option<String>,
+    /// The module path of the function, for resolving calls of its siblings.
+    prefix: Option<String>,
     /// Locals bound to a known string (kernel names and sources for FFI calls).
     strs: HashMap<Var, String>,
     vars: Vec<VarInfo>,
@@ -554,6 +625,7 @@ impl Lowerer<'_, '_> {
         self.vars.push(VarInfo {
             name: name.to_string(),
             hint,
+            fields: Vec::new(),
         });
         if let Some(s) = self.scopes.last_mut() {
             s.insert(name.to_string(), v);
@@ -575,6 +647,7 @@ impl Lowerer<'_, '_> {
                 self.vars.push(VarInfo {
                     name: format!("%{t}"),
                     hint: TypeHint::Unknown,
+                    fields: Vec::new(),
                 });
                 self.out.push(Stmt::Assign {
                     dst: Place::var(t),
@@ -963,12 +1036,11 @@ impl Lowerer<'_, '_> {
                 Value::Unknown
             }
             Expr::Return(r) => {
-                if let Some(x) = &r.expr {
-                    let v = self.expr(x);
-                    let span = self.span(r.span());
-                    self.forget(vec![v], span);
-                }
-                self.out.push(Stmt::Return);
+                let value = match &r.expr {
+                    Some(x) => self.expr(x),
+                    None => Value::Unknown,
+                };
+                self.out.push(Stmt::Return { value });
                 Value::Unknown
             }
             Expr::Closure(c) => {
@@ -1135,6 +1207,16 @@ impl Lowerer<'_, '_> {
             ("len" | "is_empty", 0) => return Value::Scalar,
             _ => {}
         }
+        // A method of this file's impl, called on `self`.
+        if let (Expr::Path(p), Some(ty)) = (&*mc.receiver, &self.self_ty) {
+            if p.path.is_ident("self") {
+                let callee = qualify(self.prefix.as_deref(), &format!("{ty}::{name}"));
+                if self.cx.defined.contains(&callee) {
+                    let vals = args.iter().map(|a| self.expr(a)).collect();
+                    return self.emit_call(callee, Some(recv), vals, span);
+                }
+            }
+        }
         if let Some(api) = Bindings::get().method(&name, args.len()) {
             return self.apply(api, Some((recv, &mc.receiver)), &args, span);
         }
@@ -1180,6 +1262,19 @@ impl Lowerer<'_, '_> {
             Some(full) => full.iter().chain(&segs[1..]).cloned().collect(),
             None => segs,
         };
+        // A function of this file: `helper(..)`, `Self::helper(..)`, `Halo::helper(..)`.
+        let local = match segs.as_slice() {
+            [f] => Some(f.clone()),
+            [t, f] if t == "Self" => self.self_ty.as_ref().map(|ty| format!("{ty}::{f}")),
+            [t, f] => Some(format!("{t}::{f}")),
+            _ => None,
+        }
+        .map(|n| qualify(self.prefix.as_deref(), &n))
+        .filter(|n| self.cx.defined.contains(n));
+        if let Some(callee) = local {
+            let vals = args.iter().map(|a| self.expr(a)).collect();
+            return self.emit_call(callee, None, vals, span);
+        }
         if let Some(api) = Bindings::get().function(&segs, args.len()) {
             return self.apply(api, None, &args, span);
         }
@@ -1484,6 +1579,7 @@ impl Lowerer<'_, '_> {
                 self.vars.push(VarInfo {
                     name: format!("%{t}"),
                     hint: TypeHint::Unknown,
+                    fields: Vec::new(),
                 });
                 let id = self.cx.next_cmd;
                 self.cx.next_cmd += 1;
@@ -1501,6 +1597,30 @@ impl Lowerer<'_, '_> {
         }
     }
 
+    /// A call of a function defined in this file; its result goes to a temporary.
+    fn emit_call(
+        &mut self,
+        callee: String,
+        recv: Option<Value>,
+        args: Vec<Value>,
+        span: Span,
+    ) -> Value {
+        let t = self.vars.len();
+        self.vars.push(VarInfo {
+            name: format!("%{t}"),
+            hint: TypeHint::Unknown,
+            fields: Vec::new(),
+        });
+        self.out.push(Stmt::Call {
+            callee,
+            recv,
+            args,
+            dst: Place::var(t),
+            span,
+        });
+        Value::Place(Place::var(t))
+    }
+
     /// Emits an enqueue; a read fills its host data, which then changes.
     fn enqueue(&mut self, cmd: Command, host: Option<Value>, kind: CommandKind) -> Value {
         let span = cmd.span;
@@ -1508,6 +1628,7 @@ impl Lowerer<'_, '_> {
         self.vars.push(VarInfo {
             name: format!("%{t}"),
             hint: TypeHint::Event,
+            fields: Vec::new(),
         });
         self.out.push(Stmt::Enqueue {
             cmd,
