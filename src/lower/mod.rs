@@ -780,6 +780,10 @@ impl Lowerer<'_, '_> {
     fn expr(&mut self, e: &Expr) -> Value {
         match e {
             Expr::Path(p) => {
+                // `None`, `None::<&Buffer<f32>>`: no object (ocl's placeholder argument).
+                if p.path.segments.len() == 1 && p.path.segments[0].ident == "None" {
+                    return Value::Null;
+                }
                 if p.path.segments.len() == 1 && p.qself.is_none() {
                     let name = p.path.segments[0].ident.to_string();
                     if let Some(v) = self.lookup(&name) {
@@ -1364,10 +1368,14 @@ impl Lowerer<'_, '_> {
                     }
                 };
                 // An `&mut event` out-parameter receives the event; the call returns a status.
-                let out = api.arg_index(Role::EventOut).map(|i| match &vals[i] {
-                    Value::Place(p) => Some(p.clone()),
-                    _ => None,
-                });
+                // A pointer handed in by the caller writes the event where the caller keeps
+                // it: it is not this function's to release.
+                let out = api
+                    .arg_index(Role::EventOut)
+                    .map(|i| match (&vals[i], args.get(i)) {
+                        (Value::Place(p), Some(e)) if is_mut_borrow(e) => Some(p.clone()),
+                        _ => None,
+                    });
                 let id = self.cx.next_cmd;
                 self.cx.next_cmd += 1;
                 let cmd = Command {
@@ -1774,6 +1782,22 @@ fn list_or_host(items: Vec<Value>, kind: HostKind) -> Value {
         Value::Host { kind, base: None }
     } else {
         Value::List(items)
+    }
+}
+
+/// `&mut x`, possibly cast to a raw pointer.
+fn is_mut_borrow(e: &Expr) -> bool {
+    match e {
+        Expr::Reference(r) => r.mutability.is_some(),
+        Expr::Cast(c) => is_mut_borrow(&c.expr),
+        Expr::Paren(p) => is_mut_borrow(&p.expr),
+        Expr::Macro(m) => m
+            .mac
+            .path
+            .segments
+            .last()
+            .is_some_and(|s| s.ident == "addr_of_mut"),
+        _ => false,
     }
 }
 

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Lints a fixed list of published crates that use the OpenCL bindings and prints the findings
+# per crate. The crates are downloaded with cargo (pinned versions, no build: `cargo fetch`
+# into a scratch project), then read from cargo's registry source directory; nothing of them
+# is compiled or run. Usage: scripts/corpus.sh [SCRATCH_DIR]   (default: target/corpus)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+CRATES=(
+    "ocl 0.19.7"
+    "ocl-core 0.11.5"
+    "ocl-extras 0.1.1"
+    "ocl-interop 0.1.6"
+    "ocl-stream 0.3.5"
+    "opencl3 0.12.4"
+    "cl3 0.13.2"
+    "cl-sys 0.4.3"
+    "opencl-sys 0.6.5"
+    "rust-gpu-tools 0.7.2"
+    "ec-gpu-gen 0.7.1"
+    "coaster 0.2.0"
+)
+
+scratch="${1:-target/corpus}"
+mkdir -p "$scratch/src"
+{
+    printf '[package]\nname = "clmigrate-corpus"\nversion = "0.0.0"\nedition = "2021"\npublish = false\n\n[dependencies]\n'
+    for c in "${CRATES[@]}"; do
+        set -- $c
+        printf '%s = { version = "=%s", default-features = false }\n' "$1" "$2"
+    done
+} > "$scratch/Cargo.toml"
+echo 'fn main() {}' > "$scratch/src/main.rs"
+cargo fetch --manifest-path "$scratch/Cargo.toml" --quiet
+
+cargo build --release --quiet --bin cargo-clmigrate-lint
+bin="target/release/cargo-clmigrate-lint"
+registry="$(ls -d "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/ | head -n 1)"
+
+printf '%-22s %6s %8s %9s  %s\n' crate files findings seconds "findings by rule"
+total_files=0
+total_findings=0
+start_all=$(date +%s.%N)
+for c in "${CRATES[@]}"; do
+    set -- $c
+    dir="$registry$1-$2"
+    start=$(date +%s.%N)
+    out="$("$bin" --color never --message-format json "$dir" || true)"
+    end=$(date +%s.%N)
+    files=$({ "$bin" --color never "$dir" || true; } | tail -n 1 | sed -n 's/.* in \([0-9]*\) files\{0,1\} checked.*/\1/p')
+    codes=$(printf '%s\n' "$out" | { grep -o '"code":{"code":"CLM[0-9]*"' || true; } | sed 's/.*"\(CLM[0-9]*\)"/\1/' | sort | uniq -c | awk '{printf "%s×%s ", $2, $1}')
+    n=$(printf '%s\n' "$out" | grep -c '"code":{"code":"CLM' || true)
+    printf '%-22s %6s %8s %9.2f  %s\n' "$1-$2" "${files:-0}" "$n" "$(echo "$end - $start" | bc)" "$codes"
+    total_files=$((total_files + ${files:-0}))
+    total_findings=$((total_findings + n))
+done
+end_all=$(date +%s.%N)
+printf '%-22s %6s %8s %9.2f\n' total "$total_files" "$total_findings" "$(echo "$end_all - $start_all" | bc)"
+echo
+echo "Findings in full:"
+for c in "${CRATES[@]}"; do
+    set -- $c
+    "$bin" --color never "$registry$1-$2" | grep -v '^0 errors' || true
+done
