@@ -92,10 +92,18 @@ pub fn judge(
                 Verdict::NotConfirmed,
                 "the buggy variant read no stale data while the producer was held back".into(),
             ),
-            Evidence::Uploads { .. } => match (buggy.uploaded_bytes, fixed.uploaded_bytes) {
-                (Some(b), Some(f)) if b > f => (
+            Evidence::Clobber { .. } => match (buggy.uploaded_bytes, fixed.uploaded_bytes) {
+                (Some(b), Some(f)) if b > f && buggy.outcome != Outcome::Matches => (
                     Verdict::Confirmed,
-                    format!("the buggy variant uploads {b} bytes, the fixed one {f}"),
+                    format!(
+                        "the second upload clobbered the result while its queue was held back; \
+                         the buggy variant uploads {b} bytes, the fixed one {f}"
+                    ),
+                ),
+                (Some(b), Some(f)) if b > f => (
+                    Verdict::NotConfirmed,
+                    "the second upload did not clobber the result while its queue was held back"
+                        .into(),
                 ),
                 _ => (
                     Verdict::NotConfirmed,

@@ -71,9 +71,11 @@ pub enum Evidence {
     Failure,
     /// The buggy variant's result differs from the reference while a queue is held back.
     StaleData,
-    /// The buggy variant uploads more bytes than the fixed one; every upload of the scenario
-    /// writes `bytes_per_write` bytes.
-    Uploads { bytes_per_write: u64 },
+    /// The buggy variant's second upload of the same data lands, while its queue is held
+    /// back, over a result the other device already computed (the result differs from the
+    /// reference), and it uploads more bytes than the fixed one; every upload of the
+    /// scenario writes `bytes_per_write` bytes.
+    Clobber { bytes_per_write: u64 },
     /// Both variants are correct; the buggy one moves memory the slow way. Compared by time.
     Timing,
 }
@@ -152,13 +154,13 @@ pub const SCENARIOS: &[Scenario] = &[
     },
     Scenario {
         name: "duplicate-shared-buffer-init",
-        rules: &["CLM004"],
+        rules: &["CLM004", "CLM003"],
         buggy: duplicate_shared_buffer_init_case::run,
         fixed: duplicate_shared_buffer_init_fixed::run,
         reference: duplicate_shared_buffer_init_reference,
         source: duplicate_shared_buffer_init_fixed::SOURCE,
         hold: Some(QueueSlot::Dev1),
-        evidence: Evidence::Uploads {
+        evidence: Evidence::Clobber {
             bytes_per_write: (duplicate_shared_buffer_init_fixed::N * size_of::<cl_float>()) as u64,
         },
         steps: 1,

@@ -174,7 +174,7 @@ fn run_once(
     VariantRecord {
         outcome: compare(&values, reference),
         uploaded_bytes: match scenario.evidence {
-            Evidence::Uploads { bytes_per_write } => {
+            Evidence::Clobber { bytes_per_write } => {
                 Some(count_commands(&events, CL_COMMAND_WRITE_BUFFER) * bytes_per_write)
             }
             _ => None,

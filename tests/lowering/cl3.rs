@@ -29,6 +29,7 @@ unsafe fn commands(q: cl_command_queue, a: cl_mem, b: cl_mem, k: cl_kernel, host
     let t = enqueue_task(q, k, 0, ptr::null())?;
     let mk = enqueue_marker_with_wait_list(q, 1, &n)?;
     let br = enqueue_barrier_with_wait_list(q, 0, ptr::null())?;
+    flush(q)?;
     finish(q)?;
     wait_for_events(&[t, mk])?;
     retain_event(br)?;

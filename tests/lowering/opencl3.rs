@@ -37,6 +37,7 @@ fn commands(q: &CommandQueue, a: &mut Buffer<f32>, b: &Buffer<f32>, k: &Kernel, 
     let mut mapped = ptr::null_mut();
     let mp = q.enqueue_map_buffer(b, CL_BLOCKING, CL_MAP_READ, 0, 256, &mut mapped, &[])?;
     let um = q.enqueue_unmap_mem_object(b.get(), mapped, &[mp.get()])?;
+    q.flush()?;
     q.finish()?;
     ev.wait()?;
     wait_for_events(&[t.get(), mk.get()])?;
