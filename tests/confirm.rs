@@ -89,7 +89,10 @@ fn every_scenario_is_confirmed_on_two_pocl_devices() {
 
     let duplicate = result(&report, "duplicate-shared-buffer-init");
     assert_eq!(duplicate["verdict"], "confirmed", "{duplicate:#}");
-    assert_eq!(duplicate["buggy"]["outcome"]["kind"], "differs", "{duplicate:#}");
+    assert_eq!(
+        duplicate["buggy"]["outcome"]["kind"], "differs",
+        "{duplicate:#}"
+    );
     let bytes = 4 * (1 << 16);
     assert_eq!(duplicate["buggy"]["uploaded_bytes"], 2 * bytes);
     assert_eq!(duplicate["fixed"]["uploaded_bytes"], bytes);
