@@ -4,8 +4,10 @@
 mod duplicate_shared_buffer_init;
 mod host_migration_between_devices;
 mod host_pointer_kernel_arg;
+pub mod invalid_suppression;
 mod migration_on_source_queue;
 mod missing_wait_list;
+pub mod unused_suppression;
 
 use crate::analysis::{CmdInfo, Fact};
 use crate::ir::{CommandKind, Span};
@@ -92,6 +94,8 @@ pub static RULES: &[Rule] = &[
     missing_wait_list::RULE,
     duplicate_shared_buffer_init::RULE,
     migration_on_source_queue::RULE,
+    unused_suppression::RULE,
+    invalid_suppression::RULE,
 ];
 
 /// The rule with this code or name.
