@@ -130,9 +130,7 @@ impl Baseline {
     pub fn filter(&self, report: &mut Report, root: &Path) -> usize {
         let mut left: HashMap<(&str, &str, &str), usize> = HashMap::new();
         for e in &self.findings {
-            *left
-                .entry((&e.code, &e.file, &e.fingerprint))
-                .or_default() += 1;
+            *left.entry((&e.code, &e.file, &e.fingerprint)).or_default() += 1;
         }
         let prints = fingerprints(report, root);
         let mut keep = Vec::with_capacity(prints.len());

@@ -142,9 +142,9 @@ impl Config {
         for (k, value) in table {
             match k.as_str() {
                 "levels" => {
-                    let levels = value.as_table().ok_or_else(|| {
-                        err(key(k), "expected a table of rule = level".into())
-                    })?;
+                    let levels = value
+                        .as_table()
+                        .ok_or_else(|| err(key(k), "expected a table of rule = level".into()))?;
                     for (rule, level) in levels {
                         let at = key(&format!("levels.{rule}"));
                         let r = rules::find(rule)
@@ -156,7 +156,9 @@ impl Config {
                             _ => {
                                 return Err(err(
                                     at,
-                                    format!("expected \"allow\", \"warn\" or \"deny\", found {level}"),
+                                    format!(
+                                        "expected \"allow\", \"warn\" or \"deny\", found {level}"
+                                    ),
                                 ))
                             }
                         };
@@ -235,10 +237,7 @@ impl Config {
 fn shown(path: &Path) -> String {
     let cwd = std::env::current_dir().unwrap_or_default();
     let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
-    abs.strip_prefix(&cwd)
-        .unwrap_or(&abs)
-        .display()
-        .to_string()
+    abs.strip_prefix(&cwd).unwrap_or(&abs).display().to_string()
 }
 
 fn read_toml(path: &Path, shown: &str) -> Result<toml::Table, ConfigError> {

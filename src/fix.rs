@@ -244,7 +244,8 @@ pub fn fix(paths: &[PathBuf], settings: &Settings, unsafe_fixes: bool) -> Outcom
         }
         out.report = check(paths, settings);
     }
-    out.refused.sort_by(|a, b| (&a.path, &a.message).cmp(&(&b.path, &b.message)));
+    out.refused
+        .sort_by(|a, b| (&a.path, &a.message).cmp(&(&b.path, &b.message)));
     out.refused.dedup();
     out
 }

@@ -7,10 +7,10 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use codespan_reporting::term::termcolor::{ColorChoice, StandardStream};
 
-use clmigrate_lint::harness::{self, ChildArgs, ConfirmArgs};
-use clmigrate_lint::rules::{Level, RULES};
 use clmigrate_lint::baseline::Baseline;
 use clmigrate_lint::config::Config;
+use clmigrate_lint::harness::{self, ChildArgs, ConfirmArgs};
+use clmigrate_lint::rules::{Level, RULES};
 use clmigrate_lint::{check, debug_ir, fix, report, rules, source, Report, Settings};
 
 #[derive(Parser)]
@@ -233,7 +233,10 @@ fn run_check(args: CheckArgs) -> ExitCode {
     if let Some(file) = &args.write_baseline {
         let b = Baseline::of(&report, &source::src_root());
         if let Err(e) = std::fs::write(file, b.to_json()) {
-            eprintln!("error: {}: could not write the baseline: {e}", file.display());
+            eprintln!(
+                "error: {}: could not write the baseline: {e}",
+                file.display()
+            );
             return ExitCode::from(2);
         }
         eprintln!(

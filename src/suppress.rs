@@ -60,7 +60,9 @@ pub fn comments(text: &str) -> Vec<Range<usize>> {
                     .chain(std::iter::repeat_n('#', hashes))
                     .collect();
                 let body = i + 2 + hashes;
-                i = text[body..].find(&close).map_or(b.len(), |n| body + n + close.len());
+                i = text[body..]
+                    .find(&close)
+                    .map_or(b.len(), |n| body + n + close.len());
             }
             b'\'' => {
                 // A character literal, or a lifetime (`'a`), which has no closing quote.
@@ -235,9 +237,10 @@ fn directive(body: &str) -> Result<(bool, Vec<&str>, Range<usize>), String> {
     }
     let tail = inner[close + 1..].trim();
     if !(tail.is_empty() || tail.starts_with("--")) {
-        return Err(format!(
+        return Err(
             "malformed suppression: unexpected text after the list; write the reason after `--`"
-        ));
+                .into(),
+        );
     }
     let list_start = body.len() - inner.len();
     Ok((file_wide, names, list_start..list_start + close))
@@ -356,12 +359,7 @@ fn f<'a>(x: &'a str) -> char { '"' } // last
 let c = br"// no"; let d = '\''; // end"####;
         assert_eq!(
             texts(src),
-            [
-                "// yes",
-                "/* yes /* nested */ */",
-                "// last",
-                "// end"
-            ]
+            ["// yes", "/* yes /* nested */ */", "// last", "// end"]
         );
     }
 

@@ -92,7 +92,9 @@ fn json_lines_are_cargo_messages() {
 
 #[test]
 fn explain_prints_the_rule_spec() {
-    for code in ["CLM001", "CLM002", "CLM003", "CLM004", "CLM005"] {
+    for code in [
+        "CLM001", "CLM002", "CLM003", "CLM004", "CLM005", "CLM900", "CLM901",
+    ] {
         let o = run(&["explain", code]);
         assert_eq!(o.status.code(), Some(0));
         let text = stdout(&o);

@@ -318,11 +318,7 @@ fn result(loc: &Locator, f: &Finding, fingerprint: String) -> SarifResult {
                         execution_order: 1,
                     },
                     ThreadFlowLocation {
-                        location: loc.location(
-                            f.primary.span,
-                            None,
-                            Some(&f.primary.message),
-                        ),
+                        location: loc.location(f.primary.span, None, Some(&f.primary.message)),
                         execution_order: 2,
                     },
                 ],

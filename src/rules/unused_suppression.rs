@@ -33,7 +33,10 @@ pub fn finding(
         .map(|r| format!("`{}` (`{}`)", r.code, r.name))
         .collect();
     let mut f = RULE.finding(
-        format!("unused suppression: nothing here is reported by {}", names.join(", ")),
+        format!(
+            "unused suppression: nothing here is reported by {}",
+            names.join(", ")
+        ),
         comment,
         Label {
             span: comment,
