@@ -6,7 +6,10 @@
 //! runtime harness ([`harness`]) print or exit.
 
 pub mod analysis;
+pub mod baseline;
+pub mod config;
 pub mod discover;
+pub mod fix;
 pub mod harness;
 pub mod ir;
 pub mod kernel_src;
@@ -14,6 +17,7 @@ pub mod lower;
 pub mod report;
 pub mod rules;
 pub mod source;
+pub mod suppress;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
@@ -29,6 +33,10 @@ use source::SourceFile;
 pub struct Settings {
     /// Worker threads; `None` for one per core.
     pub jobs: Option<usize>,
+    /// Rule levels and excluded paths.
+    pub config: config::Config,
+    /// Findings to leave out of the report because they were there before.
+    pub baseline: Option<baseline::Baseline>,
 }
 
 /// A file that could not be checked, or part of it.
@@ -52,6 +60,10 @@ pub struct Report {
     pub problems: Vec<Problem>,
     /// Command-line paths that do not exist.
     pub missing: Vec<PathBuf>,
+    /// Findings left out by suppression comments.
+    pub suppressed: usize,
+    /// Findings left out because the baseline records them.
+    pub baselined: usize,
 }
 
 impl Report {
@@ -77,6 +89,7 @@ struct FileResult {
     file: Option<SourceFile>,
     findings: Vec<Finding>,
     problems: Vec<Problem>,
+    suppressed: usize,
 }
 
 fn read(path: &Path) -> Result<String, String> {
@@ -108,7 +121,7 @@ pub fn parse(file_id: usize, src: &SourceFile) -> Result<syn::File, Problem> {
     })
 }
 
-fn check_file(file_id: usize, path: &Path) -> FileResult {
+fn check_file(file_id: usize, path: &Path, config: &config::Config) -> FileResult {
     let text = match read(path) {
         Ok(t) => t,
         Err(message) => {
@@ -121,6 +134,7 @@ fn check_file(file_id: usize, path: &Path) -> FileResult {
                     message,
                     internal: false,
                 }],
+                suppressed: 0,
             }
         }
     };
@@ -136,12 +150,17 @@ fn check_file(file_id: usize, path: &Path) -> FileResult {
             .iter()
             .flat_map(|f| rules::run(&analysis::analyze(f, &index)))
             .collect();
-        Ok(findings)
+        let out = suppress::apply(file_id, &src, with_levels(findings, config), &|r| {
+            config.level(r).is_some()
+        });
+        let mut findings = out.kept;
+        findings.extend(with_levels(out.reported, config));
+        Ok((findings, out.suppressed))
     }));
     proc_macro2::extra::invalidate_current_thread_spans();
-    let (findings, problems) = match outcome {
-        Ok(Ok(f)) => (f, Vec::new()),
-        Ok(Err(p)) => (Vec::new(), vec![p]),
+    let (findings, problems, suppressed) = match outcome {
+        Ok(Ok((f, n))) => (f, Vec::new(), n),
+        Ok(Err(p)) => (Vec::new(), vec![p], 0),
         Err(panic) => {
             let what = panic
                 .downcast_ref::<&str>()
@@ -156,6 +175,7 @@ fn check_file(file_id: usize, path: &Path) -> FileResult {
                     message: format!("internal error while checking this file: {what}"),
                     internal: true,
                 }],
+                0,
             )
         }
     };
@@ -163,12 +183,25 @@ fn check_file(file_id: usize, path: &Path) -> FileResult {
         file: Some(src),
         findings,
         problems,
+        suppressed,
     }
+}
+
+/// Sets each finding's level from the configuration and drops those of rules it turns off.
+fn with_levels(findings: Vec<Finding>, config: &config::Config) -> Vec<Finding> {
+    findings
+        .into_iter()
+        .filter_map(|mut f| {
+            f.level = config.level(rules::find(f.code)?)?;
+            Some(f)
+        })
+        .collect()
 }
 
 /// Checks every `.rs` file under `paths`.
 pub fn check(paths: &[PathBuf], settings: &Settings) -> Report {
-    let found = discover::discover(paths);
+    let mut found = discover::discover(paths);
+    found.files.retain(|p| !settings.config.excludes(p));
     let mut problems: Vec<Problem> = found
         .problems
         .iter()
@@ -184,7 +217,7 @@ pub fn check(paths: &[PathBuf], settings: &Settings) -> Report {
             .files
             .par_iter()
             .enumerate()
-            .map(|(i, p)| check_file(i, p))
+            .map(|(i, p)| check_file(i, p, &settings.config))
             .collect()
     };
     let mut builder = rayon::ThreadPoolBuilder::new().stack_size(STACK_SIZE);
@@ -207,6 +240,7 @@ pub fn check(paths: &[PathBuf], settings: &Settings) -> Report {
         });
         report.files.push(file);
         report.findings.extend(r.findings);
+        report.suppressed += r.suppressed;
         problems.extend(r.problems);
     }
     report.findings.sort_by(|a, b| {
@@ -215,6 +249,9 @@ pub fn check(paths: &[PathBuf], settings: &Settings) -> Report {
     report.findings.dedup();
     problems.sort_by(|a, b| (&a.path, a.span).cmp(&(&b.path, b.span)));
     report.problems = problems;
+    if let Some(b) = &settings.baseline {
+        report.baselined = b.filter(&mut report, &source::src_root());
+    }
     report
 }
 

@@ -7,9 +7,11 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use codespan_reporting::term::termcolor::{ColorChoice, StandardStream};
 
+use clmigrate_lint::baseline::Baseline;
+use clmigrate_lint::config::Config;
 use clmigrate_lint::harness::{self, ChildArgs, ConfirmArgs};
 use clmigrate_lint::rules::{Level, RULES};
-use clmigrate_lint::{check, debug_ir, report, rules, Settings};
+use clmigrate_lint::{check, debug_ir, fix, report, rules, source, Report, Settings};
 
 #[derive(Parser)]
 #[command(
@@ -20,8 +22,10 @@ use clmigrate_lint::{check, debug_ir, report, rules, Settings};
     long_about = "Checks OpenCL host code written in Rust (opencl3, cl3, ocl, raw FFI) for the \
                   host-API bugs that corrupt data or waste bandwidth when devices share buffers. \
                   It reads the source and never builds or runs it.\n\n\
-                  Exit status: 0 no error-level findings, 1 error-level findings, 2 usage or \
-                  internal error.",
+                  Exit status: 0 no error-level findings, 1 error-level findings (or warnings \
+                  with `--deny warnings`), 2 usage, configuration or internal error.\n\n\
+                  `--format` picks the output; `--message-format` is cargo's spelling of it \
+                  (human, json, short) for tools that pass cargo's flags; give one of them.",
     args_conflicts_with_subcommands = true
 )]
 struct Cli {
@@ -41,7 +45,11 @@ enum Command {
         rule: String,
     },
     /// List the rules.
-    Rules,
+    Rules {
+        /// `text` (a table) or `json` (an array of rule objects, with their specs).
+        #[arg(long, value_enum, default_value_t = RulesFormat::Text)]
+        format: RulesFormat,
+    },
     /// Run the fixture scenarios on the OpenCL devices found: each bug shows, each fix works.
     Confirm(ConfirmArgs),
     /// Run one variant of one scenario (used by `confirm`).
@@ -65,9 +73,36 @@ enum DebugCommand {
 struct CheckArgs {
     /// Packages, workspaces, directories or `.rs` files [default: .]
     paths: Vec<PathBuf>,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = MessageFormat::Human)]
-    message_format: MessageFormat,
+    /// Output format [default: human].
+    #[arg(long, value_enum, conflicts_with = "message_format")]
+    format: Option<Format>,
+    /// Cargo's name for `--format`, for tools that pass it (rust-analyzer, cargo wrappers):
+    /// `--message-format json` is `--format json` [default: human].
+    #[arg(long, value_enum)]
+    message_format: Option<MessageFormat>,
+    /// `--deny warnings`: warnings count as errors for the exit status.
+    #[arg(long, value_enum)]
+    deny: Option<Deny>,
+    /// Read the configuration from this file instead of looking for `clmigrate-lint.toml` or
+    /// `[package.metadata.clmigrate-lint]` above the first path.
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// Apply the Safe fixes (with `--unsafe`, also the MaybeIncorrect ones), then report
+    /// what remains.
+    #[arg(long, conflicts_with = "diff")]
+    fix: bool,
+    /// With `--fix` or `--diff`: also apply the fixes that need review.
+    #[arg(long = "unsafe")]
+    unsafe_fixes: bool,
+    /// Print the fixes as a unified diff and write nothing; exit status 1 when there are any.
+    #[arg(long)]
+    diff: bool,
+    /// Report only findings that this baseline file does not record.
+    #[arg(long, value_name = "FILE")]
+    baseline: Option<PathBuf>,
+    /// Record the current findings in this file, and exit 0.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["fix", "diff"])]
+    write_baseline: Option<PathBuf>,
     /// When to color human output.
     #[arg(long, value_enum, default_value_t = Color::Auto)]
     color: Color,
@@ -76,12 +111,37 @@ struct CheckArgs {
     jobs: Option<usize>,
 }
 
-#[derive(Clone, Copy, ValueEnum, Default)]
-enum MessageFormat {
+#[derive(Clone, Copy, ValueEnum)]
+enum Format {
     /// rustc-style diagnostics.
-    #[default]
     Human,
-    /// One cargo `compiler-message` JSON object per line.
+    /// One cargo `compiler-message` JSON object per line, then `build-finished`.
+    Json,
+    /// A SARIF 2.1.0 log, for code scanning.
+    Sarif,
+    /// GitHub Actions workflow commands: annotations on the pull request.
+    Github,
+    /// One line per finding: `path:line:col: level[CODE] message`.
+    Short,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum MessageFormat {
+    Human,
+    Json,
+    Short,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Deny {
+    /// Warnings fail the run like errors.
+    Warnings,
+}
+
+#[derive(Clone, Copy, ValueEnum, Default)]
+enum RulesFormat {
+    #[default]
+    Text,
     Json,
 }
 
@@ -97,14 +157,120 @@ fn run_check(args: CheckArgs) -> ExitCode {
     let paths = if args.paths.is_empty() {
         vec![PathBuf::from(".")]
     } else {
-        args.paths
+        args.paths.clone()
     };
-    let report = check(&paths, &Settings { jobs: args.jobs });
+    let config = match &args.config {
+        Some(file) => Config::load(file),
+        None => Config::discover(&paths[0]),
+    };
+    let config = match config {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let baseline = match &args.baseline {
+        Some(file) => match std::fs::read_to_string(file)
+            .map_err(|e| format!("could not read: {e}"))
+            .and_then(|t| Baseline::from_json(&t))
+        {
+            Ok(b) => Some(b),
+            Err(e) => {
+                eprintln!("error: {}: {e}", file.display());
+                return ExitCode::from(2);
+            }
+        },
+        None => None,
+    };
+    let settings = Settings {
+        jobs: args.jobs,
+        config,
+        baseline,
+    };
+    let mut failed = false;
+    let report = if args.diff {
+        let report = check(&paths, &settings);
+        let (edits, refused) = fix::plan(&report, args.unsafe_fixes);
+        for p in &refused {
+            eprintln!("error: {}: {}", p.path.display(), p.message);
+        }
+        print!("{}", fix::diff(&edits));
+        let n: usize = edits.iter().map(|e| e.fixes).sum();
+        eprintln!(
+            "{} in {} would be applied",
+            plural(n, "fix", "fixes"),
+            plural(edits.len(), "file", "files")
+        );
+        return if !refused.is_empty() {
+            ExitCode::from(2)
+        } else if edits.is_empty() {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::from(1)
+        };
+    } else if args.fix {
+        let outcome = fix::fix(&paths, &settings, args.unsafe_fixes);
+        for p in &outcome.refused {
+            eprintln!("error: {}: {}", p.path.display(), p.message);
+        }
+        failed = outcome.refused.iter().any(|p| p.internal);
+        eprintln!(
+            "applied {} in {}",
+            plural(outcome.fixed, "fix", "fixes"),
+            plural(outcome.files.len(), "file", "files")
+        );
+        outcome.report
+    } else {
+        check(&paths, &settings)
+    };
     for m in &report.missing {
         eprintln!("error: no such file or directory: {}", m.display());
     }
-    match args.message_format {
-        MessageFormat::Human => {
+    if emit(&report, &args).is_err() {
+        return ExitCode::from(2);
+    }
+    if let Some(file) = &args.write_baseline {
+        let b = Baseline::of(&report, &source::src_root());
+        if let Err(e) = std::fs::write(file, b.to_json()) {
+            eprintln!(
+                "error: {}: could not write the baseline: {e}",
+                file.display()
+            );
+            return ExitCode::from(2);
+        }
+        eprintln!(
+            "recorded {} in {}",
+            plural(b.findings.len(), "finding", "findings"),
+            file.display()
+        );
+        return ExitCode::SUCCESS;
+    }
+    let warnings_fail = matches!(args.deny, Some(Deny::Warnings));
+    if failed || !report.missing.is_empty() || report.problems.iter().any(|p| p.internal) {
+        ExitCode::from(2)
+    } else if report.count(Level::Error) > 0 || (warnings_fail && report.count(Level::Warning) > 0)
+    {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// Prints the report in the chosen format.
+fn emit(report: &Report, args: &CheckArgs) -> std::io::Result<()> {
+    let format = match (args.format, args.message_format) {
+        (Some(f), _) => f,
+        (None, Some(MessageFormat::Json)) => Format::Json,
+        (None, Some(MessageFormat::Short)) => Format::Short,
+        (None, Some(MessageFormat::Human) | None) => Format::Human,
+    };
+    let text = match format {
+        Format::Human => {
             let choice = match args.color {
                 Color::Auto if std::io::IsTerminal::is_terminal(&std::io::stdout()) => {
                     ColorChoice::Auto
@@ -113,27 +279,14 @@ fn run_check(args: CheckArgs) -> ExitCode {
                 Color::Always => ColorChoice::Always,
             };
             let mut out = StandardStream::stdout(choice);
-            if report::human::emit(&report, &mut out).is_err() {
-                return ExitCode::from(2);
-            }
+            return report::human::emit(report, &mut out);
         }
-        MessageFormat::Json => {
-            let mut out = std::io::stdout().lock();
-            if out
-                .write_all(report::json::render(&report).as_bytes())
-                .is_err()
-            {
-                return ExitCode::from(2);
-            }
-        }
-    }
-    if !report.missing.is_empty() || report.problems.iter().any(|p| p.internal) {
-        ExitCode::from(2)
-    } else if report.count(Level::Error) > 0 {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
-    }
+        Format::Json => report::json::render(report),
+        Format::Sarif => report::sarif::render(report),
+        Format::Github => report::github::render(report),
+        Format::Short => report::short::render(report),
+    };
+    std::io::stdout().lock().write_all(text.as_bytes())
 }
 
 fn print_rules() {
@@ -147,6 +300,22 @@ fn print_rules() {
             r.summary
         );
     }
+}
+
+fn rules_json() -> String {
+    let rules: Vec<serde_json::Value> = RULES
+        .iter()
+        .map(|r| {
+            serde_json::json!({
+                "code": r.code,
+                "name": r.name,
+                "level": r.level.as_str(),
+                "summary": r.summary,
+                "doc": r.doc,
+            })
+        })
+        .collect();
+    serde_json::to_string_pretty(&rules).unwrap_or_default()
 }
 
 fn exit_code(code: i32) -> ExitCode {
@@ -173,8 +342,11 @@ fn main() -> ExitCode {
                 ExitCode::from(2)
             }
         },
-        Some(Command::Rules) => {
-            print_rules();
+        Some(Command::Rules { format }) => {
+            match format {
+                RulesFormat::Text => print_rules(),
+                RulesFormat::Json => println!("{}", rules_json()),
+            }
             ExitCode::SUCCESS
         }
         Some(Command::Confirm(args)) => exit_code(harness::confirm(&args)),

@@ -139,3 +139,29 @@ impl SourceFile {
         }
     }
 }
+
+/// The root paths in SARIF and baselines are relative to (`%SRCROOT%`): the nearest
+/// directory above the working directory that holds `.git`, else the working directory.
+pub fn src_root() -> PathBuf {
+    let cwd = std::env::current_dir().unwrap_or_default();
+    cwd.ancestors()
+        .find(|d| d.join(".git").exists())
+        .unwrap_or(&cwd)
+        .to_path_buf()
+}
+
+impl SourceFile {
+    /// The path relative to `root` with `/` separators, or the shown path when the file is
+    /// outside it.
+    pub fn relative_to(&self, root: &std::path::Path) -> String {
+        let abs = std::path::absolute(&self.path).unwrap_or_else(|_| self.path.clone());
+        match abs.strip_prefix(root) {
+            Ok(rel) => rel
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy())
+                .collect::<Vec<_>>()
+                .join("/"),
+            Err(_) => self.display.clone(),
+        }
+    }
+}

@@ -20,7 +20,7 @@ fn exit_codes() {
     assert_eq!(run(&["fixtures/seed/buggy.rs"]).status.code(), Some(1));
     // Warnings alone do not fail.
     assert_eq!(
-        run(&["fixtures/duplicate-shared-buffer-init/case.rs"])
+        run(&["fixtures/host-migration-between-devices/case.rs"])
             .status
             .code(),
         Some(0)
@@ -92,7 +92,9 @@ fn json_lines_are_cargo_messages() {
 
 #[test]
 fn explain_prints_the_rule_spec() {
-    for code in ["CLM001", "CLM002", "CLM003", "CLM004", "CLM005"] {
+    for code in [
+        "CLM001", "CLM002", "CLM003", "CLM004", "CLM005", "CLM900", "CLM901",
+    ] {
         let o = run(&["explain", code]);
         assert_eq!(o.status.code(), Some(0));
         let text = stdout(&o);

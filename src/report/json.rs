@@ -103,7 +103,9 @@ fn span_json(
         "suggestion_applicability": suggestion.map(|(_, a)| match a {
             Applicability::Safe => "MachineApplicable",
             Applicability::MaybeIncorrect => "MaybeIncorrect",
-            Applicability::DisplayOnly => "HasPlaceholders",
+            // A concrete replacement that is not known to be right (rustc's
+            // `HasPlaceholders` is for replacements with `...` in them).
+            Applicability::DisplayOnly => "Unspecified",
         }),
         "expansion": null,
     })
@@ -158,7 +160,8 @@ pub fn diagnostic(report: &Report, f: &Finding) -> Value {
     json!({
         "$message_type": "diagnostic",
         "message": f.message,
-        "code": {"code": f.code, "explanation": f.name},
+        // rustc's `explanation` is the long text `rustc --explain` prints.
+        "code": {"code": f.code, "explanation": crate::rules::find(f.code).map(|r| r.doc)},
         "level": f.level.as_str(),
         "spans": spans,
         "children": children,

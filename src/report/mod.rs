@@ -1,7 +1,10 @@
 //! Output formats. Each renders a [`Report`](crate::Report) to a string; `main.rs` prints it.
 
+pub mod github;
 pub mod human;
 pub mod json;
+pub mod sarif;
+pub mod short;
 
 use crate::rules::Level;
 use crate::Report;
@@ -15,6 +18,16 @@ pub fn summary(report: &Report) -> String {
         plural(report.count(Level::Warning), "warning"),
         plural(report.files.len(), "file"),
     );
+    let mut left_out = Vec::new();
+    if report.suppressed > 0 {
+        left_out.push(format!("{} suppressed", report.suppressed));
+    }
+    if report.baselined > 0 {
+        left_out.push(format!("{} in the baseline", report.baselined));
+    }
+    if !left_out.is_empty() {
+        s.push_str(&format!(" ({})", left_out.join(", ")));
+    }
     if !report.problems.is_empty() {
         s.push_str(&format!(
             ", {} not checked",

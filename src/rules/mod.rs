@@ -4,10 +4,12 @@
 mod duplicate_shared_buffer_init;
 mod host_migration_between_devices;
 mod host_pointer_kernel_arg;
+pub mod invalid_suppression;
 mod kernel_arg_mismatch;
 mod migration_on_source_queue;
 mod missing_wait_list;
 mod unreleased_event;
+pub mod unused_suppression;
 
 use crate::analysis::{CmdInfo, Fact};
 use crate::ir::{CommandKind, Span};
@@ -96,6 +98,8 @@ pub static RULES: &[Rule] = &[
     migration_on_source_queue::RULE,
     unreleased_event::RULE,
     kernel_arg_mismatch::RULE,
+    unused_suppression::RULE,
+    invalid_suppression::RULE,
 ];
 
 /// The rule with this code or name.

@@ -1,0 +1,233 @@
+//! Configuration, suppression comments and baselines, through the command line on small
+//! packages made in temporary directories.
+
+use std::fs;
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn run_in(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_cargo-clmigrate-lint"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("the binary runs")
+}
+
+fn out(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn err(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// A package with the seed program as `src/host.rs` and the given `Cargo.toml` extra text.
+fn package(cargo_extra: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(
+        dir.path().join("Cargo.toml"),
+        format!(
+            "[package]\nname = \"host\"\nversion = \"0.1.0\"\nedition = \"2021\"\n{cargo_extra}"
+        ),
+    )
+    .unwrap();
+    fs::create_dir_all(dir.path().join("src")).unwrap();
+    fs::copy("fixtures/seed/buggy.rs", dir.path().join("src/host.rs")).unwrap();
+    dir
+}
+
+fn codes(short: &str) -> Vec<String> {
+    short
+        .lines()
+        .filter_map(|l| l.split_once('[').and_then(|(_, r)| r.split_once(']')))
+        .map(|(c, _)| c.to_string())
+        .collect()
+}
+
+#[test]
+fn levels_from_package_metadata_by_code_and_name() {
+    let dir = package(
+        "\n[package.metadata.clmigrate-lint.levels]\nCLM001 = \"allow\"\nmissing-wait-list = \"warn\"\nCLM004 = \"deny\"\n",
+    );
+    let o = run_in(dir.path(), &["--format", "short", "."]);
+    let s = out(&o);
+    assert!(!s.contains("[CLM001]"), "{s}");
+    assert!(
+        s.contains("warning[CLM003]") && s.contains("error[CLM004]"),
+        "{s}"
+    );
+    assert_eq!(o.status.code(), Some(1), "CLM004 is an error now");
+}
+
+#[test]
+fn deny_warnings_fails_on_warnings() {
+    let dir = package(
+        "\n[workspace.metadata.clmigrate-lint.levels]\nCLM001 = \"allow\"\nCLM003 = \"allow\"\n",
+    );
+    let o = run_in(dir.path(), &["--format", "short", "."]);
+    assert_eq!(o.status.code(), Some(0), "{}", out(&o));
+    assert!(out(&o).contains("warning[CLM002]"));
+    let denied = run_in(dir.path(), &["--deny", "warnings", "."]);
+    assert_eq!(denied.status.code(), Some(1));
+}
+
+#[test]
+fn the_config_file_wins_over_cargo_toml_and_excludes_paths() {
+    let dir = package("\n[package.metadata.clmigrate-lint.levels]\nCLM001 = \"allow\"\n");
+    fs::write(
+        dir.path().join("clmigrate-lint.toml"),
+        "exclude = [\"generated\", \"src/skip_*.rs\"]\n[levels]\nCLM002 = \"allow\"\n",
+    )
+    .unwrap();
+    fs::create_dir_all(dir.path().join("src/generated")).unwrap();
+    fs::copy(
+        "fixtures/seed/buggy.rs",
+        dir.path().join("src/generated/g.rs"),
+    )
+    .unwrap();
+    fs::copy("fixtures/seed/buggy.rs", dir.path().join("src/skip_me.rs")).unwrap();
+    let o = run_in(dir.path(), &["--format", "short", "."]);
+    let s = out(&o);
+    // Only src/host.rs is checked, with CLM002 off and CLM001 (from Cargo.toml) on.
+    assert!(s.contains("in 1 file checked"), "{s}");
+    assert!(s.contains("[CLM001]") && !s.contains("[CLM002]"), "{s}");
+    // `--config` names another file.
+    fs::write(
+        dir.path().join("other.toml"),
+        "[levels]\nCLM004 = \"allow\"\n",
+    )
+    .unwrap();
+    let s = out(&run_in(
+        dir.path(),
+        &["--config", "other.toml", "--format", "short", "."],
+    ));
+    assert!(s.contains("in 3 files checked"), "{s}");
+    assert!(s.contains("[CLM002]") && !s.contains("[CLM004]"), "{s}");
+}
+
+#[test]
+fn a_workspace_member_uses_the_workspace_table() {
+    let dir = package("");
+    let root = dir.path().parent().unwrap().join(format!(
+        "{}-ws",
+        dir.path().file_name().unwrap().to_string_lossy()
+    ));
+    fs::create_dir_all(&root).unwrap();
+    fs::write(
+        root.join("Cargo.toml"),
+        "[workspace]\nmembers = [\"member\"]\n[workspace.metadata.clmigrate-lint.levels]\nCLM003 = \"allow\"\n",
+    )
+    .unwrap();
+    let member = root.join("member");
+    fs::rename(dir.path(), &member).unwrap();
+    let s = out(&run_in(&member, &["--format", "short", "."]));
+    fs::remove_dir_all(&root).unwrap();
+    assert!(s.contains("[CLM001]") && !s.contains("[CLM003]"), "{s}");
+}
+
+#[test]
+fn invalid_configs_name_the_file_and_the_key() {
+    let cases = [
+        ("[levels]\nCLM009 = \"deny\"\n", "error: clmigrate-lint.toml: levels.CLM009: no such rule"),
+        (
+            "[levels]\nCLM003 = \"error\"\n",
+            "error: clmigrate-lint.toml: levels.CLM003: expected \"allow\", \"warn\" or \"deny\", found \"error\"",
+        ),
+        ("exclude = \"src\"\n", "error: clmigrate-lint.toml: exclude: expected an array of globs"),
+        ("exclude = [\"src/[\"]\n", "error: clmigrate-lint.toml: exclude[0]: invalid glob"),
+        ("level = {}\n", "error: clmigrate-lint.toml: level: unknown key; expected `levels` or `exclude`"),
+        ("[levels\n", "error: clmigrate-lint.toml: invalid TOML"),
+    ];
+    for (text, want) in cases {
+        let dir = package("");
+        fs::write(dir.path().join("clmigrate-lint.toml"), text).unwrap();
+        let o = run_in(dir.path(), &["."]);
+        assert_eq!(o.status.code(), Some(2), "{text}");
+        assert!(err(&o).starts_with(want), "{text}: {}", err(&o));
+    }
+    let dir = package("\n[package.metadata.clmigrate-lint.levels]\nnot-a-rule = \"allow\"\n");
+    let o = run_in(dir.path(), &["."]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        err(&o).starts_with(
+            "error: Cargo.toml: package.metadata.clmigrate-lint.levels.not-a-rule: no such rule"
+        ),
+        "{}",
+        err(&o)
+    );
+}
+
+#[test]
+fn file_wide_suppression_and_a_disabled_rule_is_never_unused() {
+    let dir = package("\n[package.metadata.clmigrate-lint.levels]\nCLM001 = \"allow\"\n");
+    let host = dir.path().join("src/host.rs");
+    let text = fs::read_to_string(&host).unwrap();
+    fs::write(
+        &host,
+        format!(
+            "// clmigrate-lint: allow-file(CLM002, missing-wait-list, CLM001) -- reviewed\n{text}"
+        ),
+    )
+    .unwrap();
+    let s = out(&run_in(dir.path(), &["--format", "short", "."]));
+    assert_eq!(codes(&s), ["CLM004"], "{s}");
+    assert!(s.contains("(4 suppressed)"), "{s}");
+}
+
+#[test]
+fn a_baseline_hides_old_findings_across_unrelated_edits() {
+    let dir = package("");
+    let host = dir.path().join("src/host.rs");
+    let o = run_in(dir.path(), &["--write-baseline", "baseline.json", "."]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    assert!(err(&o).contains("recorded 6 findings in baseline.json"));
+    let b: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(dir.path().join("baseline.json")).unwrap())
+            .unwrap();
+    assert_eq!(b["findings"].as_array().unwrap().len(), 6);
+    let o = run_in(
+        dir.path(),
+        &["--baseline", "baseline.json", "--format", "short", "."],
+    );
+    assert_eq!(o.status.code(), Some(0));
+    assert!(out(&o).contains("(6 in the baseline)"), "{}", out(&o));
+    // Lines inserted above, a reformatted argument list and a new comment inside a command do
+    // not resurrect old findings; a new copy of a buggy command is new.
+    let text = fs::read_to_string(&host).unwrap();
+    let edited = text
+        .replacen(
+            "use std::ptr;",
+            "use std::ptr;\n\n// a new comment\nconst _X: u8 = 1;\n",
+            1,
+        )
+        .replacen(
+            "                1,\n                &common_buf.get(),",
+            "                1, &common_buf.get(), // moved",
+            1,
+        );
+    let extra = "        kernel0.set_arg(1, &common_arr)?; //~ CLM001";
+    assert!(edited.contains(extra));
+    let edited = edited.replacen(
+        extra,
+        &format!("{extra}\n        kernel0.set_arg(1, &common_arr)?;"),
+        1,
+    );
+    fs::write(&host, edited).unwrap();
+    let o = run_in(
+        dir.path(),
+        &["--baseline", "baseline.json", "--format", "short", "."],
+    );
+    let s = out(&o);
+    assert_eq!(codes(&s), ["CLM001"], "{s}");
+    assert!(s.contains("(6 in the baseline)"), "{s}");
+    assert_eq!(o.status.code(), Some(1));
+    // A file that is not a baseline is a usage error.
+    fs::write(dir.path().join("bad.json"), "{}").unwrap();
+    let o = run_in(dir.path(), &["--baseline", "bad.json", "."]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        err(&o).starts_with("error: bad.json: not a baseline file"),
+        "{}",
+        err(&o)
+    );
+}
