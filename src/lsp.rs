@@ -201,9 +201,11 @@ impl Server {
         let wanted = p.context.only.as_ref().is_none_or(|kinds| {
             let quickfix = CodeActionKind::QUICKFIX;
             let q = quickfix.as_str();
-            kinds
-                .iter()
-                .any(|k| q == k.as_str() || q.starts_with(&format!("{}.", k.as_str())))
+            kinds.iter().any(|k| {
+                k.as_str().is_empty()
+                    || q == k.as_str()
+                    || q.starts_with(&format!("{}.", k.as_str()))
+            })
         });
         let Some(doc) = self.docs.get(uri).filter(|_| wanted) else {
             return Vec::new();

@@ -226,12 +226,13 @@ fn code_actions_carry_the_fix_of_the_finding_under_the_range() {
     assert_eq!(slice(&buggy, range), "CL_MIGRATE_MEM_OBJECT_HOST");
     assert_eq!(edits[0]["newText"], "0");
 
-    // Filtered by kind.
+    // Filtered by kind: the empty kind is every kind.
     assert_eq!(
         c.code_actions(&uri, clm002.range, Some(&["quickfix"]))
             .len(),
         1
     );
+    assert_eq!(c.code_actions(&uri, clm002.range, Some(&[""])).len(), 1);
     assert!(c
         .code_actions(&uri, clm002.range, Some(&["refactor"]))
         .is_empty());
@@ -330,6 +331,58 @@ fn exit_without_shutdown_or_a_hang_up_is_not_a_clean_stop() {
     let c = Client::start();
     drop(c.conn);
     assert_eq!(c.server.join().unwrap(), Ok(false));
+}
+
+/// `Content-Length` framing of JSON-RPC messages.
+fn framed(messages: &[Value]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for m in messages {
+        let body = m.to_string();
+        out.extend(format!("Content-Length: {}\r\n\r\n{body}", body.len()).bytes());
+    }
+    out
+}
+
+fn run_lsp(stdin: &[u8]) -> std::process::Output {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_cargo-clmigrate-lint"))
+        .arg("lsp")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn the_process_exit_status_follows_the_protocol() {
+    let init =
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}}});
+    let initialized = json!({"jsonrpc": "2.0", "method": "initialized", "params": {}});
+    let shutdown = json!({"jsonrpc": "2.0", "id": 2, "method": "shutdown"});
+    let exit = json!({"jsonrpc": "2.0", "method": "exit"});
+    let clean = run_lsp(&framed(&[
+        init.clone(),
+        initialized.clone(),
+        shutdown,
+        exit.clone(),
+    ]));
+    assert_eq!(clean.status.code(), Some(0), "{clean:?}");
+    let unclean = run_lsp(&framed(&[init.clone(), initialized.clone(), exit]));
+    assert_eq!(unclean.status.code(), Some(1), "{unclean:?}");
+    // A body that is not JSON ends the session with an error, not a panic.
+    let mut garbage = framed(&[init, initialized]);
+    garbage.extend(b"Content-Length: 5\r\n\r\n{oops");
+    let broken = run_lsp(&garbage);
+    let stderr = String::from_utf8_lossy(&broken.stderr);
+    assert_eq!(broken.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("error: language server: malformed LSP payload"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("panicked"), "{stderr}");
 }
 
 #[test]
