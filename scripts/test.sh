@@ -20,6 +20,13 @@ if need_pocl; then
     fi
 fi
 
+# The editor tests drive the language server and the pre-commit hook from real clients
+# (pygls, pre-commit), pinned in a venv where cargo puts test files; the tests also make it.
+if ! python3 -c 'import ensurepip' 2>/dev/null && [ "$(id -u)" = 0 ]; then
+    apt-get install -y -qq python3-venv >/dev/null
+fi
+bash scripts/test-venv.sh "${CARGO_TARGET_DIR:-target}/tmp/test-venv" >/dev/null
+
 cargo fmt --check
 cargo clippy --locked --all-targets -- -D warnings
 cargo test --locked --all-targets

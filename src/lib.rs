@@ -14,6 +14,7 @@ pub mod harness;
 pub mod ir;
 pub mod kernel_src;
 pub mod lower;
+pub mod lsp;
 pub mod report;
 pub mod rules;
 pub mod source;
@@ -122,22 +123,24 @@ pub fn parse(file_id: usize, src: &SourceFile) -> Result<syn::File, Problem> {
 }
 
 fn check_file(file_id: usize, path: &Path, config: &config::Config) -> FileResult {
-    let text = match read(path) {
-        Ok(t) => t,
-        Err(message) => {
-            return FileResult {
-                file: None,
-                findings: Vec::new(),
-                problems: vec![Problem {
-                    path: path.to_path_buf(),
-                    span: None,
-                    message,
-                    internal: false,
-                }],
-                suppressed: 0,
-            }
-        }
-    };
+    match read(path) {
+        Ok(text) => check_text(file_id, path, text, config),
+        Err(message) => FileResult {
+            file: None,
+            findings: Vec::new(),
+            problems: vec![Problem {
+                path: path.to_path_buf(),
+                span: None,
+                message,
+                internal: false,
+            }],
+            suppressed: 0,
+        },
+    }
+}
+
+/// Parses, lowers, analyzes and runs the rules on the text of one file.
+fn check_text(file_id: usize, path: &Path, text: String, config: &config::Config) -> FileResult {
     let src = SourceFile::new(path.to_path_buf(), display_path(path), text);
     let outcome = catch_unwind(AssertUnwindSafe(|| {
         let ast = parse(file_id, &src)?;
@@ -243,16 +246,52 @@ pub fn check(paths: &[PathBuf], settings: &Settings) -> Report {
         report.suppressed += r.suppressed;
         problems.extend(r.problems);
     }
-    report.findings.sort_by(|a, b| {
-        (a.primary.span, a.code, &a.message).cmp(&(b.primary.span, b.code, &b.message))
-    });
-    report.findings.dedup();
-    problems.sort_by(|a, b| (&a.path, a.span).cmp(&(&b.path, b.span)));
     report.problems = problems;
+    sort(&mut report);
     if let Some(b) = &settings.baseline {
         report.baselined = b.filter(&mut report, &source::src_root());
     }
     report
+}
+
+/// Checks `text` as the contents of the file `path` (an editor's unsaved buffer), without
+/// reading the disk. The report has one file, index 0. `jobs` does not apply: one file is
+/// checked on one thread, with the same stack size as [`check`]'s workers.
+pub fn check_source(path: &Path, text: &str, settings: &Settings) -> Report {
+    let work = || check_text(0, path, text.to_string(), &settings.config);
+    let r = std::thread::scope(|scope| {
+        match std::thread::Builder::new()
+            .stack_size(STACK_SIZE)
+            .spawn_scoped(scope, work)
+        {
+            Ok(worker) => worker
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+            Err(_) => work(),
+        }
+    });
+    let mut report = Report {
+        files: vec![r.file.unwrap_or_else(|| {
+            SourceFile::new(path.to_path_buf(), display_path(path), String::new())
+        })],
+        findings: r.findings,
+        problems: r.problems,
+        suppressed: r.suppressed,
+        ..Report::default()
+    };
+    sort(&mut report);
+    report
+}
+
+/// Puts findings and problems in report order and drops duplicate findings.
+fn sort(report: &mut Report) {
+    report.findings.sort_by(|a, b| {
+        (a.primary.span, a.code, &a.message).cmp(&(b.primary.span, b.code, &b.message))
+    });
+    report.findings.dedup();
+    report
+        .problems
+        .sort_by(|a, b| (&a.path, a.span).cmp(&(&b.path, b.span)));
 }
 
 /// Lowers one file and prints its IR, for `debug ir`.

@@ -55,6 +55,8 @@ enum Command {
     /// Run one variant of one scenario (used by `confirm`).
     #[command(name = "confirm-child", hide = true)]
     ConfirmChild(ChildArgs),
+    /// Run the language server on standard input and output, for editors.
+    Lsp,
     /// Inspect the checker's internals.
     #[command(subcommand)]
     Debug(DebugCommand),
@@ -351,6 +353,14 @@ fn main() -> ExitCode {
         }
         Some(Command::Confirm(args)) => exit_code(harness::confirm(&args)),
         Some(Command::ConfirmChild(args)) => exit_code(harness::child(&args)),
+        Some(Command::Lsp) => match clmigrate_lint::lsp::run_stdio(&Settings::default()) {
+            Ok(true) => ExitCode::SUCCESS,
+            Ok(false) => ExitCode::from(1),
+            Err(e) => {
+                eprintln!("error: language server: {e}");
+                ExitCode::from(2)
+            }
+        },
         Some(Command::Debug(DebugCommand::Ir { file })) => match debug_ir(&file) {
             Ok(s) => {
                 print!("{s}");

@@ -1,0 +1,222 @@
+"""Drives `cargo-clmigrate-lint lsp` with pygls' language client, as an editor would.
+
+Usage: python lsp_client.py BINARY FIXTURES_SEED_DIR
+
+Opens the seed program, checks the published diagnostics against the `//~` markers and the
+command line's JSON output, takes the CLM002 quick fix, edits the document to the fixed
+version, saves, closes, and prints a transcript of what the server sent (positions as the
+protocol counts them: 0-based lines, UTF-16 columns). Exits non-zero when a check fails.
+"""
+
+import asyncio
+import collections
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+from urllib.parse import unquote, urlparse
+
+from lsprotocol import types as t
+from pygls.exceptions import JsonRpcMethodNotFound
+from pygls.lsp.client import LanguageClient
+
+TIMEOUT = 60
+
+
+def utf16_offset(text, pos):
+    """The index in `text` of an LSP position (UTF-16 columns)."""
+    lines = text.split("\n")
+    start = sum(len(line) + 1 for line in lines[: pos.line])
+    units = 0
+    for i, ch in enumerate(lines[pos.line]):
+        if units >= pos.character:
+            return start + i
+        units += 2 if ord(ch) > 0xFFFF else 1
+    return start + len(lines[pos.line])
+
+
+def span_text(text, r):
+    return text[utf16_offset(text, r.start) : utf16_offset(text, r.end)]
+
+
+def apply(text, edits):
+    for e in sorted(edits, key=lambda e: (e.range.start.line, e.range.start.character), reverse=True):
+        text = text[: utf16_offset(text, e.range.start)] + e.new_text + text[utf16_offset(text, e.range.end) :]
+    return text
+
+
+def fmt_range(r):
+    return f"{r.start.line}:{r.start.character}-{r.end.line}:{r.end.character}"
+
+
+def fmt_diag(d, full):
+    severity = {t.DiagnosticSeverity.Error: "error", t.DiagnosticSeverity.Warning: "warning"}[d.severity]
+    lines = [f"  {fmt_range(d.range)} {severity} {d.code} [{d.source}] {d.message.splitlines()[0]}"]
+    if not full:
+        return lines[0]
+    lines += [f"    {line}" for line in d.message.splitlines()[1:]]
+    for r in d.related_information or []:
+        lines.append(f"    related {fmt_range(r.location.range)}: {r.message}")
+    return "\n".join(lines)
+
+
+class Session:
+    def __init__(self, binary):
+        self.binary = binary
+        self.client = LanguageClient("clmigrate-lint-tests", "1")
+        self.published = asyncio.Queue()
+
+        @self.client.feature(t.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+        def on_publish(params):
+            self.published.put_nowait(params)
+
+        self.out = []
+
+    def say(self, line):
+        self.out.append(line)
+
+    async def diagnostics(self, uri, version, what, full=False):
+        p = await asyncio.wait_for(self.published.get(), TIMEOUT)
+        assert p.uri == uri, (p.uri, uri)
+        assert p.version == version, (p.version, version)
+        self.say(f"{what}: {len(p.diagnostics)} diagnostics (version {p.version})")
+        self.out += [fmt_diag(d, full) for d in p.diagnostics]
+        return list(p.diagnostics)
+
+
+def markers(text):
+    """Expected codes per 1-based line, from the `//~ CLMxxx` markers."""
+    found = collections.Counter()
+    for n, line in enumerate(text.split("\n"), 1):
+        m = re.search(r"//~\s*(.*)$", line)
+        if m:
+            for code in m.group(1).split():
+                found[code] += 1
+    return found
+
+
+def cli_findings(binary, path):
+    """(code, 0-based line, 0-based column) of each primary span in the JSON output."""
+    run = subprocess.run([binary, "--message-format", "json", str(path)], capture_output=True, text=True)
+    found = []
+    for line in run.stdout.splitlines():
+        msg = json.loads(line)
+        if msg.get("reason") != "compiler-message" or not msg["message"]["code"]:
+            continue
+        for span in msg["message"]["spans"]:
+            if span["is_primary"]:
+                found.append((msg["message"]["code"]["code"], span["line_start"] - 1, span["column_start"] - 1))
+    return sorted(found)
+
+
+async def main(binary, seed):
+    buggy_path, fixed_path = seed / "buggy.rs", seed / "fixed.rs"
+    buggy, fixed = buggy_path.read_text(), fixed_path.read_text()
+    uri = buggy_path.resolve().as_uri()
+    s = Session(binary)
+    c = s.client
+    await c.start_io(binary, "lsp")
+
+    init = await asyncio.wait_for(
+        c.initialize_async(t.InitializeParams(capabilities=t.ClientCapabilities(), process_id=None)), TIMEOUT
+    )
+    sync = init.capabilities.text_document_sync
+    assert sync.change == t.TextDocumentSyncKind.Full and sync.open_close, sync
+    assert list(init.capabilities.code_action_provider.code_action_kinds) == [t.CodeActionKind.QuickFix]
+    s.say(f"initialized: {init.server_info.name}")
+    c.initialized(t.InitializedParams())
+
+    c.text_document_did_open(
+        t.DidOpenTextDocumentParams(t.TextDocumentItem(uri=uri, language_id="rust", version=1, text=buggy))
+    )
+    diags = await s.diagnostics(uri, 1, "open buggy.rs", full=True)
+    assert collections.Counter(d.code for d in diags) == markers(buggy), [d.code for d in diags]
+    got = sorted((d.code, d.range.start.line, d.range.start.character) for d in diags)
+    assert got == cli_findings(binary, buggy_path), (got, cli_findings(binary, buggy_path))
+    assert all(d.source == "clmigrate-lint" for d in diags)
+    for d in diags:
+        doc = d.code_description.href
+        assert re.search(rf"/rules/{d.code}-[a-z-]+\.md$", doc) and Path(unquote(urlparse(doc).path)).is_file(), doc
+
+    clm002 = next(d for d in diags if d.code == "CLM002")
+    actions = await asyncio.wait_for(
+        c.text_document_code_action_async(
+            t.CodeActionParams(
+                text_document=t.TextDocumentIdentifier(uri=uri),
+                range=clm002.range,
+                context=t.CodeActionContext(diagnostics=[clm002]),
+            )
+        ),
+        TIMEOUT,
+    )
+    fixes = [a for a in actions if a.diagnostics and a.diagnostics[0].code == "CLM002"]
+    assert len(fixes) == 1, actions
+    fix = fixes[0]
+    assert fix.kind == t.CodeActionKind.QuickFix and fix.is_preferred, fix
+    edits = fix.edit.changes[uri]
+    assert [(span_text(buggy, e.range), e.new_text) for e in edits] == [("CL_MIGRATE_MEM_OBJECT_HOST", "0")], edits
+    s.say(f"code actions at {fmt_range(clm002.range)}: {[a.title for a in actions]}")
+    for e in edits:
+        s.say(f"  {fmt_range(e.range)} `{span_text(buggy, e.range)}` -> `{e.new_text}` preferred={fix.is_preferred}")
+
+    edited = apply(buggy, edits)
+    c.text_document_did_change(
+        t.DidChangeTextDocumentParams(
+            text_document=t.VersionedTextDocumentIdentifier(uri=uri, version=2),
+            content_changes=[t.TextDocumentContentChangeWholeDocument(text=edited)],
+        )
+    )
+    diags = await s.diagnostics(uri, 2, "fix applied")
+    assert sum(d.code == "CLM002" for d in diags) == markers(buggy)["CLM002"] - 1
+
+    # A line with characters outside the BMP and Latin-1 before the finding: the range is in
+    # UTF-16 code units and still covers exactly the argument.
+    wide = buggy.replace("kernel0.set_arg(1, &common_arr)?;", "/* 𝄞 é */ kernel0.set_arg(1, &common_arr)?;")
+    c.text_document_did_change(
+        t.DidChangeTextDocumentParams(
+            text_document=t.VersionedTextDocumentIdentifier(uri=uri, version=3),
+            content_changes=[t.TextDocumentContentChangeWholeDocument(text=wide)],
+        )
+    )
+    diags = await s.diagnostics(uri, 3, "non-ASCII before CLM001")
+    clm001 = next(d for d in diags if d.code == "CLM001")
+    assert span_text(wide, clm001.range) == "&common_arr", span_text(wide, clm001.range)
+
+    c.text_document_did_change(
+        t.DidChangeTextDocumentParams(
+            text_document=t.VersionedTextDocumentIdentifier(uri=uri, version=4),
+            content_changes=[t.TextDocumentContentChangeWholeDocument(text=fixed)],
+        )
+    )
+    assert await s.diagnostics(uri, 4, "changed to fixed.rs") == []
+
+    # The file on disk is still the buggy one: saving checks the editor's text.
+    c.text_document_did_save(t.DidSaveTextDocumentParams(text_document=t.TextDocumentIdentifier(uri=uri)))
+    assert await s.diagnostics(uri, 4, "saved") == []
+
+    c.text_document_did_change(
+        t.DidChangeTextDocumentParams(
+            text_document=t.VersionedTextDocumentIdentifier(uri=uri, version=5),
+            content_changes=[t.TextDocumentContentChangeWholeDocument(text=buggy)],
+        )
+    )
+    assert len(await s.diagnostics(uri, 5, "changed back to buggy.rs")) == sum(markers(buggy).values())
+    c.text_document_did_close(t.DidCloseTextDocumentParams(text_document=t.TextDocumentIdentifier(uri=uri)))
+    assert await s.diagnostics(uri, None, "closed") == []
+
+    try:
+        await asyncio.wait_for(c.protocol.send_request_async("clmigrate/noSuchRequest", None), TIMEOUT)
+        raise AssertionError("an unknown request was answered")
+    except JsonRpcMethodNotFound as e:
+        s.say(f"unknown request: error {e.CODE}")
+
+    await asyncio.wait_for(c.shutdown_async(None), TIMEOUT)
+    c.exit(None)
+    await asyncio.wait_for(c.stop(), TIMEOUT)
+    s.say("shut down")
+    print("\n".join(s.out))
+
+
+if __name__ == "__main__":
+    asyncio.run(main(sys.argv[1], Path(sys.argv[2])))

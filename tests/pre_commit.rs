@@ -1,0 +1,134 @@
+//! The pre-commit hook as users get it: the real `pre-commit` (pinned, from
+//! `scripts/test-venv.sh`) installs the hook of `.pre-commit-hooks.yaml` from a git repository
+//! holding this checkout's files (with `language: rust` it builds the linter with
+//! `cargo install`), then runs it in another repository on a buggy, a clean and a non-Rust
+//! file.
+
+#[path = "editor/venv.rs"]
+mod venv;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn git(dir: &Path, args: &[&str]) {
+    let out = Command::new("git")
+        .args(["-c", "user.name=test", "-c", "user.email=test@example.com"])
+        .args([
+            "-c",
+            "commit.gpgsign=false",
+            "-c",
+            "init.defaultBranch=main",
+        ])
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("git runs");
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// A git repository of this checkout's files (tracked and not ignored), committed; its head.
+fn hook_repo(dir: &Path) -> String {
+    let list = Command::new("git")
+        .args([
+            "ls-files",
+            "-z",
+            "--cached",
+            "--others",
+            "--exclude-standard",
+        ])
+        .output()
+        .expect("git runs");
+    assert!(list.status.success(), "the tests run in a git checkout");
+    std::fs::create_dir_all(dir).unwrap();
+    for name in list.stdout.split(|&b| b == 0).filter(|n| !n.is_empty()) {
+        let name = Path::new(std::str::from_utf8(name).unwrap());
+        if !name.is_file() {
+            continue;
+        }
+        let to = dir.join(name);
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::copy(name, to).unwrap();
+    }
+    git(dir, &["init", "-q"]);
+    git(dir, &["add", "-A"]);
+    git(dir, &["commit", "-q", "-m", "hooks"]);
+    let head = Command::new("git")
+        .args(["rev-parse", "HEAD"])
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    String::from_utf8(head.stdout).unwrap().trim().to_string()
+}
+
+#[test]
+fn the_hook_fails_on_findings_and_passes_clean_code() {
+    let pre_commit = venv::python().with_file_name("pre-commit");
+    let tmp = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("pre-commit-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&tmp);
+    let hooks = tmp.join("hooks");
+    let rev = hook_repo(&hooks);
+
+    let work = tmp.join("work");
+    std::fs::create_dir_all(work.join("src")).unwrap();
+    git(&work, &["init", "-q"]);
+    std::fs::write(
+        work.join(".pre-commit-config.yaml"),
+        format!(
+            "repos:\n  - repo: {}\n    rev: {rev}\n    hooks:\n      - id: clmigrate-lint\n",
+            hooks.display()
+        ),
+    )
+    .unwrap();
+    std::fs::copy("fixtures/seed/buggy.rs", work.join("src/buggy.rs")).unwrap();
+    std::fs::copy("fixtures/seed/fixed.rs", work.join("src/clean.rs")).unwrap();
+    std::fs::write(work.join("notes.txt"), "not Rust\n").unwrap();
+    git(&work, &["add", "-A"]);
+
+    let run = |file: &str| -> (Output, String) {
+        let out = Command::new(&pre_commit)
+            .args(["run", "--color", "never", "--files", file])
+            .current_dir(&work)
+            .env("PRE_COMMIT_HOME", tmp.join("home"))
+            // Kept between runs of the tests, so that `cargo install` builds incrementally.
+            .env(
+                "CARGO_TARGET_DIR",
+                Path::new(env!("CARGO_TARGET_TMPDIR")).join("pre-commit-target"),
+            )
+            .output()
+            .expect("pre-commit runs");
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        (out, text)
+    };
+
+    let (out, text) = run("src/buggy.rs");
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(text.contains("- hook id: clmigrate-lint"), "{text}");
+    assert!(text.contains("error[CLM001]"), "{text}");
+    assert!(text.contains("┌─ src/buggy.rs:67:28"), "{text}");
+    assert!(
+        text.contains("3 errors, 3 warnings in 1 file checked"),
+        "{text}"
+    );
+
+    let (out, text) = run("src/clean.rs");
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(
+        text.contains("clmigrate-lint") && text.contains("Passed"),
+        "{text}"
+    );
+
+    let (out, text) = run("notes.txt");
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(text.contains("Skipped"), "{text}");
+
+    std::fs::remove_dir_all(&tmp).unwrap();
+}
