@@ -11,6 +11,7 @@ pub mod harness;
 pub mod ir;
 pub mod kernel_src;
 pub mod lower;
+pub mod prefilter;
 pub mod report;
 pub mod rules;
 pub mod source;
@@ -21,14 +22,27 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 
 use ir::Span;
+use prefilter::Prefilter;
 use rules::{Finding, Level};
 use source::SourceFile;
 
 /// How a run is configured.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct Settings {
     /// Worker threads; `None` for one per core.
     pub jobs: Option<usize>,
+    /// Parse only the files that name an enqueue or kernel-argument API ([`prefilter`]).
+    /// The others cannot hold a finding; they still count as checked.
+    pub prefilter: bool,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            jobs: None,
+            prefilter: true,
+        }
+    }
 }
 
 /// A file that could not be checked, or part of it.
@@ -45,8 +59,13 @@ pub struct Problem {
 /// Everything one run found.
 #[derive(Debug, Default)]
 pub struct Report {
-    /// The files read, indexed by `Span::file`.
+    /// Every file checked, indexed by `Span::file`. Only files with findings or problems
+    /// keep their text; the others keep their path, so the list and the indices do not
+    /// depend on what was found.
     pub files: Vec<SourceFile>,
+    /// How many of `files` were parsed: the others were skipped by the pre-filter or could
+    /// not be read.
+    pub parsed: usize,
     /// Sorted by file, position and code.
     pub findings: Vec<Finding>,
     pub problems: Vec<Problem>,
@@ -74,19 +93,23 @@ fn display_path(p: &Path) -> String {
 }
 
 struct FileResult {
-    file: Option<SourceFile>,
+    file: SourceFile,
+    parsed: bool,
     findings: Vec<Finding>,
     problems: Vec<Problem>,
 }
 
-fn read(path: &Path) -> Result<String, String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("could not read: {e}"))?;
+fn decode(bytes: Vec<u8>) -> Result<String, String> {
     String::from_utf8(bytes).map_err(|e| {
         format!(
             "not valid UTF-8 (invalid byte at offset {}); the file was not checked",
             e.utf8_error().valid_up_to()
         )
     })
+}
+
+fn read(path: &Path) -> Result<String, String> {
+    decode(std::fs::read(path).map_err(|e| format!("could not read: {e}"))?)
 }
 
 /// Parses one file; a syntax error is a problem with its position.
@@ -99,34 +122,50 @@ pub fn parse(file_id: usize, src: &SourceFile) -> Result<syn::File, Problem> {
     })
 }
 
-fn check_file(file_id: usize, path: &Path) -> FileResult {
-    let text = match read(path) {
-        Ok(t) => t,
-        Err(message) => {
-            return FileResult {
-                file: None,
-                findings: Vec::new(),
-                problems: vec![Problem {
-                    path: path.to_path_buf(),
-                    span: None,
-                    message,
-                    internal: false,
-                }],
-            }
-        }
+/// Lowers, analyzes and checks one parsed file.
+fn lint(file_id: usize, src: &SourceFile) -> Result<Vec<Finding>, Problem> {
+    let ast = parse(file_id, src)?;
+    let ir = lower::lower_file(file_id, src, &ast);
+    drop(ast);
+    Ok(ir
+        .functions
+        .iter()
+        .flat_map(|f| rules::run(&analysis::analyze(f)))
+        .collect())
+}
+
+fn check_file(file_id: usize, path: &Path, prefilter: Option<&Prefilter>) -> FileResult {
+    let display = display_path(path);
+    let listed = || SourceFile::new(path.to_path_buf(), display.clone(), String::new());
+    let not_checked = |message: String| FileResult {
+        file: listed(),
+        parsed: false,
+        findings: Vec::new(),
+        problems: vec![Problem {
+            path: path.to_path_buf(),
+            span: None,
+            message,
+            internal: false,
+        }],
     };
-    let src = SourceFile::new(path.to_path_buf(), display_path(path), text);
-    let outcome = catch_unwind(AssertUnwindSafe(|| {
-        let ast = parse(file_id, &src)?;
-        let ir = lower::lower_file(file_id, &src, &ast);
-        drop(ast);
-        let findings: Vec<Finding> = ir
-            .functions
-            .iter()
-            .flat_map(|f| rules::run(&analysis::analyze(f)))
-            .collect();
-        Ok(findings)
-    }));
+    let bytes = match std::fs::read(path) {
+        Ok(b) => b,
+        Err(e) => return not_checked(format!("could not read: {e}")),
+    };
+    if prefilter.is_some_and(|p| !p.matches(&bytes)) {
+        return FileResult {
+            file: listed(),
+            parsed: false,
+            findings: Vec::new(),
+            problems: Vec::new(),
+        };
+    }
+    let text = match decode(bytes) {
+        Ok(t) => t,
+        Err(message) => return not_checked(message),
+    };
+    let src = SourceFile::new(path.to_path_buf(), display.clone(), text);
+    let outcome = catch_unwind(AssertUnwindSafe(|| lint(file_id, &src)));
     proc_macro2::extra::invalidate_current_thread_spans();
     let (findings, problems) = match outcome {
         Ok(Ok(f)) => (f, Vec::new()),
@@ -148,8 +187,11 @@ fn check_file(file_id: usize, path: &Path) -> FileResult {
             )
         }
     };
+    // Only a file with something to show keeps its text.
+    let keep = !findings.is_empty() || !problems.is_empty();
     FileResult {
-        file: Some(src),
+        file: if keep { src } else { listed() },
+        parsed: true,
         findings,
         problems,
     }
@@ -168,12 +210,13 @@ pub fn check(paths: &[PathBuf], settings: &Settings) -> Report {
             internal: false,
         })
         .collect();
+    let prefilter = settings.prefilter.then(Prefilter::get);
     let run = || -> Vec<FileResult> {
         found
             .files
             .par_iter()
             .enumerate()
-            .map(|(i, p)| check_file(i, p))
+            .map(|(i, p)| check_file(i, p, prefilter))
             .collect()
     };
     let mut builder = rayon::ThreadPoolBuilder::new().stack_size(STACK_SIZE);
@@ -188,13 +231,10 @@ pub fn check(paths: &[PathBuf], settings: &Settings) -> Report {
         missing: found.missing,
         ..Report::default()
     };
-    // Files keep their index (`Span::file`); an unreadable file leaves an empty entry.
-    for (i, r) in results.into_iter().enumerate() {
-        let file = r.file.unwrap_or_else(|| {
-            let p = &found.files[i];
-            SourceFile::new(p.clone(), display_path(p), String::new())
-        });
-        report.files.push(file);
+    // Files keep their index (`Span::file`).
+    for r in results {
+        report.files.push(r.file);
+        report.parsed += usize::from(r.parsed);
         report.findings.extend(r.findings);
         problems.extend(r.problems);
     }

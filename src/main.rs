@@ -74,6 +74,10 @@ struct CheckArgs {
     /// Worker threads [default: one per core].
     #[arg(short, long)]
     jobs: Option<usize>,
+    /// Parse every file, also those that name no enqueue or kernel-argument API (they
+    /// cannot hold a finding; without this flag they are counted as checked unparsed).
+    #[arg(long)]
+    no_prefilter: bool,
 }
 
 #[derive(Clone, Copy, ValueEnum, Default)]
@@ -99,7 +103,11 @@ fn run_check(args: CheckArgs) -> ExitCode {
     } else {
         args.paths
     };
-    let report = check(&paths, &Settings { jobs: args.jobs });
+    let settings = Settings {
+        jobs: args.jobs,
+        prefilter: !args.no_prefilter,
+    };
+    let report = check(&paths, &settings);
     for m in &report.missing {
         eprintln!("error: no such file or directory: {}", m.display());
     }
