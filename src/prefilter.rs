@@ -15,14 +15,21 @@
 
 use std::sync::OnceLock;
 
-use aho_corasick::{AhoCorasick, MatchKind};
+use aho_corasick::{packed, AhoCorasick, MatchKind};
 
 use crate::lower::bindings::Bindings;
 
 /// A search for whole-identifier occurrences of a set of names.
 #[derive(Debug, Clone)]
 pub struct Prefilter {
-    search: AhoCorasick,
+    search: Search,
+}
+
+/// Teddy (SIMD, for up to a few dozen names) where the CPU has it, else the automaton.
+#[derive(Debug, Clone)]
+enum Search {
+    Packed(packed::Searcher),
+    Automaton(AhoCorasick),
 }
 
 fn is_ident_byte(b: u8) -> bool {
@@ -36,12 +43,23 @@ impl Prefilter {
         I: IntoIterator<Item = S>,
         S: AsRef<[u8]>,
     {
+        let names: Vec<S> = names.into_iter().collect();
         // Leftmost-longest: where names share a prefix (`set_arg`, `set_arg_local_buffer`)
         // the longest one at a position is the only one that can end at an identifier's end.
-        let search = AhoCorasick::builder()
-            .match_kind(MatchKind::LeftmostLongest)
-            .build(names)
-            .expect("identifier patterns build an automaton");
+        let teddy = packed::Config::new()
+            .match_kind(packed::MatchKind::LeftmostLongest)
+            .builder()
+            .extend(&names)
+            .build();
+        let search = match teddy {
+            Some(t) => Search::Packed(t),
+            None => Search::Automaton(
+                AhoCorasick::builder()
+                    .match_kind(MatchKind::LeftmostLongest)
+                    .build(&names)
+                    .expect("identifier patterns build an automaton"),
+            ),
+        };
         Prefilter { search }
     }
 
@@ -58,11 +76,15 @@ impl Prefilter {
     pub fn matches(&self, bytes: &[u8]) -> bool {
         // A rejected match cannot hide an accepted one: a name starting inside it would
         // follow an identifier byte.
-        self.search.find_iter(bytes).any(|m| {
-            let before = m.start().checked_sub(1).map(|i| bytes[i]);
-            let after = bytes.get(m.end()).copied();
+        let whole = |start: usize, end: usize| {
+            let before = start.checked_sub(1).map(|i| bytes[i]);
+            let after = bytes.get(end).copied();
             !before.is_some_and(is_ident_byte) && !after.is_some_and(is_ident_byte)
-        })
+        };
+        match &self.search {
+            Search::Packed(p) => p.find_iter(bytes).any(|m| whole(m.start(), m.end())),
+            Search::Automaton(a) => a.find_iter(bytes).any(|m| whole(m.start(), m.end())),
+        }
     }
 }
 
