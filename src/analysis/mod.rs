@@ -351,6 +351,8 @@ struct Analyzer<'f> {
     event_vars: HashMap<usize, String>,
     raw: Vec<RawFact>,
     seen: HashSet<(u8, usize, usize)>,
+    /// The kernels of each program's source, parsed once.
+    kernels: HashMap<ObjId, Vec<KernelSig>>,
     /// The span of the statement being interpreted.
     cur_span: Span,
 }
@@ -395,6 +397,7 @@ pub fn analyze(func: &Function) -> Vec<Fact> {
         event_vars: HashMap::new(),
         raw: Vec::new(),
         seen: HashSet::new(),
+        kernels: HashMap::new(),
         cur_span: Span::default(),
     };
     let mut st = State::default();
@@ -598,9 +601,13 @@ impl<'f> Analyzer<'f> {
             } => {
                 let sig = match self.eval(st, program, None, "program") {
                     AVal::Obj(p) => match (&self.objs[p].kind, kname) {
-                        (ObjKind::Program { source: Some(src) }, Some(k)) => {
-                            kernel_src::find_kernel(src, k)
-                        }
+                        (ObjKind::Program { source: Some(src) }, Some(k)) => self
+                            .kernels
+                            .entry(p)
+                            .or_insert_with(|| kernel_src::parse_kernels(src))
+                            .iter()
+                            .find(|s| s.name == *k)
+                            .cloned(),
                         _ => None,
                     },
                     _ => None,
