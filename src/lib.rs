@@ -127,10 +127,11 @@ fn lint(file_id: usize, src: &SourceFile) -> Result<Vec<Finding>, Problem> {
     let ast = parse(file_id, src)?;
     let ir = lower::lower_file(file_id, src, &ast);
     drop(ast);
+    let mut kernels = analysis::Kernels::default();
     Ok(ir
         .functions
         .iter()
-        .flat_map(|f| rules::run(&analysis::analyze(f)))
+        .flat_map(|f| rules::run(&analysis::analyze(f, &mut kernels)))
         .collect())
 }
 

@@ -340,6 +340,10 @@ struct LoopCx {
     continues: Vec<State>,
 }
 
+/// The kernels of each program source, parsed once for all the functions of a file.
+#[derive(Debug, Default)]
+pub struct Kernels(HashMap<String, Vec<KernelSig>>);
+
 struct Analyzer<'f> {
     func: &'f Function,
     objs: Vec<Obj>,
@@ -351,8 +355,7 @@ struct Analyzer<'f> {
     event_vars: HashMap<usize, String>,
     raw: Vec<RawFact>,
     seen: HashSet<(u8, usize, usize)>,
-    /// The kernels of each program's source, parsed once.
-    kernels: HashMap<ObjId, Vec<KernelSig>>,
+    kernels: &'f mut Kernels,
     /// The span of the statement being interpreted.
     cur_span: Span,
 }
@@ -386,7 +389,7 @@ enum RawFact {
 }
 
 /// Analyzes one function.
-pub fn analyze(func: &Function) -> Vec<Fact> {
+pub fn analyze(func: &Function, kernels: &mut Kernels) -> Vec<Fact> {
     let mut a = Analyzer {
         func,
         objs: Vec::new(),
@@ -397,7 +400,7 @@ pub fn analyze(func: &Function) -> Vec<Fact> {
         event_vars: HashMap::new(),
         raw: Vec::new(),
         seen: HashSet::new(),
-        kernels: HashMap::new(),
+        kernels,
         cur_span: Span::default(),
     };
     let mut st = State::default();
@@ -601,13 +604,13 @@ impl<'f> Analyzer<'f> {
             } => {
                 let sig = match self.eval(st, program, None, "program") {
                     AVal::Obj(p) => match (&self.objs[p].kind, kname) {
-                        (ObjKind::Program { source: Some(src) }, Some(k)) => self
-                            .kernels
-                            .entry(p)
-                            .or_insert_with(|| kernel_src::parse_kernels(src))
-                            .iter()
-                            .find(|s| s.name == *k)
-                            .cloned(),
+                        (ObjKind::Program { source: Some(src) }, Some(k)) => {
+                            if !self.kernels.0.contains_key(src) {
+                                let sigs = kernel_src::parse_kernels(src);
+                                self.kernels.0.insert(src.clone(), sigs);
+                            }
+                            self.kernels.0[src].iter().find(|s| s.name == *k).cloned()
+                        }
                         _ => None,
                     },
                     _ => None,
