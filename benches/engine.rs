@@ -3,7 +3,7 @@
 //!
 //! `cargo bench --bench engine [-- --files N] [--tree DIR]... [--out DIR]` generates a tree
 //! of N host-code files (default 2,000; copies of the fixtures, every one OpenCL host code)
-//! and a 2,000-line host file, then times, best of three: reading and parsing every file
+//! and a 2,000-line host file, then times, best of five (interleaved): reading and parsing every file
 //! with syn on all cores (the baseline), and the full `check` (walk, read, pre-filter,
 //! parse, lower, analyze, rules); the same for every `--tree` (ordinary Rust); and `check`
 //! of the one file, best of 20. `--out DIR` writes the generated tree and file there and
@@ -86,14 +86,18 @@ fn tree(label: &str, dir: &Path, runs: usize) {
         .map(|m| m.len())
         .sum();
     let mut parsed_ok = 0;
-    let parse = best_of(runs, || parsed_ok = parse_only(&files));
     let mut report = None;
-    let lint = best_of(runs, || {
-        report = Some(clmigrate_lint::check(
-            &[dir.to_path_buf()],
-            &clmigrate_lint::Settings::default(),
-        ))
-    });
+    // Interleaved, so that a busy moment of the machine hits both alike.
+    let (mut parse, mut lint) = (Duration::MAX, Duration::MAX);
+    for _ in 0..runs {
+        parse = parse.min(best_of(1, || parsed_ok = parse_only(&files)));
+        lint = lint.min(best_of(1, || {
+            report = Some(clmigrate_lint::check(
+                &[dir.to_path_buf()],
+                &clmigrate_lint::Settings::default(),
+            ))
+        }));
+    }
     let r = report.expect("at least one run");
     assert_eq!(r.files.len(), files.len());
     println!(
@@ -123,7 +127,7 @@ fn main() {
         .first()
         .and_then(|v| v.parse().ok())
         .unwrap_or(if bench { 2000 } else { 20 });
-    let (runs, single_runs) = if bench { (3, 20) } else { (1, 1) };
+    let (runs, single_runs) = if bench { (5, 20) } else { (1, 1) };
     let out = value("--out").first().map(PathBuf::from);
     let scratch = out.clone().unwrap_or_else(|| {
         std::env::temp_dir().join(format!("clmigrate-bench-{}", std::process::id()))
