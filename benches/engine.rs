@@ -1,9 +1,14 @@
-//! Lint time against syn-parse-only time of the same files, in one run.
+//! Lint time against syn-parse-only time of the same files, in one run, and the latency of
+//! one 2,000-line file.
 //!
-//! `cargo bench --bench engine [-- FILES]` generates a tree of FILES host-code files (default
-//! 2,000; copies of the fixtures, every one OpenCL host code), then times, best of three:
-//! reading and parsing every file with syn on all cores (the baseline), and the full
-//! `check` (walk, read, parse, lower, analyze, rules).
+//! `cargo bench --bench engine [-- --files N] [--tree DIR]... [--out DIR]` generates a tree
+//! of N host-code files (default 2,000; copies of the fixtures, every one OpenCL host code)
+//! and a 2,000-line host file, then times, best of five (interleaved): reading and parsing every file
+//! with syn on all cores (the baseline), and the full `check` (walk, read, pre-filter,
+//! parse, lower, analyze, rules); the same for every `--tree` (ordinary Rust); and `check`
+//! of the one file, best of 20. `--out DIR` writes the generated tree and file there and
+//! keeps them (`benches/bench.sh` times them as processes). Run by `cargo test` (without
+//! `--bench`), it checks the same on 20 files, once.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -21,22 +26,34 @@ fn fixtures() -> Vec<String> {
     out
 }
 
-fn generate(dir: &Path, n: usize) -> (Vec<PathBuf>, usize, usize) {
+fn generate(dir: &Path, n: usize, srcs: &[String]) {
     let _ = std::fs::remove_dir_all(dir);
-    let srcs = fixtures();
-    let (mut bytes, mut lines) = (0, 0);
-    let mut files = Vec::new();
     for i in 0..n {
         let sub = dir.join(format!("m{:03}", i / 100));
         std::fs::create_dir_all(&sub).expect("scratch dir");
-        let text = &srcs[i % srcs.len()];
-        let p = sub.join(format!("host_{i}.rs"));
-        std::fs::write(&p, text).expect("scratch file");
-        bytes += text.len();
-        lines += text.lines().count();
-        files.push(p);
+        std::fs::write(sub.join(format!("host_{i}.rs")), &srcs[i % srcs.len()])
+            .expect("scratch file");
     }
-    (files, bytes, lines)
+}
+
+/// One host file of at least `lines` lines: fixtures, each in its own module.
+fn one_file(path: &Path, lines: usize, srcs: &[String]) {
+    let mut text = String::new();
+    let mut i = 0;
+    while text.lines().count() < lines {
+        text.push_str(&format!("mod m{i} {{\n{}\n}}\n", srcs[i % srcs.len()]));
+        i += 1;
+    }
+    std::fs::write(path, text).expect("scratch file");
+}
+
+fn rs_files(dir: &Path) -> Vec<PathBuf> {
+    walkdir::WalkDir::new(dir)
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.path().extension().is_some_and(|x| x == "rs"))
+        .map(|e| e.into_path())
+        .collect()
 }
 
 fn best_of<F: FnMut()>(runs: usize, mut f: F) -> Duration {
@@ -50,48 +67,98 @@ fn best_of<F: FnMut()>(runs: usize, mut f: F) -> Duration {
         .unwrap_or_default()
 }
 
-fn main() {
-    let n: usize = std::env::args()
-        .skip(1)
-        .find_map(|a| a.parse().ok())
-        .unwrap_or(2000);
-    let dir = std::env::temp_dir().join("clmigrate-bench-host");
-    let (files, bytes, lines) = generate(&dir, n);
-    let parse = best_of(3, || {
-        let ok = files
-            .par_iter()
-            .map(|p| {
-                let text = std::fs::read_to_string(p).expect("readable");
-                let ok = syn::parse_file(&text).is_ok();
-                proc_macro2::extra::invalidate_current_thread_spans();
-                ok
-            })
-            .filter(|ok| *ok)
-            .count();
-        assert_eq!(ok, files.len());
-    });
-    let mut findings = 0;
-    let lint = best_of(3, || {
-        let r = clmigrate_lint::check(
-            std::slice::from_ref(&dir),
-            &clmigrate_lint::Settings::default(),
-        );
-        assert_eq!(r.files.len(), files.len());
-        findings = r.findings.len();
-    });
+fn parse_only(files: &[PathBuf]) -> usize {
+    files
+        .par_iter()
+        .filter(|p| {
+            let ok = std::fs::read_to_string(p).is_ok_and(|t| syn::parse_file(&t).is_ok());
+            proc_macro2::extra::invalidate_current_thread_spans();
+            ok
+        })
+        .count()
+}
+
+fn tree(label: &str, dir: &Path, runs: usize) {
+    let files = rs_files(dir);
+    let bytes: u64 = files
+        .iter()
+        .filter_map(|p| std::fs::metadata(p).ok())
+        .map(|m| m.len())
+        .sum();
+    let mut parsed_ok = 0;
+    let mut report = None;
+    // Interleaved, so that a busy moment of the machine hits both alike.
+    let (mut parse, mut lint) = (Duration::MAX, Duration::MAX);
+    for _ in 0..runs {
+        parse = parse.min(best_of(1, || parsed_ok = parse_only(&files)));
+        lint = lint.min(best_of(1, || {
+            report = Some(clmigrate_lint::check(
+                &[dir.to_path_buf()],
+                &clmigrate_lint::Settings::default(),
+            ))
+        }));
+    }
+    let r = report.expect("at least one run");
+    assert_eq!(r.files.len(), files.len());
     println!(
-        "{} files, {:.1} MB, {} lines, {} threads, {} findings",
+        "{label:<9} {:>6} files {:>7.1} MB  parsed {:>6}  findings {:>5}  syn parse {:>7.3} s  lint {:>7.3} s  lint/parse {:>5.2}x",
         files.len(),
         bytes as f64 / 1e6,
-        lines,
-        rayon::current_num_threads(),
-        findings
-    );
-    println!("syn parse only   {:>8.3} s", parse.as_secs_f64());
-    println!("clmigrate-lint   {:>8.3} s", lint.as_secs_f64());
-    println!(
-        "ratio            {:>8.2}x",
+        r.parsed,
+        r.findings.len(),
+        parse.as_secs_f64(),
+        lint.as_secs_f64(),
         lint.as_secs_f64() / parse.as_secs_f64()
     );
-    let _ = std::fs::remove_dir_all(&dir);
+    assert!(parsed_ok > 0);
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let bench = args.iter().any(|a| a == "--bench");
+    let value = |flag: &str| {
+        args.iter()
+            .zip(args.iter().skip(1))
+            .filter(|(f, _)| *f == flag)
+            .map(|(_, v)| v.clone())
+            .collect::<Vec<_>>()
+    };
+    let n: usize = value("--files")
+        .first()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(if bench { 2000 } else { 20 });
+    let (runs, single_runs) = if bench { (5, 20) } else { (1, 1) };
+    let out = value("--out").first().map(PathBuf::from);
+    let scratch = out.clone().unwrap_or_else(|| {
+        std::env::temp_dir().join(format!("clmigrate-bench-{}", std::process::id()))
+    });
+    std::fs::create_dir_all(&scratch).expect("scratch dir");
+    let srcs = fixtures();
+    let host = scratch.join("host");
+    generate(&host, n, &srcs);
+    let single = scratch.join("one_file_2000_lines.rs");
+    one_file(&single, 2000, &srcs);
+
+    println!("{} threads", rayon::current_num_threads());
+    tree("host", &host, runs);
+    for t in value("--tree") {
+        tree("ordinary", Path::new(&t), runs);
+    }
+    let lines = std::fs::read_to_string(&single).map_or(0, |t| t.lines().count());
+    let mut findings = 0;
+    let one = best_of(single_runs, || {
+        let r = clmigrate_lint::check(
+            std::slice::from_ref(&single),
+            &clmigrate_lint::Settings::default(),
+        );
+        findings = r.findings.len();
+    });
+    assert!(findings > 0);
+    println!(
+        "one file  {lines} lines, {findings} findings: check {:.1} ms (best of {single_runs}, in-process)",
+        one.as_secs_f64() * 1e3
+    );
+    if out.is_none() {
+        let _ = std::fs::remove_dir_all(&scratch);
+    }
 }

@@ -387,11 +387,6 @@ fn call_of(body: &[Tok], i: usize) -> Option<String> {
     None
 }
 
-/// The signature of kernel `name` in `src`.
-pub fn find_kernel(src: &str, name: &str) -> Option<KernelSig> {
-    parse_kernels(src).into_iter().find(|k| k.name == name)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -15,6 +15,7 @@ pub mod ir;
 pub mod kernel_src;
 pub mod lower;
 pub mod lsp;
+pub mod prefilter;
 pub mod report;
 pub mod rules;
 pub mod source;
@@ -26,11 +27,12 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 
 use ir::Span;
+use prefilter::Prefilter;
 use rules::{Finding, Level};
 use source::SourceFile;
 
 /// How a run is configured.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct Settings {
     /// Worker threads; `None` for one per core.
     pub jobs: Option<usize>,
@@ -38,6 +40,20 @@ pub struct Settings {
     pub config: config::Config,
     /// Findings to leave out of the report because they were there before.
     pub baseline: Option<baseline::Baseline>,
+    /// Parse only the files that name an enqueue or kernel-argument API ([`prefilter`]).
+    /// The others cannot hold a finding; they still count as checked.
+    pub prefilter: bool,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            jobs: None,
+            config: config::Config::default(),
+            baseline: None,
+            prefilter: true,
+        }
+    }
 }
 
 /// A file that could not be checked, or part of it.
@@ -54,8 +70,13 @@ pub struct Problem {
 /// Everything one run found.
 #[derive(Debug, Default)]
 pub struct Report {
-    /// The files read, indexed by `Span::file`.
+    /// Every file checked, indexed by `Span::file`. Only files with findings or problems
+    /// keep their text; the others keep their path, so the list and the indices do not
+    /// depend on what was found.
     pub files: Vec<SourceFile>,
+    /// How many of `files` were parsed: the others were skipped by the pre-filter or could
+    /// not be read.
+    pub parsed: usize,
     /// Sorted by file, position and code.
     pub findings: Vec<Finding>,
     pub problems: Vec<Problem>,
@@ -87,20 +108,24 @@ fn display_path(p: &Path) -> String {
 }
 
 struct FileResult {
-    file: Option<SourceFile>,
+    file: SourceFile,
+    parsed: bool,
     findings: Vec<Finding>,
     problems: Vec<Problem>,
     suppressed: usize,
 }
 
-fn read(path: &Path) -> Result<String, String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("could not read: {e}"))?;
+fn decode(bytes: Vec<u8>) -> Result<String, String> {
     String::from_utf8(bytes).map_err(|e| {
         format!(
             "not valid UTF-8 (invalid byte at offset {}); the file was not checked",
             e.utf8_error().valid_up_to()
         )
     })
+}
+
+fn read(path: &Path) -> Result<String, String> {
+    decode(std::fs::read(path).map_err(|e| format!("could not read: {e}"))?)
 }
 
 /// Parses one file; a syntax error is a problem with its position. A file that parses only
@@ -122,44 +147,81 @@ pub fn parse(file_id: usize, src: &SourceFile) -> Result<syn::File, Problem> {
     })
 }
 
-fn check_file(file_id: usize, path: &Path, config: &config::Config) -> FileResult {
-    match read(path) {
-        Ok(text) => check_text(file_id, path, text, config),
-        Err(message) => FileResult {
-            file: None,
+/// Lowers, analyzes and checks one parsed file; returns its findings after suppression
+/// comments and configured levels, and how many were suppressed.
+fn lint(
+    file_id: usize,
+    src: &SourceFile,
+    config: &config::Config,
+) -> Result<(Vec<Finding>, usize), Problem> {
+    let ast = parse(file_id, src)?;
+    let ir = lower::lower_file(file_id, src, &ast);
+    drop(ast);
+    let index: std::collections::HashMap<String, &ir::Function> =
+        ir.functions.iter().map(|f| (f.name.clone(), f)).collect();
+    let mut kernels = analysis::Kernels::default();
+    let findings: Vec<Finding> = ir
+        .functions
+        .iter()
+        .flat_map(|f| rules::run(&analysis::analyze(f, &index, &mut kernels)))
+        .collect();
+    let out = suppress::apply(file_id, src, with_levels(findings, config), &|r| {
+        config.level(r).is_some()
+    });
+    let mut findings = out.kept;
+    findings.extend(with_levels(out.reported, config));
+    Ok((findings, out.suppressed))
+}
+
+fn check_file(
+    file_id: usize,
+    path: &Path,
+    prefilter: Option<&Prefilter>,
+    config: &config::Config,
+) -> FileResult {
+    let listed = || SourceFile::new(path.to_path_buf(), display_path(path), String::new());
+    let not_checked = |message: String| FileResult {
+        file: listed(),
+        parsed: false,
+        findings: Vec::new(),
+        problems: vec![Problem {
+            path: path.to_path_buf(),
+            span: None,
+            message,
+            internal: false,
+        }],
+        suppressed: 0,
+    };
+    let bytes = match std::fs::read(path) {
+        Ok(b) => b,
+        Err(e) => return not_checked(format!("could not read: {e}")),
+    };
+    if prefilter.is_some_and(|p| !p.matches(&bytes)) {
+        return FileResult {
+            file: listed(),
+            parsed: false,
             findings: Vec::new(),
-            problems: vec![Problem {
-                path: path.to_path_buf(),
-                span: None,
-                message,
-                internal: false,
-            }],
+            problems: Vec::new(),
             suppressed: 0,
-        },
+        };
+    }
+    match decode(bytes) {
+        Ok(text) => check_text(file_id, path, text, config, false),
+        Err(message) => not_checked(message),
     }
 }
 
-/// Parses, lowers, analyzes and runs the rules on the text of one file.
-fn check_text(file_id: usize, path: &Path, text: String, config: &config::Config) -> FileResult {
+/// Parses, lowers, analyzes and runs the rules on the text of one file. The file keeps its
+/// text when it has something to show, or when `keep_text`.
+fn check_text(
+    file_id: usize,
+    path: &Path,
+    text: String,
+    config: &config::Config,
+    keep_text: bool,
+) -> FileResult {
     let src = SourceFile::new(path.to_path_buf(), display_path(path), text);
-    let outcome = catch_unwind(AssertUnwindSafe(|| {
-        let ast = parse(file_id, &src)?;
-        let ir = lower::lower_file(file_id, &src, &ast);
-        drop(ast);
-        let index: std::collections::HashMap<String, &ir::Function> =
-            ir.functions.iter().map(|f| (f.name.clone(), f)).collect();
-        let findings: Vec<Finding> = ir
-            .functions
-            .iter()
-            .flat_map(|f| rules::run(&analysis::analyze(f, &index)))
-            .collect();
-        let out = suppress::apply(file_id, &src, with_levels(findings, config), &|r| {
-            config.level(r).is_some()
-        });
-        let mut findings = out.kept;
-        findings.extend(with_levels(out.reported, config));
-        Ok((findings, out.suppressed))
-    }));
+    let outcome = catch_unwind(AssertUnwindSafe(|| lint(file_id, &src, config)));
     proc_macro2::extra::invalidate_current_thread_spans();
     let (findings, problems, suppressed) = match outcome {
         Ok(Ok((f, n))) => (f, Vec::new(), n),
@@ -182,8 +244,14 @@ fn check_text(file_id: usize, path: &Path, text: String, config: &config::Config
             )
         }
     };
+    let keep = keep_text || !findings.is_empty() || !problems.is_empty();
     FileResult {
-        file: Some(src),
+        file: if keep {
+            src
+        } else {
+            SourceFile::new(path.to_path_buf(), display_path(path), String::new())
+        },
+        parsed: true,
         findings,
         problems,
         suppressed,
@@ -215,12 +283,13 @@ pub fn check(paths: &[PathBuf], settings: &Settings) -> Report {
             internal: false,
         })
         .collect();
+    let prefilter = settings.prefilter.then(Prefilter::get);
     let run = || -> Vec<FileResult> {
         found
             .files
             .par_iter()
             .enumerate()
-            .map(|(i, p)| check_file(i, p, &settings.config))
+            .map(|(i, p)| check_file(i, p, prefilter, &settings.config))
             .collect()
     };
     let mut builder = rayon::ThreadPoolBuilder::new().stack_size(STACK_SIZE);
@@ -235,13 +304,10 @@ pub fn check(paths: &[PathBuf], settings: &Settings) -> Report {
         missing: found.missing,
         ..Report::default()
     };
-    // Files keep their index (`Span::file`); an unreadable file leaves an empty entry.
-    for (i, r) in results.into_iter().enumerate() {
-        let file = r.file.unwrap_or_else(|| {
-            let p = &found.files[i];
-            SourceFile::new(p.clone(), display_path(p), String::new())
-        });
-        report.files.push(file);
+    // Files keep their index (`Span::file`).
+    for r in results {
+        report.files.push(r.file);
+        report.parsed += usize::from(r.parsed);
         report.findings.extend(r.findings);
         report.suppressed += r.suppressed;
         problems.extend(r.problems);
@@ -258,7 +324,7 @@ pub fn check(paths: &[PathBuf], settings: &Settings) -> Report {
 /// reading the disk. The report has one file, index 0. `jobs` does not apply: one file is
 /// checked on one thread, with the same stack size as [`check`]'s workers.
 pub fn check_source(path: &Path, text: &str, settings: &Settings) -> Report {
-    let work = || check_text(0, path, text.to_string(), &settings.config);
+    let work = || check_text(0, path, text.to_string(), &settings.config, true);
     let r = std::thread::scope(|scope| {
         match std::thread::Builder::new()
             .stack_size(STACK_SIZE)
@@ -271,9 +337,8 @@ pub fn check_source(path: &Path, text: &str, settings: &Settings) -> Report {
         }
     });
     let mut report = Report {
-        files: vec![r.file.unwrap_or_else(|| {
-            SourceFile::new(path.to_path_buf(), display_path(path), String::new())
-        })],
+        files: vec![r.file],
+        parsed: usize::from(r.parsed),
         findings: r.findings,
         problems: r.problems,
         suppressed: r.suppressed,

@@ -111,6 +111,10 @@ struct CheckArgs {
     /// Worker threads [default: one per core].
     #[arg(short, long)]
     jobs: Option<usize>,
+    /// Parse every file, also those that name no enqueue or kernel-argument API (they
+    /// cannot hold a finding; without this flag they are counted as checked unparsed).
+    #[arg(long)]
+    no_prefilter: bool,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -189,6 +193,7 @@ fn run_check(args: CheckArgs) -> ExitCode {
         jobs: args.jobs,
         config,
         baseline,
+        prefilter: !args.no_prefilter,
     };
     let mut failed = false;
     let report = if args.diff {

@@ -44,7 +44,9 @@ fn called_by_cargo() {
 fn a_directory_is_walked_and_an_unparseable_file_is_one_diagnostic() {
     let dir = tempdir();
     std::fs::copy("fixtures/seed/buggy.rs", dir.join("buggy.rs")).unwrap();
-    std::fs::write(dir.join("broken.rs"), "fn broken( {").unwrap();
+    std::fs::write(dir.join("broken.rs"), "fn broken( { q.enqueue_task(&k").unwrap();
+    // Names no enqueue: it cannot hold a finding, so it is counted but not parsed.
+    std::fs::write(dir.join("unrelated.rs"), "fn unrelated( {").unwrap();
     std::fs::create_dir_all(dir.join("target")).unwrap();
     std::fs::copy("fixtures/seed/buggy.rs", dir.join("target/skipped.rs")).unwrap();
     std::fs::create_dir_all(dir.join(".hidden")).unwrap();
@@ -55,7 +57,15 @@ fn a_directory_is_walked_and_an_unparseable_file_is_one_diagnostic() {
     assert_eq!(out.matches("could not parse").count(), 1, "{out}");
     assert_eq!(out.matches("error[CLM001]").count(), 1, "{out}");
     assert!(!out.contains("skipped.rs"), "{out}");
-    assert!(out.contains("in 2 files checked"), "{out}");
+    assert!(out.contains("in 3 files checked"), "{out}");
+    let all = stdout(&run(&[
+        "--color",
+        "never",
+        "--no-prefilter",
+        dir.to_str().unwrap(),
+    ]));
+    assert_eq!(all.matches("could not parse").count(), 2, "{all}");
+    assert!(all.contains("in 3 files checked"), "{all}");
 }
 
 #[test]

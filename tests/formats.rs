@@ -89,7 +89,7 @@ fn json_is_read_by_cargo_metadata() {
 fn json_reports_problems_as_warnings() {
     let dir = tempfile::tempdir().unwrap();
     let broken = dir.path().join("broken.rs");
-    std::fs::write(&broken, "fn broken( {").unwrap();
+    std::fs::write(&broken, "fn broken( { queue.enqueue_task(").unwrap();
     let out = run(&["--format", "json", broken.to_str().unwrap()]);
     let messages: Vec<Message> = Message::parse_stream(&out.stdout[..])
         .collect::<Result<_, _>>()
@@ -202,7 +202,7 @@ fn sarif_of_problems_and_of_every_fixture_is_valid() {
     let v = sarif_validator();
     let dir = tempfile::tempdir().unwrap();
     let broken = dir.path().join("broken.rs");
-    std::fs::write(&broken, "fn broken( {").unwrap();
+    std::fs::write(&broken, "fn broken( { queue.enqueue_task(").unwrap();
     let log: Value =
         serde_json::from_str(&stdout(&["--format", "sarif", broken.to_str().unwrap()])).unwrap();
     valid(&v, &log);

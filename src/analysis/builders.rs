@@ -89,8 +89,17 @@ impl<'f> Analyzer<'f> {
         }
     }
 
-    fn kernel_sig(source: Option<&str>, name: Option<&str>) -> Option<KernelSig> {
-        kernel_src::find_kernel(source?, name?)
+    /// The signature of kernel `name` in `source`, each source parsed once per file.
+    fn kernel_sig(&mut self, source: Option<&str>, name: Option<&str>) -> Option<KernelSig> {
+        let (source, name) = (source?, name?);
+        if !self.kernels.0.contains_key(source) {
+            let sigs = kernel_src::parse_kernels(source);
+            self.kernels.0.insert(source.to_string(), sigs);
+        }
+        self.kernels.0[source]
+            .iter()
+            .find(|s| s.name == name)
+            .cloned()
     }
 
     /// Applies one builder operation; `None` when the receiver is not something it applies
@@ -295,7 +304,7 @@ impl<'f> Analyzer<'f> {
                     Value::Str(n) => Some(n),
                     _ => None,
                 };
-                let sig = Self::kernel_sig(source.as_deref(), name.as_deref());
+                let sig = self.kernel_sig(source.as_deref(), name.as_deref());
                 let k = self.new_obj(
                     ObjKind::Kernel { sig },
                     name.clone().unwrap_or_else(|| "kernel".into()),
@@ -459,7 +468,8 @@ impl<'f> Analyzer<'f> {
 
     fn refresh_sig(&mut self, k: ObjId) {
         let source = self.program_sources.get(&k).cloned().flatten();
-        let sig = Self::kernel_sig(source.as_deref(), Some(&self.objs[k].name));
+        let name = self.objs[k].name.clone();
+        let sig = self.kernel_sig(source.as_deref(), Some(&name));
         self.objs[k].kind = ObjKind::Kernel { sig };
     }
 

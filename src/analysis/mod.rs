@@ -620,6 +620,10 @@ struct LoopCx {
     continues: Vec<State>,
 }
 
+/// The kernels of each program source, parsed once for all the functions of a file.
+#[derive(Debug, Default)]
+pub struct Kernels(HashMap<String, Vec<KernelSig>>);
+
 struct Analyzer<'f> {
     /// The variables of the function and of every callee interpreted at a call site.
     vars: Vec<VarInfo>,
@@ -638,6 +642,7 @@ struct Analyzer<'f> {
     event_vars: HashMap<usize, String>,
     raw: Vec<RawFact>,
     seen: HashSet<(u8, usize, usize)>,
+    kernels: &'f mut Kernels,
     /// The span of the statement being interpreted.
     cur_span: Span,
     /// Where each user event was made.
@@ -686,10 +691,14 @@ enum RawFact {
     },
 }
 
-/// Analyzes one function.
 /// Analyzes one function. Calls of functions in `index` (the same file) are followed: the
 /// callee is interpreted at the call site with its parameters bound to the arguments.
-pub fn analyze(func: &Function, index: &HashMap<String, &Function>) -> Vec<Fact> {
+/// Kernel sources are parsed once per file, in `kernels`.
+pub fn analyze(
+    func: &Function,
+    index: &HashMap<String, &Function>,
+    kernels: &mut Kernels,
+) -> Vec<Fact> {
     let mut a = Analyzer {
         vars: func.vars.clone(),
         index,
@@ -703,6 +712,7 @@ pub fn analyze(func: &Function, index: &HashMap<String, &Function>) -> Vec<Fact>
         event_vars: HashMap::new(),
         raw: Vec::new(),
         seen: HashSet::new(),
+        kernels,
         cur_span: Span::default(),
         user_sites: HashMap::new(),
         returns: Vec::new(),
@@ -960,7 +970,11 @@ impl<'f> Analyzer<'f> {
                 let sig = match self.eval(st, program, None, "program") {
                     AVal::Obj(p) => match (&self.objs[p].kind, kname) {
                         (ObjKind::Program { source: Some(src) }, Some(k)) => {
-                            kernel_src::find_kernel(src, k)
+                            if !self.kernels.0.contains_key(src) {
+                                let sigs = kernel_src::parse_kernels(src);
+                                self.kernels.0.insert(src.clone(), sigs);
+                            }
+                            self.kernels.0[src].iter().find(|s| s.name == *k).cloned()
                         }
                         _ => None,
                     },

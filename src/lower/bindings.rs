@@ -106,6 +106,25 @@ pub struct Api {
 }
 
 impl Api {
+    /// Whether the call lowers to a statement the analysis draws facts from: an enqueue,
+    /// or a kernel argument. Every finding comes from one of these.
+    pub fn is_anchor(&self) -> bool {
+        matches!(
+            self.effect,
+            Effect::Command(_)
+                | Effect::LaunchEnqueue
+                | Effect::SetArg
+                | Effect::LaunchArg
+                | Effect::New(NewKind::UserEvent)
+                | Effect::Op(crate::ir::Op::Enq | crate::ir::Op::Arg { .. } | crate::ir::Op::Build)
+        )
+    }
+
+    /// The identifier a call of this API ends in (`create` for `Buffer::create`).
+    pub fn last_name(&self) -> &str {
+        self.name.rsplit("::").next().unwrap_or(&self.name)
+    }
+
     pub fn arg_index(&self, role: Role) -> Option<usize> {
         self.args.iter().position(|r| *r == role)
     }
@@ -141,8 +160,10 @@ struct Row {
 pub struct Bindings {
     methods: HashMap<String, Vec<Api>>,
     functions: HashMap<String, Vec<Api>>,
-    /// Every name a modeled call can have: the pre-filter and the crate index use it.
+    /// Every name a modeled call can end in.
     names: Vec<String>,
+    /// The names of the calls a finding can be drawn from: the pre-filter uses them.
+    anchors: Vec<String>,
 }
 
 fn parse_access(s: &str) -> Result<Access, String> {
@@ -317,7 +338,7 @@ impl Bindings {
             for row in t.method {
                 let api =
                     row_to_api(&t.binding, row, true).map_err(|e| format!("{file}.toml: {e}"))?;
-                b.names.push(api.name.clone());
+                b.add_names(&api);
                 b.methods.entry(api.name.clone()).or_default().push(api);
             }
             for row in t.function {
@@ -329,13 +350,23 @@ impl Bindings {
                     .next()
                     .unwrap_or(&api.name)
                     .to_string();
-                b.names.push(last.clone());
+                b.add_names(&api);
                 b.functions.entry(last).or_default().push(api);
             }
         }
-        b.names.sort();
-        b.names.dedup();
+        for v in [&mut b.names, &mut b.anchors] {
+            v.sort();
+            v.dedup();
+        }
         Ok(b)
+    }
+
+    fn add_names(&mut self, api: &Api) {
+        let name = api.last_name().to_string();
+        if api.is_anchor() {
+            self.anchors.push(name.clone());
+        }
+        self.names.push(name);
     }
 
     /// The embedded tables. They are checked by a test, so a bad row never ships.
@@ -377,6 +408,12 @@ impl Bindings {
     /// Every name a modeled call can end in.
     pub fn names(&self) -> &[String] {
         &self.names
+    }
+
+    /// The names a file must mention for a finding to be possible in it: the last
+    /// identifier of every call that lowers to an enqueue or a kernel argument.
+    pub fn anchors(&self) -> &[String] {
+        &self.anchors
     }
 
     /// The embedded table texts, for `debug bindings` and tests.

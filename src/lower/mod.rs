@@ -5,6 +5,7 @@
 //! cannot follow becomes `Value::Unknown` or a `Forget`.
 
 pub mod bindings;
+mod spans;
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -12,6 +13,7 @@ use std::path::Path;
 use proc_macro2::{TokenStream, TokenTree};
 use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
+use syn::visit::{self, Visit};
 use syn::{Expr, Pat, Stmt as SynStmt, Type};
 
 use crate::ir::*;
@@ -565,11 +567,64 @@ fn token_idents(ts: TokenStream, out: &mut Vec<String>) {
     }
 }
 
-/// Whether the expression's tokens mention an identifier.
+/// Collects the identifiers of a syntax tree in source order, those inside macro and
+/// attribute tokens included: the identifiers its printed tokens would have, without
+/// printing it.
+struct Idents(Vec<String>);
+
+impl<'ast> Visit<'ast> for Idents {
+    fn visit_ident(&mut self, i: &'ast proc_macro2::Ident) {
+        self.0.push(i.to_string());
+    }
+
+    fn visit_macro(&mut self, m: &'ast syn::Macro) {
+        visit::visit_macro(self, m);
+        token_idents(m.tokens.clone(), &mut self.0);
+    }
+
+    fn visit_meta_list(&mut self, m: &'ast syn::MetaList) {
+        visit::visit_meta_list(self, m);
+        token_idents(m.tokens.clone(), &mut self.0);
+    }
+
+    fn visit_expr(&mut self, e: &'ast Expr) {
+        match e {
+            Expr::Verbatim(ts) => token_idents(ts.clone(), &mut self.0),
+            _ => visit::visit_expr(self, e),
+        }
+    }
+
+    fn visit_type(&mut self, t: &'ast Type) {
+        match t {
+            Type::Verbatim(ts) => token_idents(ts.clone(), &mut self.0),
+            _ => visit::visit_type(self, t),
+        }
+    }
+
+    fn visit_pat(&mut self, p: &'ast Pat) {
+        match p {
+            Pat::Verbatim(ts) => token_idents(ts.clone(), &mut self.0),
+            _ => visit::visit_pat(self, p),
+        }
+    }
+
+    fn visit_item(&mut self, i: &'ast syn::Item) {
+        match i {
+            syn::Item::Verbatim(ts) => token_idents(ts.clone(), &mut self.0),
+            _ => visit::visit_item(self, i),
+        }
+    }
+}
+
+fn expr_idents(e: &Expr) -> Vec<String> {
+    let mut ids = Idents(Vec::new());
+    ids.visit_expr(e);
+    ids.0
+}
+
+/// Whether the expression mentions an identifier.
 fn mentions(e: &Expr, name: &str) -> bool {
-    let mut ids = Vec::new();
-    token_idents(quote::ToTokens::to_token_stream(e), &mut ids);
-    ids.iter().any(|i| i == name)
+    expr_idents(e).iter().any(|i| i == name)
 }
 
 fn strip(e: &Expr) -> &Expr {
@@ -611,7 +666,7 @@ impl Lowerer<'_, '_> {
     }
 
     fn arg_span(&self, e: &Expr) -> ArgSpan {
-        let span = self.span(e.span());
+        let span = self.span(spans::expr(e));
         ArgSpan {
             span,
             text: self.cx.src.slice(span).to_string(),
@@ -724,7 +779,7 @@ impl Lowerer<'_, '_> {
                     }
                     None => Value::Unknown,
                 };
-                let span = self.span(l.span());
+                let span = self.span(spans::local(l));
                 self.let_pattern(&l.pat, value, span);
                 if let (Some(t), [(name, true)]) = (text, pat_idents(&l.pat).as_slice()) {
                     if let Some(v) = self.lookup(name) {
@@ -886,7 +941,7 @@ impl Lowerer<'_, '_> {
             }
             Expr::Tuple(t) => {
                 let items: Vec<Value> = t.elems.iter().map(|x| self.expr(x)).collect();
-                let span = self.span(t.span());
+                let span = self.span(spans::expr(e));
                 self.forget(items, span);
                 Value::Unknown
             }
@@ -903,14 +958,14 @@ impl Lowerer<'_, '_> {
                 let l = self.expr(&b.left);
                 self.expr(&b.right);
                 if is_assign_op(&b.op) {
-                    let span = self.span(b.span());
+                    let span = self.span(spans::expr(e));
                     self.forget(vec![l], span);
                 }
                 Value::Scalar
             }
             Expr::Assign(a) => {
                 let v = self.expr(&a.right);
-                let span = self.span(a.span());
+                let span = self.span(spans::expr(e));
                 match &*a.left {
                     Expr::Index(ix) => {
                         let base = self.expr(&ix.expr);
@@ -991,7 +1046,7 @@ impl Lowerer<'_, '_> {
                 };
                 let saved = std::mem::take(&mut self.out);
                 self.scopes.push(HashMap::new());
-                let span = self.span(f.pat.span());
+                let span = self.span(spans::pat(&f.pat));
                 for (name, whole) in pat_idents(&f.pat) {
                     let v = self.bind(&name, TypeHint::Unknown);
                     let value = if whole {
@@ -1048,9 +1103,7 @@ impl Lowerer<'_, '_> {
                 Value::Unknown
             }
             Expr::Closure(c) => {
-                let mut ids = Vec::new();
-                token_idents(quote::ToTokens::to_token_stream(&c.body), &mut ids);
-                let captured: Vec<Value> = ids
+                let captured: Vec<Value> = expr_idents(&c.body)
                     .iter()
                     .filter_map(|i| self.lookup(i))
                     .map(|v| Value::Place(Place::var(v)))
@@ -1079,7 +1132,7 @@ impl Lowerer<'_, '_> {
     }
 
     fn let_pattern_unknown(&mut self, pat: &Pat, scrutinee: &Value) {
-        let span = self.span(pat.span());
+        let span = self.span(spans::pat(pat));
         for (name, whole) in pat_idents(pat) {
             let v = self.bind(&name, TypeHint::Unknown);
             let value = if whole {
@@ -1102,7 +1155,7 @@ impl Lowerer<'_, '_> {
             .last()
             .map(|s| s.ident.to_string())
             .unwrap_or_default();
-        let span = self.span(m.span());
+        let span = self.span(spans::mac(m));
         if name == "vec" {
             let repeat = |input: syn::parse::ParseStream| -> syn::Result<(Expr, Expr)> {
                 let e: Expr = input.parse()?;
@@ -1158,7 +1211,7 @@ impl Lowerer<'_, '_> {
         let recv = self.expr(&mc.receiver);
         let name = mc.method.to_string();
         let args: Vec<&Expr> = mc.args.iter().collect();
-        let span = self.span(mc.span());
+        let span = self.span(spans::method_call(mc));
         match (name.as_str(), args.len()) {
             (
                 "get" | "get_mut" | "clone" | "as_ref" | "as_mut" | "borrow" | "borrow_mut"
@@ -1235,7 +1288,7 @@ impl Lowerer<'_, '_> {
     }
 
     fn call(&mut self, c: &syn::ExprCall) -> Value {
-        let span = self.span(c.span());
+        let span = self.span(spans::call(c));
         let args: Vec<&Expr> = c.args.iter().collect();
         let Some(segs) = path_segments(&c.func) else {
             let f = self.expr(&c.func);
@@ -1652,10 +1705,10 @@ impl Lowerer<'_, '_> {
 
     /// From the end of the receiver to the end of the call, for a method in a chain.
     fn method_span(&self, recv: Option<&Expr>, args: &[&Expr], whole: Span) -> Span {
-        let start = recv.map_or(whole.start, |r| self.span(r.span()).end);
+        let start = recv.map_or(whole.start, |r| self.span(spans::expr_end(r)).end);
         let end = args
             .last()
-            .map_or(whole.end, |a| self.span(a.span()).end + 1)
+            .map_or(whole.end, |a| self.span(spans::expr_end(a)).end + 1)
             .min(whole.end);
         let text = &self.cx.src.text;
         // Skip the whitespace and the `.` between the receiver and the method.
