@@ -11,6 +11,7 @@ pub mod harness;
 pub mod ir;
 pub mod kernel_src;
 pub mod lower;
+pub mod nesting;
 pub mod report;
 pub mod rules;
 pub mod source;
@@ -80,7 +81,7 @@ struct FileResult {
 }
 
 fn read(path: &Path) -> Result<String, String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("could not read: {e}"))?;
+    let bytes = source::read_regular(path, source::MAX_FILE_BYTES)?;
     String::from_utf8(bytes).map_err(|e| {
         format!(
             "not valid UTF-8 (invalid byte at offset {}); the file was not checked",
@@ -89,8 +90,19 @@ fn read(path: &Path) -> Result<String, String> {
     })
 }
 
-/// Parses one file; a syntax error is a problem with its position.
+/// Parses one file; a syntax error, or nesting too deep to parse safely, is a problem.
 pub fn parse(file_id: usize, src: &SourceFile) -> Result<syn::File, Problem> {
+    if nesting::bound(&src.text).is_some_and(|b| b > nesting::MAX_NESTING) {
+        return Err(Problem {
+            path: src.path.clone(),
+            span: None,
+            message: format!(
+                "nested more than {} levels deep; the file was not checked",
+                nesting::MAX_NESTING
+            ),
+            internal: false,
+        });
+    }
     syn::parse_file(&src.text).map_err(|e| Problem {
         path: src.path.clone(),
         span: Some(src.span(file_id, e.span())),
@@ -207,15 +219,25 @@ pub fn check(paths: &[PathBuf], settings: &Settings) -> Report {
     report
 }
 
-/// Lowers one file and prints its IR, for `debug ir`.
+/// Lowers one file and prints its IR, for `debug ir`. It runs on a thread with the same
+/// stack as the checker's workers, so what `check` accepts prints here too.
 pub fn debug_ir(path: &Path) -> Result<String, String> {
-    let text = read(path)?;
-    let src = SourceFile::new(path.to_path_buf(), display_path(path), text);
-    let ast = parse(0, &src).map_err(|p| p.message)?;
-    let ir = lower::lower_file(0, &src, &ast);
-    let mut out = String::new();
-    for f in &ir.functions {
-        out.push_str(&f.to_string());
-    }
-    Ok(out)
+    let path = path.to_path_buf();
+    let worker = std::thread::Builder::new()
+        .stack_size(STACK_SIZE)
+        .spawn(move || {
+            let text = read(&path)?;
+            let src = SourceFile::new(path.clone(), display_path(&path), text);
+            let ast = parse(0, &src).map_err(|p| p.message)?;
+            let ir = lower::lower_file(0, &src, &ast);
+            let mut out = String::new();
+            for f in &ir.functions {
+                out.push_str(&f.to_string());
+            }
+            Ok(out)
+        })
+        .map_err(|e| format!("could not start a thread: {e}"))?;
+    worker
+        .join()
+        .unwrap_or_else(|_| Err("internal error while lowering this file".into()))
 }

@@ -62,7 +62,11 @@ fn join(tokens: &[String]) -> String {
             Some(glued) => s.push_str(glued),
             None => {
                 s.push_str(t);
-                s.push(' ');
+                s.push(if matches!(t.as_str(), ";" | "{" | "}") {
+                    '\n'
+                } else {
+                    ' '
+                });
             }
         }
     }
@@ -73,11 +77,67 @@ fn join(tokens: &[String]) -> String {
 fn random_token_streams() {
     let pool: Vec<String> = fixture_tokens().into_iter().flatten().collect();
     let extra = [
-        "(", ")", "{", "}", "[", "]", "<", ">", "::", ";", ",", ".", "=", "=>", "->", "&", "*",
-        "?", "!", "#", "'a", "'", "|", "||", "..", "..=", "fn", "let", "mut", "if", "else",
-        "loop", "while", "for", "in", "match", "return", "break", "continue", "move", "async",
-        "await", "unsafe", "impl", "struct", "enum", "mod", "use", "self", "Self", "macro_rules",
-        "0", "1u8", "\"s\"", "r#\"raw\"#", "b'x'", "'c'", "1e9", "0x_ff", "é", "_",
+        "(",
+        ")",
+        "{",
+        "}",
+        "[",
+        "]",
+        "<",
+        ">",
+        "::",
+        ";",
+        ",",
+        ".",
+        "=",
+        "=>",
+        "->",
+        "&",
+        "*",
+        "?",
+        "!",
+        "#",
+        "'a",
+        "'",
+        "|",
+        "||",
+        "..",
+        "..=",
+        "fn",
+        "let",
+        "mut",
+        "if",
+        "else",
+        "loop",
+        "while",
+        "for",
+        "in",
+        "match",
+        "return",
+        "break",
+        "continue",
+        "move",
+        "async",
+        "await",
+        "unsafe",
+        "impl",
+        "struct",
+        "enum",
+        "mod",
+        "use",
+        "self",
+        "Self",
+        "macro_rules",
+        "0",
+        "1u8",
+        "\"s\"",
+        "r#\"raw\"#",
+        "b'x'",
+        "'c'",
+        "1e9",
+        "0x_ff",
+        "é",
+        "_",
     ];
     let mut rng = Rng::new(seed() ^ 1);
     let mut d = Driver::new("tokens", 500);
@@ -207,7 +267,16 @@ struct ProgramGen {
     depth: usize,
 }
 
-const QUEUES: &[&str] = &["q0", "q1", "cmdq_dev0", "queues[0]", "queues[1]", "queues[i]", "self.queue", "&q0"];
+const QUEUES: &[&str] = &[
+    "q0",
+    "q1",
+    "cmdq_dev0",
+    "queues[0]",
+    "queues[1]",
+    "queues[i]",
+    "self.queue",
+    "&q0",
+];
 const BUFFERS: &[&str] = &["b0", "b1", "b2", "halo", "self.halo", "bufs[0]", "bufs[i]"];
 const EVENTS: &[&str] = &["e0", "e1", "e2", "done", "evs[0]"];
 const HOSTS: &[&str] = &["h0", "h1", "data", "result", "arr"];
@@ -291,7 +360,9 @@ impl ProgramGen {
         if self.rng.one_in(3) {
             let (path, n) = self.rng.pick(&self.functions).clone();
             let args = match path.as_str() {
-                "Kernel::create" => format!("&program, \"{}\"", self.pick(&["k0", "k1", "k2", "nope"])),
+                "Kernel::create" => {
+                    format!("&program, \"{}\"", self.pick(&["k0", "k1", "k2", "nope"]))
+                }
                 "Program::create_and_build_from_source" | "Program::create_from_source" => {
                     format!("&context, {}, \"\"", self.source())
                 }
@@ -320,7 +391,10 @@ impl ProgramGen {
     fn source(&mut self) -> String {
         match self.rng.below(4) {
             0 => "SOURCE".into(),
-            1 => format!("include_str!(\"{}\")", self.pick(&["k.cl", "../k.cl", "/dev/null", "f00000.rs"])),
+            1 => format!(
+                "include_str!(\"{}\")",
+                self.pick(&["k.cl", "../k.cl", "/dev/null", "f00000.rs"])
+            ),
             2 => format!("&[{}, SOURCE]", self.mutated_kernel()),
             _ => self.mutated_kernel(),
         }
@@ -334,7 +408,9 @@ impl ProgramGen {
             if self.rng.one_in(2) && i < chars.len() {
                 chars.remove(i);
             } else {
-                let c = *self.rng.pick(&['(', ')', '{', '}', '*', '/', '"', 'é', '漢', ',', ' ', '\n', '[']);
+                let c = *self.rng.pick(&[
+                    '(', ')', '{', '}', '*', '/', '"', 'é', '漢', ',', ' ', '\n', '[',
+                ]);
                 chars.insert(i, c);
             }
         }
@@ -366,17 +442,42 @@ impl ProgramGen {
                 self.pick(&["CL_MEM_READ_WRITE", "CL_MEM_COPY_HOST_PTR", "0"]),
                 self.pick(&["ptr::null_mut()", "h0.as_mut_ptr() as *mut c_void"])
             ),
-            5 => format!("{}.set_arg({}, &{})?;", self.pick(KERNELS), self.rng.below(3), self.pick(&["b0", "h0", "halo", "n", "arr"])),
+            5 => format!(
+                "{}.set_arg({}, &{})?;",
+                self.pick(KERNELS),
+                self.rng.below(3),
+                self.pick(&["b0", "h0", "halo", "n", "arr"])
+            ),
             6 => format!("{}.finish()?;", self.pick(QUEUES)),
-            7 => self.pick(&["return Ok(());", "drop(e0);", "std::mem::swap(&mut b0, &mut b1);", "let (b0, b1) = (b1, b0);", "let b2 = b0.clone();", "wait_for_events(&[e0.get()])?;", "e1.wait()?;"]),
+            7 => self.pick(&[
+                "return Ok(());",
+                "drop(e0);",
+                "std::mem::swap(&mut b0, &mut b1);",
+                "let (b0, b1) = (b1, b0);",
+                "let b2 = b0.clone();",
+                "wait_for_events(&[e0.get()])?;",
+                "e1.wait()?;",
+            ]),
             8 => format!("let {} = vec![0.0f32; N];", self.pick(HOSTS)),
             9 => format!("for i in 0..{} {{\n{}\n}}", self.rng.below(4), self.block()),
-            10 => format!("if {} {{\n{}\n}} else {{\n{}\n}}", self.pick(&["i == 0", "flag", "n > 1"]), self.block(), self.block()),
+            10 => format!(
+                "if {} {{\n{}\n}} else {{\n{}\n}}",
+                self.pick(&["i == 0", "flag", "n > 1"]),
+                self.block(),
+                self.block()
+            ),
             11 => format!("loop {{\n{}\nbreak;\n}}", self.block()),
             12 => format!("let c = |x: usize| {{\n{}\n}};\nc(1);", self.block()),
-            13 => format!("match n {{ 0 => {{\n{}\n}} _ => {{\n{}\n}} }}", self.block(), self.block()),
+            13 => format!(
+                "match n {{ 0 => {{\n{}\n}} _ => {{\n{}\n}} }}",
+                self.block(),
+                self.block()
+            ),
             14 => format!("unsafe {{\n{}\n}}", self.block()),
-            _ => format!("'outer: while flag {{\n{}\nif n > 2 {{ continue 'outer; }}\n}}", self.block()),
+            _ => format!(
+                "'outer: while flag {{\n{}\nif n > 2 {{ continue 'outer; }}\n}}",
+                self.block()
+            ),
         }
     }
 
@@ -392,7 +493,10 @@ impl ProgramGen {
         let mut s = String::from(
             "use opencl3::command_queue::CommandQueue;\nuse opencl3::kernel::{ExecuteKernel, Kernel};\nuse opencl3::memory::*;\n",
         );
-        s.push_str(&format!("const SOURCE: &str = {};\n", self.mutated_kernel()));
+        s.push_str(&format!(
+            "const SOURCE: &str = {};\n",
+            self.mutated_kernel()
+        ));
         for f in 0..1 + self.rng.below(3) {
             let body = self.block();
             if self.rng.one_in(3) {
