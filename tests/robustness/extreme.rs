@@ -67,7 +67,7 @@ fn nested(depth: usize) -> Vec<(&'static str, String)> {
 fn check_text(dir: &std::path::Path, name: &str, text: &[u8]) -> Report {
     let p = dir.join(name);
     std::fs::write(&p, text).unwrap();
-    let r = check(&[p.clone()], &Settings::default());
+    let r = check(std::slice::from_ref(&p), &Settings::default());
     std::fs::remove_file(&p).unwrap();
     assert!(
         r.problems.iter().all(|p| !p.internal),

@@ -263,7 +263,7 @@ fn mutated_fixtures() {
 
 /// Random programs in the shape of OpenCL host code: the modeled methods and functions of
 /// `rules/bindings/opencl3.toml` with random arguments, in loops, branches and closures.
-struct ProgramGen {
+pub struct ProgramGen {
     rng: Rng,
     /// `(name, number of arguments)` of the modeled methods.
     methods: Vec<(String, usize)>,
@@ -294,7 +294,7 @@ const KERNEL_SOURCES: &[&str] = &[
 ];
 
 impl ProgramGen {
-    fn new(seed: u64) -> Self {
+    pub fn new(seed: u64) -> Self {
         let table: toml::Table = std::fs::read_to_string("rules/bindings/opencl3.toml")
             .unwrap()
             .parse()
@@ -435,7 +435,7 @@ impl ProgramGen {
     fn stmt(&mut self) -> String {
         let nested = self.depth < 4;
         match self.rng.below(if nested { 16 } else { 9 }) {
-            0 | 1 | 2 => {
+            0..=2 => {
                 let e = self.pick(EVENTS);
                 let bind = if e.contains('[') { "" } else { "let " };
                 format!("{bind}{e} = {}?;", self.call())
@@ -494,7 +494,7 @@ impl ProgramGen {
         body
     }
 
-    fn program(&mut self) -> String {
+    pub fn program(&mut self) -> String {
         let mut s = String::from(
             "use opencl3::command_queue::CommandQueue;\nuse opencl3::kernel::{ExecuteKernel, Kernel};\nuse opencl3::memory::*;\n",
         );

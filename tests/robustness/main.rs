@@ -5,6 +5,7 @@
 //! `FUZZ_CASES=1000000 cargo test --release --test robustness fuzz` runs a longer fuzz
 //! campaign; `FUZZ_SEED` picks another sequence of inputs (see `docs/fuzzing.md`).
 
+mod determinism;
 mod extreme;
 mod fuzz;
 mod support;

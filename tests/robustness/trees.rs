@@ -150,7 +150,7 @@ fn files_vanishing_during_the_walk_are_reported_not_fatal() {
                 let sub = churn.join(format!("d{}", i % 4));
                 let _ = std::fs::create_dir_all(&sub);
                 let _ = std::fs::write(sub.join(format!("f{}.rs", i % 16)), "fn g() {}");
-                if i % 3 == 0 {
+                if i.is_multiple_of(3) {
                     let _ = std::fs::remove_dir_all(churn.join(format!("d{}", (i / 3) % 4)));
                 }
                 i += 1;
