@@ -1,5 +1,10 @@
 //! Which files to read: every `.rs` file under the given paths, except `target/` and
 //! hidden directories.
+//!
+//! Symbolic links are followed; a file reached by several paths is read once (under the
+//! first path in sorted order). A dangling link, a link loop, an unreadable directory and a
+//! `.rs` entry that is not a regular file (a FIFO, a socket, a device) are each reported
+//! once and skipped, and the walk goes on.
 
 use std::path::{Path, PathBuf};
 
@@ -34,12 +39,19 @@ pub fn discover(paths: &[PathBuf]) -> Discovered {
         match std::fs::metadata(root) {
             Err(_) => d.missing.push(root.clone()),
             Ok(m) if m.is_file() => d.files.push(root.clone()),
-            Ok(_) => walk(root, &mut d),
+            Ok(m) if m.is_dir() => walk(root, &mut d),
+            Ok(_) => d.problems.push(not_regular(root)),
         }
     }
     d.files.sort();
-    d.files.dedup();
+    let mut seen = std::collections::HashSet::new();
+    d.files
+        .retain(|f| seen.insert(std::fs::canonicalize(f).unwrap_or_else(|_| f.clone())));
     d
+}
+
+fn is_rs(p: &Path) -> bool {
+    p.extension().is_some_and(|x| x == "rs")
 }
 
 fn walk(root: &Path, d: &mut Discovered) {
@@ -55,22 +67,44 @@ fn walk(root: &Path, d: &mut Discovered) {
     for entry in it {
         match entry {
             Ok(e) => {
-                if e.file_type().is_file() && e.path().extension().is_some_and(|x| x == "rs") {
+                let t = e.file_type();
+                if is_rs(e.path()) && t.is_file() {
                     d.files.push(e.into_path());
+                } else if is_rs(e.path()) && !t.is_dir() {
+                    d.problems.push(not_regular(e.path()));
                 }
             }
             Err(err) => {
                 let path = err
                     .path()
                     .map_or_else(|| root.to_path_buf(), Path::to_path_buf);
+                let dangling = err.io_error().is_some_and(|e| {
+                    e.kind() == std::io::ErrorKind::NotFound
+                        && std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_symlink())
+                });
                 let message = if err.loop_ancestor().is_some() {
                     "symbolic link loop, not followed".to_string()
+                } else if dangling {
+                    // A dangling link is only worth a word when it names a source file.
+                    if !is_rs(&path) {
+                        continue;
+                    }
+                    "dangling symbolic link, not followed".to_string()
                 } else {
-                    err.io_error()
-                        .map_or_else(|| err.to_string(), |e| e.to_string())
+                    let e = err
+                        .io_error()
+                        .map_or_else(|| err.to_string(), |e| e.to_string());
+                    format!("could not read: {e}")
                 };
                 d.problems.push(WalkProblem { path, message });
             }
         }
+    }
+}
+
+fn not_regular(path: &Path) -> WalkProblem {
+    WalkProblem {
+        path: path.to_path_buf(),
+        message: "not a regular file; it was not read".into(),
     }
 }

@@ -15,6 +15,7 @@ pub mod ir;
 pub mod kernel_src;
 pub mod lower;
 pub mod lsp;
+pub mod nesting;
 pub mod prefilter;
 pub mod report;
 pub mod rules;
@@ -125,12 +126,24 @@ fn decode(bytes: Vec<u8>) -> Result<String, String> {
 }
 
 fn read(path: &Path) -> Result<String, String> {
-    decode(std::fs::read(path).map_err(|e| format!("could not read: {e}"))?)
+    decode(source::read_regular(path, source::MAX_FILE_BYTES)?)
 }
 
-/// Parses one file; a syntax error is a problem with its position. A file that parses only
-/// as edition 2015 code (`async`, `await`, `try` as identifiers) is read as such.
+/// Parses one file; a syntax error, or nesting too deep to parse safely, is a problem. A
+/// file that parses only as edition 2015 code (`async`, `await`, `try` as identifiers) is
+/// read as such.
 pub fn parse(file_id: usize, src: &SourceFile) -> Result<syn::File, Problem> {
+    if nesting::bound(&src.text).is_some_and(|b| b > nesting::MAX_NESTING) {
+        return Err(Problem {
+            path: src.path.clone(),
+            span: None,
+            message: format!(
+                "nested more than {} levels deep; the file was not checked",
+                nesting::MAX_NESTING
+            ),
+            internal: false,
+        });
+    }
     syn::parse_file(&src.text).or_else(|e| {
         if let Some((text, shifts)) = src.edition_2015() {
             if let Ok(ast) = syn::parse_file(&text) {
@@ -192,9 +205,9 @@ fn check_file(
         }],
         suppressed: 0,
     };
-    let bytes = match std::fs::read(path) {
+    let bytes = match source::read_regular(path, source::MAX_FILE_BYTES) {
         Ok(b) => b,
-        Err(e) => return not_checked(format!("could not read: {e}")),
+        Err(message) => return not_checked(message),
     };
     if prefilter.is_some_and(|p| !p.matches(&bytes)) {
         return FileResult {
@@ -359,15 +372,25 @@ fn sort(report: &mut Report) {
         .sort_by(|a, b| (&a.path, a.span).cmp(&(&b.path, b.span)));
 }
 
-/// Lowers one file and prints its IR, for `debug ir`.
+/// Lowers one file and prints its IR, for `debug ir`. It runs on a thread with the same
+/// stack as the checker's workers, so what `check` accepts prints here too.
 pub fn debug_ir(path: &Path) -> Result<String, String> {
-    let text = read(path)?;
-    let src = SourceFile::new(path.to_path_buf(), display_path(path), text);
-    let ast = parse(0, &src).map_err(|p| p.message)?;
-    let ir = lower::lower_file(0, &src, &ast);
-    let mut out = String::new();
-    for f in &ir.functions {
-        out.push_str(&f.to_string());
-    }
-    Ok(out)
+    let path = path.to_path_buf();
+    let worker = std::thread::Builder::new()
+        .stack_size(STACK_SIZE)
+        .spawn(move || {
+            let text = read(&path)?;
+            let src = SourceFile::new(path.clone(), display_path(&path), text);
+            let ast = parse(0, &src).map_err(|p| p.message)?;
+            let ir = lower::lower_file(0, &src, &ast);
+            let mut out = String::new();
+            for f in &ir.functions {
+                out.push_str(&f.to_string());
+            }
+            Ok(out)
+        })
+        .map_err(|e| format!("could not start a thread: {e}"))?;
+    worker
+        .join()
+        .unwrap_or_else(|_| Err("internal error while lowering this file".into()))
 }

@@ -3,8 +3,9 @@
 //! It tracks which OpenCL object each place holds, the commands enqueued so far with the
 //! commands known to complete before each (happens-before), and per buffer its accesses,
 //! how it was initialized, where it was last used and pending migrations. Loops run for
-//! two iterations; at a branch join only what holds on every path is kept. What the
-//! analysis cannot follow is forgotten, and nothing is reported through forgotten facts.
+//! two iterations (one when nested more than four deep); at a branch join only what holds
+//! on every path is kept. What the analysis cannot follow (including commands past the
+//! 10,000th of one function) is forgotten, and nothing is reported through forgotten facts.
 //! The result is a list of [`Fact`]s that the rules turn into findings.
 
 mod bitset;
@@ -614,6 +615,14 @@ fn shift_stmt(s: &Stmt, by: usize) -> Stmt {
     }
 }
 
+/// Loops nested up to this depth run for two iterations; deeper ones for one, so the work
+/// stays linear in the size of the function (at most `2^TWO_ITERATION_DEPTH` times).
+const TWO_ITERATION_DEPTH: usize = 4;
+
+/// Commands tracked per function (each iteration of a loop counts): happens-before is
+/// quadratic in them. Past this the analysis forgets what later commands touch.
+const MAX_COMMANDS: usize = 10_000;
+
 #[derive(Default)]
 struct LoopCx {
     breaks: Vec<State>,
@@ -1218,6 +1227,7 @@ impl<'f> Analyzer<'f> {
                 return join_all(outs);
             }
             Stmt::Loop(body) => {
+                let second_in_depth = self.loops.len() < TWO_ITERATION_DEPTH;
                 self.loops.push(LoopCx::default());
                 let first = self.block(body, st.clone());
                 let mut cx = self.loops.pop().unwrap_or_default();
@@ -1225,7 +1235,13 @@ impl<'f> Analyzer<'f> {
                 ends.append(&mut cx.continues);
                 let mut exits = vec![st];
                 exits.append(&mut cx.breaks);
-                if let Some(second_in) = join_all(ends.clone()) {
+                // Two iterations at every level would be exponential in the nesting depth.
+                let second_in = if second_in_depth {
+                    join_all(ends.clone())
+                } else {
+                    None
+                };
+                if let Some(second_in) = second_in {
                     self.loops.push(LoopCx::default());
                     let second = self.block(body, second_in);
                     let mut cx2 = self.loops.pop().unwrap_or_default();
@@ -1732,7 +1748,9 @@ impl<'f> Analyzer<'f> {
         if r.unknown_buffers {
             self.forget_all_buffers(st);
         }
-        let Some(q) = r.queue else {
+        // Past the budget a command is one the analysis cannot follow.
+        let q = r.queue.filter(|_| self.insts.len() < MAX_COMMANDS);
+        let Some(q) = q else {
             for (b, _, _) in &r.uses {
                 self.forget_buffer(st, *b);
             }

@@ -17,7 +17,7 @@ use syn::visit::{self, Visit};
 use syn::{Expr, Pat, Stmt as SynStmt, Type};
 
 use crate::ir::*;
-use crate::source::SourceFile;
+use crate::source::{read_regular, SourceFile, MAX_FILE_BYTES};
 use bindings::{Api, Bindings, Effect, NewKind, Role};
 
 /// Constants of a file the lowering can read: integers and strings.
@@ -1789,7 +1789,8 @@ impl Lowerer<'_, '_> {
             if m.mac.path.is_ident("include_str") {
                 let lit: syn::LitStr = m.mac.parse_body().ok()?;
                 let dir = self.cx.src.path.parent().unwrap_or(Path::new("."));
-                return std::fs::read_to_string(dir.join(lit.value())).ok();
+                let bytes = read_regular(&dir.join(lit.value()), MAX_FILE_BYTES).ok()?;
+                return String::from_utf8(bytes).ok();
             }
         }
         self.str_value(e)

@@ -8,7 +8,7 @@ use serde_json::{json, Value};
 
 use crate::ir::Span;
 use crate::rules::{Applicability, Finding, Level};
-use crate::source::SourceFile;
+use crate::source::{read_regular, SourceFile, MAX_FILE_BYTES};
 use crate::Report;
 
 /// The package a file belongs to: the nearest `Cargo.toml` above it.
@@ -28,7 +28,8 @@ fn package_of(file: &Path, cache: &mut HashMap<PathBuf, Option<Package>>) -> Opt
             return p.as_ref().map(clone_pkg);
         }
         let manifest = d.join("Cargo.toml");
-        if let Ok(text) = std::fs::read_to_string(&manifest) {
+        let text = read_regular(&manifest, MAX_FILE_BYTES).map(String::from_utf8);
+        if let Ok(Ok(text)) = text {
             let t: toml::Table = text.parse().ok()?;
             let pkg = t.get("package").and_then(|p| p.as_table());
             let get = |k: &str| {

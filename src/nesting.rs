@@ -1,0 +1,124 @@
+//! A bound on how deeply a file nests, from its tokens, before it is parsed.
+//!
+//! The parser, the lowering and dropping a syntax tree all recurse once per level of
+//! nesting; a file nested deeply enough would overflow the stack, which aborts the process.
+//! Tokenizing does not recurse, so the tokens give a bound first: within each delimited
+//! group, every token of the current statement or list element (up to `;` or `,`) counts,
+//! so chains such as `a.b().c()`, `1 + 2 + 3` or `- - x` count one or more per level, and a
+//! group nests one deeper than the tokens before it. Real code stays far below the limit.
+
+use proc_macro2::{Delimiter, TokenStream, TokenTree};
+
+/// Files whose bound exceeds this are reported and not checked.
+pub const MAX_NESTING: usize = 5_000;
+
+/// Keywords that start an item: nothing before one continues into it.
+const ITEM_KEYWORDS: &[&str] = &[
+    "fn", "struct", "enum", "impl", "mod", "trait", "use", "type", "pub", "extern", "union",
+];
+
+/// The bound for `text`, or `None` when it does not tokenize (the parser then reports it).
+pub fn bound(text: &str) -> Option<usize> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    // A `#!` line that is not an inner attribute is a shebang, which the tokenizer rejects.
+    let text = match text.strip_prefix("#!") {
+        Some(rest) if !rest.trim_start().starts_with('[') => {
+            rest.find('\n').map_or("", |i| &rest[i..])
+        }
+        _ => text,
+    };
+    let tokens: TokenStream = text.parse().ok()?;
+    Some(walk(tokens))
+}
+
+struct Frame {
+    tokens: proc_macro2::token_stream::IntoIter,
+    /// Depth of the group's contents.
+    base: usize,
+    /// Tokens of the current statement or element so far.
+    run: usize,
+    /// Whether the previous token was a `{ }` group (a statement may have ended there).
+    after_block: bool,
+}
+
+fn walk(tokens: TokenStream) -> usize {
+    let mut max = 0;
+    let mut stack = vec![Frame {
+        tokens: tokens.into_iter(),
+        base: 0,
+        run: 0,
+        after_block: false,
+    }];
+    while let Some(top) = stack.last_mut() {
+        let Some(tt) = top.tokens.next() else {
+            stack.pop();
+            continue;
+        };
+        let continues = match &tt {
+            TokenTree::Punct(_) | TokenTree::Group(_) => true,
+            TokenTree::Ident(i) => i == "else" || i == "as",
+            TokenTree::Literal(_) => false,
+        };
+        if top.after_block && !continues {
+            top.run = 0;
+        }
+        top.after_block = false;
+        match &tt {
+            TokenTree::Punct(p) if matches!(p.as_char(), ';' | ',') => {
+                top.run = 0;
+                continue;
+            }
+            TokenTree::Ident(i) if ITEM_KEYWORDS.iter().any(|k| i == k) => top.run = 0,
+            _ => {}
+        }
+        top.run += 1;
+        let depth = top.base + top.run;
+        max = max.max(depth);
+        if let TokenTree::Group(g) = tt {
+            top.after_block = g.delimiter() == Delimiter::Brace;
+            stack.push(Frame {
+                tokens: g.stream().into_iter(),
+                base: depth,
+                run: 0,
+                after_block: false,
+            });
+        }
+    }
+    max
+}
+
+#[cfg(test)]
+mod tests {
+    use super::bound;
+
+    #[test]
+    fn statements_and_items_do_not_add_up() {
+        let flat = "fn a() { let x = 1; let y = 2; }\n".repeat(1000);
+        assert!(bound(&flat).unwrap() < 20);
+        let ifs = format!("fn a() {{ {} }}", "if x == 1 { y(); } ".repeat(1000));
+        assert!(bound(&ifs).unwrap() < 20);
+    }
+
+    #[test]
+    fn every_kind_of_nesting_counts() {
+        let n = 100;
+        for text in [
+            format!("fn f() {{ {}1{} }}", "(".repeat(n), ")".repeat(n)),
+            format!("fn f() {{ a{} }}", ".m()".repeat(n)),
+            format!("fn f() {{ {}1 }}", "- ".repeat(n)),
+            format!("fn f() {{ {}1 }}", "1 + ".repeat(n)),
+            format!("fn f() {{ if a {{}} {} }}", "else if a {} ".repeat(n)),
+            format!("fn f() {{ {}1 }}", "|| ".repeat(n)),
+        ] {
+            assert!(bound(&text).unwrap() >= n, "{text}");
+        }
+    }
+
+    #[test]
+    fn a_shebang_and_a_bom_are_skipped() {
+        assert_eq!(bound("#!/usr/bin/env run\nfn f() {}"), Some(4));
+        assert_eq!(bound("\u{feff}fn f() {}"), Some(4));
+        assert_eq!(bound("#![allow(x)]"), Some(6));
+        assert_eq!(bound("\"unterminated"), None);
+    }
+}

@@ -1,0 +1,285 @@
+//! Extreme inputs: deep nesting (in this process and in a child, where a stack overflow
+//! would abort), a 10 MB file, one very long line, non-UTF-8 and NUL bytes, CRLF endings.
+
+use std::collections::BTreeMap;
+use std::process::Command;
+
+use clmigrate_lint::{check, nesting::MAX_NESTING, Report, Settings};
+
+use crate::support::{announce, scratch};
+
+/// Nested constructs `depth` levels deep, one function each.
+fn nested(depth: usize) -> Vec<(&'static str, String)> {
+    let n = depth;
+    vec![
+        (
+            "parens",
+            format!("fn f() {{ let x = {}1{}; }}", "(".repeat(n), ")".repeat(n)),
+        ),
+        (
+            "blocks",
+            format!("fn f() {}{}", "{".repeat(n), "}".repeat(n)),
+        ),
+        (
+            "binary",
+            format!("fn f() {{ let x = 1{}; }}", " + 1".repeat(n)),
+        ),
+        (
+            "methods",
+            format!("fn f() {{ let x = q{}; }}", ".finish()".repeat(n)),
+        ),
+        ("unary", format!("fn f() {{ let x = {}1; }}", "-".repeat(n))),
+        (
+            "ifs",
+            format!("fn f() {{ {}{} }}", "if a { ".repeat(n), "}".repeat(n)),
+        ),
+        (
+            "else-ifs",
+            format!("fn f() {{ if a {{}} {} }}", "else if a {} ".repeat(n)),
+        ),
+        (
+            "loops",
+            format!(
+                "fn f(q: &CommandQueue) {{ {}{} }}",
+                "loop { q.enqueue_write_buffer(&mut b, CL_BLOCKING, 0, &h, &[])?; ".repeat(n),
+                "}".repeat(n)
+            ),
+        ),
+        (
+            "calls",
+            format!("fn f() {{ let x = {}{}; }}", "g(".repeat(n), ")".repeat(n)),
+        ),
+        (
+            "closures",
+            format!("fn f() {{ let x = {}1; }}", "|| ".repeat(n)),
+        ),
+        (
+            "types",
+            format!("type T = {}u8{};", "Vec<".repeat(n), ">".repeat(n)),
+        ),
+        (
+            "modules",
+            format!("{}{}", "mod a { ".repeat(n), "}".repeat(n)),
+        ),
+    ]
+}
+
+fn check_text(dir: &std::path::Path, name: &str, text: &[u8]) -> Report {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    // Every file is parsed: these inputs need not name an OpenCL API to reach the parser.
+    let settings = Settings {
+        prefilter: false,
+        ..Settings::default()
+    };
+    let r = check(std::slice::from_ref(&p), &settings);
+    std::fs::remove_file(&p).unwrap();
+    assert!(
+        r.problems.iter().all(|p| !p.internal),
+        "{name}: {:?}",
+        r.problems
+    );
+    r
+}
+
+#[test]
+fn deep_nesting_is_a_diagnostic_or_a_normal_result() {
+    let dir = scratch("deep");
+    let mut inputs = 0;
+    // Below the limit: checked normally.
+    for (kind, text) in nested(MAX_NESTING / 8) {
+        let r = check_text(&dir, &format!("{kind}.rs"), text.as_bytes());
+        assert!(r.problems.is_empty(), "{kind}: {:?}", r.problems);
+        inputs += 1;
+    }
+    // 10,000 levels: one diagnostic, not a crash.
+    for (kind, text) in nested(10_000) {
+        let r = check_text(&dir, &format!("{kind}.rs"), text.as_bytes());
+        assert_eq!(r.problems.len(), 1, "{kind}");
+        assert!(
+            r.problems[0].message.contains("nested more than"),
+            "{kind}: {}",
+            r.problems[0].message
+        );
+        inputs += 1;
+    }
+    announce(&format!("extreme: {inputs} deeply nested inputs checked"));
+}
+
+#[test]
+fn deep_nesting_does_not_abort_the_binary() {
+    let dir = scratch("deep-child");
+    for depth in [MAX_NESTING / 8, 10_000, 1_000_000] {
+        // A million levels of the two cheapest kinds to build; the rest at lower depths.
+        for (kind, text) in nested(depth)
+            .into_iter()
+            .filter(|(k, _)| depth < 1_000_000 || matches!(*k, "parens" | "methods"))
+        {
+            let p = dir.join(format!("{kind}-{depth}.rs"));
+            std::fs::write(&p, text).unwrap();
+            for args in [vec!["--color", "never"], vec!["debug", "ir"]] {
+                let o = Command::new(env!("CARGO_BIN_EXE_cargo-clmigrate-lint"))
+                    .args(&args)
+                    .arg(&p)
+                    .output()
+                    .unwrap();
+                let err = String::from_utf8_lossy(&o.stderr);
+                // `debug ir` exits 2 when it refuses the file, with the reason.
+                let ok = o.status.code() == Some(0)
+                    || (args[0] == "debug" && o.status.code() == Some(2) && err.contains("nested"));
+                assert!(ok, "{kind} {depth} {args:?}: {:?} {err}", o.status);
+            }
+        }
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+fn codes(r: &Report) -> BTreeMap<&'static str, usize> {
+    let mut m = BTreeMap::new();
+    for f in &r.findings {
+        *m.entry(f.code).or_insert(0) += 1;
+    }
+    m
+}
+
+fn seed_text() -> String {
+    std::fs::read_to_string("fixtures/seed/buggy.rs").unwrap()
+}
+
+#[test]
+fn a_ten_megabyte_file_is_checked_whole() {
+    let dir = scratch("big");
+    let one = check_text(&dir, "one.rs", seed_text().as_bytes());
+    let seed = seed_text();
+    let (_, body) = seed.split_at(seed.find("/// Runs the exchange").unwrap());
+    let mut text = seed.clone();
+    let mut copies = 1;
+    while text.len() < 10 << 20 {
+        text.push_str(&body.replace("pub fn run(", &format!("pub fn run{copies}(")));
+        copies += 1;
+    }
+    let r = check_text(&dir, "big.rs", text.as_bytes());
+    assert!(r.problems.is_empty(), "{:?}", r.problems);
+    let want: BTreeMap<_, _> = codes(&one)
+        .into_iter()
+        .map(|(c, n)| (c, n * copies))
+        .collect();
+    assert_eq!(codes(&r), want);
+    announce(&format!(
+        "extreme: a {} MB file with {} findings checked",
+        text.len() >> 20,
+        r.findings.len()
+    ));
+}
+
+#[test]
+fn line_endings_and_long_lines_do_not_change_findings() {
+    let dir = scratch("lines");
+    for e in walkdir::WalkDir::new("fixtures").sort_by_file_name() {
+        let e = e.unwrap();
+        if e.path().extension().is_none_or(|x| x != "rs") {
+            continue;
+        }
+        let text = std::fs::read_to_string(e.path()).unwrap();
+        let lf = check_text(&dir, "lf.rs", text.as_bytes());
+        let crlf = check_text(&dir, "crlf.rs", text.replace('\n', "\r\n").as_bytes());
+        assert_eq!(codes(&lf), codes(&crlf), "{}", e.path().display());
+        // Without comments every line can be joined into one; suppressions are comments, so
+        // their fixtures are compared only across line endings.
+        if e.path().to_string_lossy().contains("suppression") {
+            continue;
+        }
+        let tokens: proc_macro2::TokenStream = text.parse().unwrap();
+        let line = check_text(&dir, "line.rs", tokens.to_string().as_bytes());
+        assert_eq!(codes(&lf), codes(&line), "{}", e.path().display());
+        let human = clmigrate_lint::report::human::render(&line);
+        assert!(human.contains("checked"), "{human}");
+    }
+}
+
+#[test]
+fn odd_bytes_are_a_diagnostic_or_a_normal_result() {
+    let dir = scratch("bytes");
+    let seed = seed_text();
+    let mid = seed.len() / 2;
+    let cases: Vec<(&str, Vec<u8>, bool)> = vec![
+        (
+            "invalid UTF-8",
+            [
+                &seed.as_bytes()[..mid],
+                b"\xff\xfe",
+                &seed.as_bytes()[mid..],
+            ]
+            .concat(),
+            true,
+        ),
+        (
+            "truncated UTF-8",
+            "fn f() { let s = \"é\"; }".as_bytes()[..21].to_vec(),
+            true,
+        ),
+        (
+            "NUL in code",
+            format!("fn f() {{ \0 }}\n{seed}").into_bytes(),
+            true,
+        ),
+        (
+            "NUL in a string",
+            seed.replace("\"step_dev0\"", "\"step\0dev0\"").into_bytes(),
+            false,
+        ),
+        (
+            "NUL in a comment",
+            seed.replace("/// Elements", "/// El\0ements").into_bytes(),
+            false,
+        ),
+        ("a BOM", format!("\u{feff}{seed}").into_bytes(), false),
+        (
+            "a shebang",
+            format!("#!/usr/bin/env run-cargo-script\n{seed}").into_bytes(),
+            false,
+        ),
+        ("only NULs", vec![0; 100_000], true),
+        (
+            "random bytes",
+            (0..1_000_000u32)
+                .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+                .collect(),
+            true,
+        ),
+        ("an empty file", Vec::new(), false),
+        ("a 1 MB line of one identifier", vec![b'a'; 1 << 20], true),
+        (
+            "a 1 MB string",
+            format!("const S: &str = \"{}\";", "x".repeat(1 << 20)).into_bytes(),
+            false,
+        ),
+        (
+            "a 1 MB kernel source",
+            seed.replace(
+                "__kernel void step_dev0",
+                &format!("/* {} */ __kernel void step_dev0", "é".repeat(1 << 19)),
+            )
+            .into_bytes(),
+            false,
+        ),
+        (
+            "an unterminated comment",
+            format!("{seed}/* never closed").into_bytes(),
+            true,
+        ),
+    ];
+    for (what, bytes, problem) in &cases {
+        let r = check_text(&dir, "odd.rs", bytes);
+        assert_eq!(
+            r.problems.len(),
+            usize::from(*problem),
+            "{what}: {:?}",
+            r.problems
+        );
+    }
+    announce(&format!(
+        "extreme: {} inputs with odd bytes checked",
+        cases.len()
+    ));
+}
