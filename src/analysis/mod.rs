@@ -2011,18 +2011,10 @@ impl<'f> Analyzer<'f> {
     /// Releases raw events, or hands them to something that will.
     fn release(&mut self, st: &mut State, a: &AVal) {
         match a {
-            AVal::Events(s) => {
-                for &i in s {
-                    st.live_raw.remove(&RawKey::Inst(i));
-                }
-            }
-            AVal::Obj(o) => {
-                st.live_raw.remove(&RawKey::User(*o));
-            }
             AVal::List(items) => items.iter().for_each(|x| self.release(st, x)),
             // Not known which event: any of them may be the one.
             AVal::Unknown | AVal::External => st.live_raw.clear(),
-            _ => {}
+            _ => self.hand_on(st, a),
         }
     }
 

@@ -698,12 +698,7 @@ impl Lowerer<'_, '_> {
         match value {
             Value::Place(_) | Value::Unknown | Value::Scalar | Value::Int(_) | Value::Null => value,
             v => {
-                let t = self.vars.len();
-                self.vars.push(VarInfo {
-                    name: format!("%{t}"),
-                    hint: TypeHint::Unknown,
-                    fields: Vec::new(),
-                });
+                let t = self.new_temp(TypeHint::Unknown);
                 self.out.push(Stmt::Assign {
                     dst: Place::var(t),
                     value: v,
@@ -715,6 +710,17 @@ impl Lowerer<'_, '_> {
     }
 
     fn eval_discard(&mut self, _v: Value) {}
+
+    /// A fresh temporary variable (`%n`).
+    fn new_temp(&mut self, hint: TypeHint) -> Var {
+        let t = self.vars.len();
+        self.vars.push(VarInfo {
+            name: format!("%{t}"),
+            hint,
+            fields: Vec::new(),
+        });
+        t
+    }
 
     fn forget(&mut self, values: Vec<Value>, span: Span) {
         let values: Vec<Value> = values
@@ -1636,12 +1642,7 @@ impl Lowerer<'_, '_> {
                         _ => v,
                     })
                     .collect();
-                let t = self.vars.len();
-                self.vars.push(VarInfo {
-                    name: format!("%{t}"),
-                    hint: TypeHint::Unknown,
-                    fields: Vec::new(),
-                });
+                let t = self.new_temp(TypeHint::Unknown);
                 let id = self.cx.next_cmd;
                 self.cx.next_cmd += 1;
                 self.out.push(Stmt::Op {
@@ -1666,12 +1667,7 @@ impl Lowerer<'_, '_> {
         args: Vec<Value>,
         span: Span,
     ) -> Value {
-        let t = self.vars.len();
-        self.vars.push(VarInfo {
-            name: format!("%{t}"),
-            hint: TypeHint::Unknown,
-            fields: Vec::new(),
-        });
+        let t = self.new_temp(TypeHint::Unknown);
         self.out.push(Stmt::Call {
             callee,
             recv,
@@ -1685,12 +1681,7 @@ impl Lowerer<'_, '_> {
     /// Emits an enqueue; a read fills its host data, which then changes.
     fn enqueue(&mut self, cmd: Command, host: Option<Value>, kind: CommandKind) -> Value {
         let span = cmd.span;
-        let t = self.vars.len();
-        self.vars.push(VarInfo {
-            name: format!("%{t}"),
-            hint: TypeHint::Event,
-            fields: Vec::new(),
-        });
+        let t = self.new_temp(TypeHint::Event);
         self.out.push(Stmt::Enqueue {
             cmd,
             event: Some(Place::var(t)),
