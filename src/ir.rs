@@ -404,19 +404,24 @@ pub struct Function {
 impl Function {
     /// The place as the user wrote it: `queues[1]`, `self.halo`.
     pub fn place_name(&self, place: &Place) -> String {
-        let mut s = self.vars[place.var].name.clone();
-        for p in &place.proj {
-            match p {
-                Proj::Field(f) => {
-                    s.push('.');
-                    s.push_str(f);
-                }
-                Proj::Index(i) => s.push_str(&format!("[{i}]")),
-                Proj::AnyIndex => s.push_str("[_]"),
-            }
-        }
-        s
+        place_name(&self.vars, place)
     }
+}
+
+/// A place as the user wrote it, naming its variable from `vars`.
+pub fn place_name(vars: &[VarInfo], place: &Place) -> String {
+    let mut s = vars[place.var].name.clone();
+    for p in &place.proj {
+        match p {
+            Proj::Field(f) => {
+                s.push('.');
+                s.push_str(f);
+            }
+            Proj::Index(i) => s.push_str(&format!("[{i}]")),
+            Proj::AnyIndex => s.push_str("[_]"),
+        }
+    }
+    s
 }
 
 /// Prints values and statements for `debug ir`, naming places by their variables.

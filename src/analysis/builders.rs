@@ -35,16 +35,10 @@ pub(super) struct BufferBuild {
     fill: Option<Option<Place>>,
 }
 
-impl<'f> Analyzer<'f> {
-    fn builder_kind(&self, a: &AVal) -> Option<&ObjKind> {
-        match a {
-            AVal::Obj(o) => Some(&self.objs[*o].kind),
-            _ => None,
-        }
-    }
-
-    fn new_cmd(&mut self, target: ObjId, kind: Option<CommandKind>) -> ObjId {
-        let b = CmdBuild {
+impl CmdBuild {
+    /// A command on `target`, with no queue, wait list, event or blocking set yet.
+    fn new(target: ObjId, kind: Option<CommandKind>) -> Self {
+        CmdBuild {
             target,
             kind,
             queue: None,
@@ -54,7 +48,20 @@ impl<'f> Analyzer<'f> {
             host: None,
             dst: None,
             unknown: false,
-        };
+        }
+    }
+}
+
+impl<'f> Analyzer<'f> {
+    fn builder_kind(&self, a: &AVal) -> Option<&ObjKind> {
+        match a {
+            AVal::Obj(o) => Some(&self.objs[*o].kind),
+            _ => None,
+        }
+    }
+
+    fn new_cmd(&mut self, target: ObjId, kind: Option<CommandKind>) -> ObjId {
+        let b = CmdBuild::new(target, kind);
         self.new_obj(ObjKind::CmdBuilder(Box::new(b)), "command".into())
     }
 
@@ -246,17 +253,7 @@ impl<'f> Analyzer<'f> {
                 let o = recv_obj?;
                 let c = match &self.objs[o].kind {
                     ObjKind::CmdBuilder(c) => (**c).clone(),
-                    ObjKind::Kernel { .. } => CmdBuild {
-                        target: o,
-                        kind: Some(CommandKind::Kernel),
-                        queue: None,
-                        waits: Some(BTreeSet::new()),
-                        event: None,
-                        blocking: None,
-                        host: None,
-                        dst: None,
-                        unknown: false,
-                    },
+                    ObjKind::Kernel { .. } => CmdBuild::new(o, Some(CommandKind::Kernel)),
                     _ => return None,
                 };
                 self.enq_built(st, c, id, span);
@@ -495,19 +492,14 @@ impl<'f> Analyzer<'f> {
         }
         if let (Some(event), Some(q)) = (&b.fill, b.queue) {
             let c = CmdBuild {
-                target: buf,
-                kind: Some(CommandKind::Fill),
                 queue: Some((q, None)),
-                waits: Some(BTreeSet::new()),
                 event: event.clone(),
                 blocking: Some(if event.is_some() {
                     Blocking::No
                 } else {
                     Blocking::Yes
                 }),
-                host: None,
-                dst: None,
-                unknown: false,
+                ..CmdBuild::new(buf, Some(CommandKind::Fill))
             };
             self.enq_built(st, c, id, span);
         }

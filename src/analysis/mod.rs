@@ -445,21 +445,6 @@ struct InlineCx {
 /// How deep calls are followed.
 const MAX_CALL_DEPTH: usize = 4;
 
-fn place_name(vars: &[VarInfo], place: &Place) -> String {
-    let mut s = vars[place.var].name.clone();
-    for p in &place.proj {
-        match p {
-            Proj::Field(f) => {
-                s.push('.');
-                s.push_str(f);
-            }
-            Proj::Index(i) => s.push_str(&format!("[{i}]")),
-            Proj::AnyIndex => s.push_str("[_]"),
-        }
-    }
-    s
-}
-
 /// A callee's statements with its variables moved past the caller's.
 fn shift_block(body: &[Stmt], by: usize) -> Vec<Stmt> {
     body.iter().map(|s| shift_stmt(s, by)).collect()
