@@ -102,6 +102,26 @@ fn walk(root: &Path, d: &mut Discovered) {
     }
 }
 
+/// The OpenCL C files (`.cl`) under `dir` (to `depth` levels; `None` for all), skipping
+/// `target/` and hidden directories, sorted. They only add kernel signatures, so what
+/// cannot be read is left out without a word.
+pub fn kernel_files(dir: &Path, depth: Option<usize>) -> Vec<PathBuf> {
+    let mut w = WalkDir::new(dir).follow_links(true).sort_by_file_name();
+    if let Some(d) = depth {
+        w = w.max_depth(d);
+    }
+    w.into_iter()
+        .filter_entry(|e| {
+            e.depth() == 0
+                || !e.file_type().is_dir()
+                || !e.file_name().to_str().is_some_and(skipped_dir)
+        })
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file() && e.path().extension().is_some_and(|x| x == "cl"))
+        .map(walkdir::DirEntry::into_path)
+        .collect()
+}
+
 fn not_regular(path: &Path) -> WalkProblem {
     WalkProblem {
         path: path.to_path_buf(),

@@ -366,8 +366,10 @@ pub enum Stmt {
     Branch(Vec<Vec<Stmt>>),
     /// The body runs zero or more times.
     Loop(Vec<Stmt>),
-    /// A call of a function or method defined in the same file, by its qualified name
-    /// (`helper`, `Halo::step`); `recv` is the method's receiver.
+    /// A call of a function or method that may be defined in the crate, by its qualified
+    /// name in the crate (`helper`, `gpu::upload`, `Halo::step`); `recv` is the method's
+    /// receiver. The analysis follows it when the crate index holds the callee, and
+    /// forgets the arguments when it does not.
     Call {
         callee: String,
         recv: Option<Value>,
@@ -387,8 +389,12 @@ pub enum Stmt {
 pub struct VarInfo {
     pub name: String,
     pub hint: TypeHint,
-    /// For a value of a struct defined in the file: its fields' types.
+    /// For a value of a struct defined in the crate: its fields' types.
     pub fields: Vec<(String, TypeHint)>,
+    /// For `self` and parameters whose type is a struct not defined in the file: the
+    /// type's name, so [`link`](crate::lower::link) can give the fields of a struct
+    /// another file of the crate defines.
+    pub ty: Option<String>,
 }
 
 /// A lowered function or method.

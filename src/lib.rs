@@ -16,12 +16,14 @@ pub mod kernel_src;
 pub mod lower;
 pub mod lsp;
 pub mod nesting;
+pub mod package;
 pub mod prefilter;
 pub mod report;
 pub mod rules;
 pub mod source;
 pub mod suppress;
 
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 
@@ -108,14 +110,6 @@ fn display_path(p: &Path) -> String {
     s.strip_prefix("./").unwrap_or(&s).to_string()
 }
 
-struct FileResult {
-    file: SourceFile,
-    parsed: bool,
-    findings: Vec<Finding>,
-    problems: Vec<Problem>,
-    suppressed: usize,
-}
-
 fn decode(bytes: Vec<u8>) -> Result<String, String> {
     String::from_utf8(bytes).map_err(|e| {
         format!(
@@ -129,10 +123,15 @@ fn read(path: &Path) -> Result<String, String> {
     decode(source::read_regular(path, source::MAX_FILE_BYTES)?)
 }
 
-/// Parses one file; a syntax error, or nesting too deep to parse safely, is a problem. A
-/// file that parses only as edition 2015 code (`async`, `await`, `try` as identifiers) is
-/// read as such.
-pub fn parse(file_id: usize, src: &SourceFile) -> Result<syn::File, Problem> {
+/// Parses one file; a syntax error, or nesting too deep to parse safely, is a problem.
+/// A file of an edition 2015 package is read as edition 2015 code (`async`, `await`, `try`
+/// as identifiers). Any other file is read as current code, and as edition 2015 code when
+/// only that parses (a file of no package, or one a later-edition package does not compile).
+pub fn parse(
+    file_id: usize,
+    src: &SourceFile,
+    edition: Option<package::Edition>,
+) -> Result<syn::File, Problem> {
     if nesting::bound(&src.text).is_some_and(|b| b > nesting::MAX_NESTING) {
         return Err(Problem {
             path: src.path.clone(),
@@ -144,10 +143,20 @@ pub fn parse(file_id: usize, src: &SourceFile) -> Result<syn::File, Problem> {
             internal: false,
         });
     }
+    let as_2015 = || {
+        let (text, shifts) = src.edition_2015()?;
+        let ast = syn::parse_file(&text).ok()?;
+        src.use_edition_2015(shifts);
+        Some(ast)
+    };
+    if edition == Some(package::Edition::E2015) {
+        if let Some(ast) = as_2015() {
+            return Ok(ast);
+        }
+    }
     syn::parse_file(&src.text).or_else(|e| {
-        if let Some((text, shifts)) = src.edition_2015() {
-            if let Ok(ast) = syn::parse_file(&text) {
-                src.use_edition_2015(shifts);
+        if edition != Some(package::Edition::E2015) {
+            if let Some(ast) = as_2015() {
                 return Ok(ast);
             }
         }
@@ -160,114 +169,341 @@ pub fn parse(file_id: usize, src: &SourceFile) -> Result<syn::File, Problem> {
     })
 }
 
-/// Lowers, analyzes and checks one parsed file; returns its findings after suppression
-/// comments and configured levels, and how many were suppressed.
-fn lint(
-    file_id: usize,
-    src: &SourceFile,
-    config: &config::Config,
-) -> Result<(Vec<Finding>, usize), Problem> {
-    let ast = parse(file_id, src)?;
-    let ir = lower::lower_file(file_id, src, &ast);
-    drop(ast);
-    let index: std::collections::HashMap<String, &ir::Function> =
-        ir.functions.iter().map(|f| (f.name.clone(), f)).collect();
-    let mut kernels = analysis::Kernels::default();
-    let findings: Vec<Finding> = ir
-        .functions
-        .iter()
-        .flat_map(|f| rules::run(&analysis::analyze(f, &index, &mut kernels)))
-        .collect();
-    let out = suppress::apply(file_id, src, with_levels(findings, config), &|r| {
-        config.level(r).is_some()
-    });
-    let mut findings = out.kept;
-    findings.extend(with_levels(out.reported, config));
-    Ok((findings, out.suppressed))
+/// Runs `work` on `path`; a panic in it (a bug in the checker) becomes an internal-error
+/// problem naming the file.
+fn guarded<R>(
+    path: impl FnOnce() -> PathBuf,
+    work: impl FnOnce() -> Result<R, Problem>,
+) -> Result<R, Problem> {
+    let outcome = catch_unwind(AssertUnwindSafe(work));
+    // Spans of the syntax trees parsed on this thread are not used after the work.
+    proc_macro2::extra::invalidate_current_thread_spans();
+    outcome.unwrap_or_else(|panic| {
+        let what = panic
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown panic".into());
+        Err(Problem {
+            path: path(),
+            span: None,
+            message: format!("internal error while checking this file: {what}"),
+            internal: true,
+        })
+    })
 }
 
-fn check_file(
-    file_id: usize,
-    path: &Path,
+/// Runs `work` on every item in parallel, each [`guarded`]: one that panics gives a problem
+/// naming its file, and the others go on.
+fn par_guarded<T: Sync, R: Send>(
+    items: &[T],
+    path: impl Fn(&T) -> PathBuf + Sync,
+    work: impl Fn(&T) -> Result<R, Problem> + Sync,
+) -> Vec<Result<R, Problem>> {
+    items
+        .par_iter()
+        .map(|item| guarded(|| path(item), || work(item)))
+        .collect()
+}
+
+/// One file of a run: what was read, and where it sits.
+struct Input {
+    path: PathBuf,
+    /// The bytes read, until the file is lowered; the reason it could not be read.
+    bytes: Result<Vec<u8>, String>,
+    placement: package::Placement,
+}
+
+/// A file parsed and lowered.
+struct Lowered {
+    id: usize,
+    src: SourceFile,
+    ir: lower::FileIr,
+}
+
+/// A file that was read but not lowered: its text, when decoded, and why.
+type NotLowered = (Option<SourceFile>, Problem);
+
+/// Decodes, parses and lowers the files `ids` in parallel.
+fn lower_files(inputs: &mut [Input], ids: &[usize]) -> Vec<Result<Lowered, NotLowered>> {
+    let texts: Vec<(usize, Result<String, String>)> = ids
+        .iter()
+        .map(|&i| {
+            let bytes = std::mem::replace(&mut inputs[i].bytes, Ok(Vec::new()));
+            (i, bytes.and_then(decode))
+        })
+        .collect();
+    let inputs = &*inputs;
+    let work = |(id, text): &(usize, Result<String, String>)| {
+        let input = &inputs[*id];
+        let text = text.as_ref().map_err(|message| Problem {
+            path: input.path.clone(),
+            span: None,
+            message: message.clone(),
+            internal: false,
+        })?;
+        let src = SourceFile::new(input.path.clone(), display_path(&input.path), text.clone());
+        let ast = match parse(*id, &src, input.placement.edition) {
+            Ok(ast) => ast,
+            Err(p) => return Ok(Err((Some(src), p))),
+        };
+        let ir = lower::lower_file(*id, &src, &ast, &input.placement.module);
+        drop(ast);
+        Ok(Ok(Lowered { id: *id, src, ir }))
+    };
+    par_guarded(&texts, |(id, _)| inputs[*id].path.clone(), work)
+        .into_iter()
+        .map(|r| r.unwrap_or_else(|p| Err((None, p))))
+        .collect()
+}
+
+/// The names a crate's lowered functions need from files not yet lowered: the last
+/// segments of the functions they call and the types of their struct parameters
+/// (downwards), and the names of the functions that use an OpenCL API, for their callers
+/// (upwards).
+fn wanted_names(files: &[&Lowered]) -> BTreeSet<String> {
+    fn walk(body: &[ir::Stmt], out: &mut BTreeSet<String>) -> bool {
+        let mut uses_api = false;
+        for s in body {
+            match s {
+                ir::Stmt::Call { callee, .. } => {
+                    let last = callee.rsplit("::").next().unwrap_or(callee);
+                    out.insert(last.to_string());
+                    uses_api = true;
+                }
+                ir::Stmt::Branch(arms) => {
+                    for arm in arms {
+                        uses_api |= walk(arm, out);
+                    }
+                }
+                ir::Stmt::Loop(b) => uses_api |= walk(b, out),
+                ir::Stmt::Assign { .. }
+                | ir::Stmt::Push { .. }
+                | ir::Stmt::Forget { .. }
+                | ir::Stmt::Break
+                | ir::Stmt::Continue
+                | ir::Stmt::Return { .. } => {}
+                _ => uses_api = true,
+            }
+        }
+        uses_api
+    }
+    let mut out = BTreeSet::new();
+    for l in files {
+        for f in &l.ir.functions {
+            if walk(&f.body, &mut out) {
+                let last = f.name.rsplit("::").next().unwrap_or(&f.name);
+                if last != "main" {
+                    out.insert(last.to_string());
+                }
+            }
+            out.extend(f.vars.iter().filter_map(|v| v.ty.clone()));
+        }
+    }
+    out
+}
+
+/// The findings of one run over files, before they are sorted into a [`Report`].
+struct Outcome {
+    files: Vec<SourceFile>,
+    parsed: usize,
+    findings: Vec<Finding>,
+    problems: Vec<Problem>,
+    suppressed: usize,
+}
+
+/// Checks `inputs`: lowers the files the pre-filter selects, then, crate by crate, the
+/// files that define or call what those need (until no file is added), gives each crate an
+/// index of its functions and structs, analyzes every function with it, and applies each
+/// file's suppression comments and the configured levels. Files keep their text when they
+/// have something to show, or when `keep_text`.
+fn run(
+    mut inputs: Vec<Input>,
     prefilter: Option<&Prefilter>,
     config: &config::Config,
-) -> FileResult {
-    let listed = || SourceFile::new(path.to_path_buf(), display_path(path), String::new());
-    let not_checked = |message: String| FileResult {
-        file: listed(),
-        parsed: false,
+    keep_text: bool,
+) -> Outcome {
+    let mut problems = Vec::new();
+    let anchored: Vec<bool> = inputs
+        .par_iter()
+        .map(|i| match &i.bytes {
+            Ok(b) => prefilter.is_none_or(|p| p.matches(b)),
+            Err(_) => false,
+        })
+        .collect();
+    for i in &inputs {
+        if let Err(message) = &i.bytes {
+            problems.push(Problem {
+                path: i.path.clone(),
+                span: None,
+                message: message.clone(),
+                internal: false,
+            });
+        }
+    }
+    let mut done = vec![false; inputs.len()];
+    let mut lowered: Vec<Lowered> = Vec::new();
+    let mut failed: Vec<(usize, SourceFile)> = Vec::new();
+    let mut next: Vec<usize> = (0..inputs.len()).filter(|&i| anchored[i]).collect();
+    while !next.is_empty() {
+        for &i in &next {
+            done[i] = true;
+        }
+        for (&id, r) in next.iter().zip(lower_files(&mut inputs, &next)) {
+            match r {
+                Ok(l) => lowered.push(l),
+                Err((src, p)) => {
+                    failed.extend(src.map(|s| (id, s)));
+                    problems.push(p);
+                }
+            }
+        }
+        let mut by_crate: BTreeMap<&str, Vec<&Lowered>> = BTreeMap::new();
+        for l in &lowered {
+            by_crate
+                .entry(&inputs[l.id].placement.krate)
+                .or_default()
+                .push(l);
+        }
+        next = Vec::new();
+        for (krate, files) in by_crate {
+            let want = Prefilter::new(wanted_names(&files));
+            next.extend((0..inputs.len()).filter(|&i| {
+                !done[i]
+                    && inputs[i].placement.krate == krate
+                    && inputs[i].bytes.as_ref().is_ok_and(|b| want.matches(b))
+            }));
+        }
+        next.sort_unstable();
+    }
+    let parsed = done.iter().filter(|d| **d).count();
+    lowered.sort_by_key(|l| l.id);
+    link(&mut lowered, &inputs);
+    let mut crates: BTreeMap<&str, Vec<&Lowered>> = BTreeMap::new();
+    for l in &lowered {
+        crates
+            .entry(&inputs[l.id].placement.krate)
+            .or_default()
+            .push(l);
+    }
+    let indexes: BTreeMap<&str, analysis::Index> = crates
+        .iter()
+        .map(|(k, files)| {
+            let functions = files.iter().flat_map(|l| &l.ir.functions);
+            (*k, analysis::Index::new(functions))
+        })
+        .collect();
+    let kernel_files = kernel_files(&lowered, &inputs);
+    let analyzed = par_guarded(
+        &lowered,
+        |l| l.src.path.clone(),
+        |l| {
+            let index = &indexes[inputs[l.id].placement.krate.as_str()];
+            let beside = kernel_files[&kernel_dir(&inputs[l.id])].clone();
+            let mut kernels = analysis::Kernels::new(beside);
+            Ok(l.ir
+                .functions
+                .iter()
+                .flat_map(|f| rules::run(&analysis::analyze(f, index, &mut kernels)))
+                .collect::<Vec<Finding>>())
+        },
+    );
+    let mut by_file: Vec<Vec<Finding>> = vec![Vec::new(); inputs.len()];
+    for r in analyzed {
+        match r {
+            Ok(findings) => {
+                for f in findings {
+                    by_file[f.anchor.file].push(f);
+                }
+            }
+            Err(p) => problems.push(p),
+        }
+    }
+    let mut out = Outcome {
+        files: inputs
+            .iter()
+            .map(|i| SourceFile::new(i.path.clone(), display_path(&i.path), String::new()))
+            .collect(),
+        parsed,
         findings: Vec::new(),
-        problems: vec![Problem {
-            path: path.to_path_buf(),
-            span: None,
-            message,
-            internal: false,
-        }],
+        problems: Vec::new(),
         suppressed: 0,
     };
-    let bytes = match source::read_regular(path, source::MAX_FILE_BYTES) {
-        Ok(b) => b,
-        Err(message) => return not_checked(message),
-    };
-    if prefilter.is_some_and(|p| !p.matches(&bytes)) {
-        return FileResult {
-            file: listed(),
-            parsed: false,
-            findings: Vec::new(),
-            problems: Vec::new(),
-            suppressed: 0,
-        };
+    for l in &lowered {
+        let mut findings = std::mem::take(&mut by_file[l.id]);
+        dedup(&mut findings);
+        let applied = suppress::apply(l.id, &l.src, with_levels(findings, config), &|r| {
+            config.level(r).is_some()
+        });
+        out.suppressed += applied.suppressed;
+        out.findings.extend(applied.kept);
+        out.findings.extend(with_levels(applied.reported, config));
     }
-    match decode(bytes) {
-        Ok(text) => check_text(file_id, path, text, config, false),
-        Err(message) => not_checked(message),
+    // A finding can point into several files (a helper's command, its caller's).
+    let mut shown = vec![keep_text; inputs.len()];
+    for f in &out.findings {
+        let labels = std::iter::once(&f.primary).chain(&f.secondary);
+        for span in labels.map(|l| l.span).chain([f.anchor]) {
+            shown[span.file] = true;
+        }
+    }
+    for l in lowered {
+        if shown[l.id] {
+            out.files[l.id] = l.src;
+        }
+    }
+    // A file that could not be parsed keeps its text, to show where.
+    for (id, src) in failed {
+        out.files[id] = src;
+    }
+    out.problems = problems;
+    out
+}
+
+/// Where the OpenCL C files of a file's kernels may be: its package's directory (all the
+/// way down), or, outside a package, its own directory.
+fn kernel_dir(input: &Input) -> (PathBuf, Option<usize>) {
+    match &input.placement.root {
+        Some(root) => (root.clone(), None),
+        None => {
+            let dir = input.path.parent().unwrap_or(Path::new("."));
+            (dir.to_path_buf(), Some(1))
+        }
     }
 }
 
-/// Parses, lowers, analyzes and runs the rules on the text of one file. The file keeps its
-/// text when it has something to show, or when `keep_text`.
-fn check_text(
-    file_id: usize,
-    path: &Path,
-    text: String,
-    config: &config::Config,
-    keep_text: bool,
-) -> FileResult {
-    let src = SourceFile::new(path.to_path_buf(), display_path(path), text);
-    let outcome = catch_unwind(AssertUnwindSafe(|| lint(file_id, &src, config)));
-    proc_macro2::extra::invalidate_current_thread_spans();
-    let (findings, problems, suppressed) = match outcome {
-        Ok(Ok((f, n))) => (f, Vec::new(), n),
-        Ok(Err(p)) => (Vec::new(), vec![p], 0),
-        Err(panic) => {
-            let what = panic
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| panic.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "unknown panic".into());
-            (
-                Vec::new(),
-                vec![Problem {
-                    path: path.to_path_buf(),
-                    span: None,
-                    message: format!("internal error while checking this file: {what}"),
-                    internal: true,
-                }],
-                0,
-            )
-        }
-    };
-    let keep = keep_text || !findings.is_empty() || !problems.is_empty();
-    FileResult {
-        file: if keep {
-            src
-        } else {
-            SourceFile::new(path.to_path_buf(), display_path(path), String::new())
-        },
-        parsed: true,
-        findings,
-        problems,
-        suppressed,
+/// The kernels of the `.cl` files beside each lowered file, read once per directory.
+fn kernel_files(
+    lowered: &[Lowered],
+    inputs: &[Input],
+) -> HashMap<(PathBuf, Option<usize>), std::sync::Arc<analysis::KernelFiles>> {
+    let dirs: BTreeSet<(PathBuf, Option<usize>)> =
+        lowered.iter().map(|l| kernel_dir(&inputs[l.id])).collect();
+    dirs.into_par_iter()
+        .map(|(dir, depth)| {
+            let texts: Vec<String> = discover::kernel_files(&dir, depth)
+                .iter()
+                .filter_map(|p| read(p).ok())
+                .collect();
+            let files = analysis::KernelFiles::new(texts.iter().map(String::as_str));
+            ((dir, depth), std::sync::Arc::new(files))
+        })
+        .collect()
+}
+
+/// Gives the parameters of each crate's functions the fields of structs other files of the
+/// crate define.
+fn link(lowered: &mut [Lowered], inputs: &[Input]) {
+    let mut structs: HashMap<&str, Vec<(String, lower::Fields)>> = HashMap::new();
+    for l in lowered.iter() {
+        structs
+            .entry(&inputs[l.id].placement.krate)
+            .or_default()
+            .extend(l.ir.structs.iter().cloned());
+    }
+    for l in lowered.iter_mut() {
+        let krate = &inputs[l.id].placement.krate;
+        lower::link(&mut l.ir.functions, &structs[krate.as_str()]);
     }
 }
 
@@ -282,7 +518,21 @@ fn with_levels(findings: Vec<Finding>, config: &config::Config) -> Vec<Finding> 
         .collect()
 }
 
-/// Checks every `.rs` file under `paths`.
+/// Runs `work` on a pool of `jobs` threads (one per core for `None`) with the stack the
+/// parser needs.
+fn in_pool<R: Send>(jobs: Option<usize>, work: impl FnOnce() -> R + Send) -> R {
+    let mut builder = rayon::ThreadPoolBuilder::new().stack_size(STACK_SIZE);
+    if let Some(j) = jobs {
+        builder = builder.num_threads(j.max(1));
+    }
+    match builder.build() {
+        Ok(pool) => pool.install(work),
+        Err(_) => work(),
+    }
+}
+
+/// Checks every `.rs` file under `paths`. Calls and struct types are followed across the
+/// files of a crate that are in the run.
 pub fn check(paths: &[PathBuf], settings: &Settings) -> Report {
     let mut found = discover::discover(paths);
     found.files.retain(|p| !settings.config.excludes(p));
@@ -297,35 +547,32 @@ pub fn check(paths: &[PathBuf], settings: &Settings) -> Report {
         })
         .collect();
     let prefilter = settings.prefilter.then(Prefilter::get);
-    let run = || -> Vec<FileResult> {
-        found
+    let mut locator = package::Locator::default();
+    let placements: Vec<package::Placement> =
+        found.files.iter().map(|p| locator.place(p)).collect();
+    let out = in_pool(settings.jobs, || {
+        let inputs: Vec<Input> = found
             .files
             .par_iter()
-            .enumerate()
-            .map(|(i, p)| check_file(i, p, prefilter, &settings.config))
-            .collect()
-    };
-    let mut builder = rayon::ThreadPoolBuilder::new().stack_size(STACK_SIZE);
-    if let Some(j) = settings.jobs {
-        builder = builder.num_threads(j.max(1));
-    }
-    let results = match builder.build() {
-        Ok(pool) => pool.install(run),
-        Err(_) => run(),
-    };
+            .zip(placements)
+            .map(|(p, placement)| Input {
+                path: p.clone(),
+                bytes: source::read_regular(p, source::MAX_FILE_BYTES),
+                placement,
+            })
+            .collect();
+        run(inputs, prefilter, &settings.config, false)
+    });
+    problems.extend(out.problems);
     let mut report = Report {
+        files: out.files,
+        parsed: out.parsed,
+        findings: out.findings,
+        problems,
         missing: found.missing,
-        ..Report::default()
+        suppressed: out.suppressed,
+        baselined: 0,
     };
-    // Files keep their index (`Span::file`).
-    for r in results {
-        report.files.push(r.file);
-        report.parsed += usize::from(r.parsed);
-        report.findings.extend(r.findings);
-        report.suppressed += r.suppressed;
-        problems.extend(r.problems);
-    }
-    report.problems = problems;
     sort(&mut report);
     if let Some(b) = &settings.baseline {
         report.baselined = b.filter(&mut report, &source::src_root());
@@ -334,39 +581,44 @@ pub fn check(paths: &[PathBuf], settings: &Settings) -> Report {
 }
 
 /// Checks `text` as the contents of the file `path` (an editor's unsaved buffer), without
-/// reading the disk. The report has one file, index 0. `jobs` does not apply: one file is
-/// checked on one thread, with the same stack size as [`check`]'s workers.
+/// reading the disk. The report has one file, index 0; calls into other files of its
+/// crate are not followed. `jobs` does not apply: one file is checked on one thread, with
+/// the same stack size as [`check`]'s workers.
 pub fn check_source(path: &Path, text: &str, settings: &Settings) -> Report {
-    let work = || check_text(0, path, text.to_string(), &settings.config, true);
-    let r = std::thread::scope(|scope| {
-        match std::thread::Builder::new()
-            .stack_size(STACK_SIZE)
-            .spawn_scoped(scope, work)
-        {
-            Ok(worker) => worker
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-            Err(_) => work(),
-        }
-    });
+    let input = Input {
+        path: path.to_path_buf(),
+        bytes: Ok(text.as_bytes().to_vec()),
+        placement: package::Locator::default().place(path),
+    };
+    let out = in_pool(Some(1), || run(vec![input], None, &settings.config, true));
     let mut report = Report {
-        files: vec![r.file],
-        parsed: usize::from(r.parsed),
-        findings: r.findings,
-        problems: r.problems,
-        suppressed: r.suppressed,
+        files: out.files,
+        parsed: out.parsed,
+        findings: out.findings,
+        problems: out.problems,
+        suppressed: out.suppressed,
         ..Report::default()
     };
     sort(&mut report);
     report
 }
 
-/// Puts findings and problems in report order and drops duplicate findings.
-fn sort(report: &mut Report) {
-    report.findings.sort_by(|a, b| {
+/// Sorts findings into report order and keeps one of each bug: the analysis of a helper
+/// and of each of its callers can find the same command pair, named as each sees it.
+fn dedup(findings: &mut Vec<Finding>) {
+    findings.sort_by(|a, b| {
         (a.primary.span, a.code, &a.message).cmp(&(b.primary.span, b.code, &b.message))
     });
-    report.findings.dedup();
+    findings.dedup_by(|a, b| {
+        let spans = |f: &Finding| f.secondary.iter().map(|l| l.span).collect::<Vec<_>>();
+        (a.code, a.anchor, a.primary.span) == (b.code, b.anchor, b.primary.span)
+            && spans(a) == spans(b)
+    });
+}
+
+/// Puts findings and problems in report order and drops duplicate findings.
+fn sort(report: &mut Report) {
+    dedup(&mut report.findings);
     report
         .problems
         .sort_by(|a, b| (&a.path, a.span).cmp(&(&b.path, b.span)));
@@ -381,8 +633,9 @@ pub fn debug_ir(path: &Path) -> Result<String, String> {
         .spawn(move || {
             let text = read(&path)?;
             let src = SourceFile::new(path.clone(), display_path(&path), text);
-            let ast = parse(0, &src).map_err(|p| p.message)?;
-            let ir = lower::lower_file(0, &src, &ast);
+            let placement = package::Locator::default().place(&path);
+            let ast = parse(0, &src, placement.edition).map_err(|p| p.message)?;
+            let ir = lower::lower_file(0, &src, &ast, &placement.module);
             let mut out = String::new();
             for f in &ir.functions {
                 out.push_str(&f.to_string());

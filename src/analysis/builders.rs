@@ -5,7 +5,6 @@
 use std::collections::BTreeSet;
 
 use super::*;
-use crate::kernel_src;
 
 /// A command being built.
 #[derive(Clone, Debug)]
@@ -96,17 +95,9 @@ impl<'f> Analyzer<'f> {
         }
     }
 
-    /// The signature of kernel `name` in `source`, each source parsed once per file.
+    /// The signature of kernel `name` in `source` (see [`Kernels::sig`]).
     fn kernel_sig(&mut self, source: Option<&str>, name: Option<&str>) -> Option<KernelSig> {
-        let (source, name) = (source?, name?);
-        if !self.kernels.0.contains_key(source) {
-            let sigs = kernel_src::parse_kernels(source);
-            self.kernels.0.insert(source.to_string(), sigs);
-        }
-        self.kernels.0[source]
-            .iter()
-            .find(|s| s.name == name)
-            .cloned()
+        self.kernels.sig(source, name?)
     }
 
     /// Applies one builder operation; `None` when the receiver is not something it applies

@@ -11,7 +11,8 @@
 mod bitset;
 mod builders;
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::sync::Arc;
 
 use crate::ir::*;
 use crate::kernel_src::{self, KernelSig, ParamAccess};
@@ -433,11 +434,15 @@ struct Inst {
     queue: ObjId,
     before: BitSet,
     kernel: Option<String>,
+    /// The call frame that enqueued it.
+    frame: usize,
 }
 
 /// A callee interpreted at its call site.
 struct InlineCx {
     callee: String,
+    /// Its frame: a number no other call shares (the analyzed function is frame 0).
+    frame: usize,
     /// The state and value at each of its returns.
     returns: Vec<(State, AVal)>,
 }
@@ -614,15 +619,114 @@ struct LoopCx {
     continues: Vec<State>,
 }
 
-/// The kernels of each program source, parsed once for all the functions of a file.
+/// Kernel signatures: those of each program source, parsed once for all the functions of
+/// a file, and those of the OpenCL C files beside the file's package, for programs whose
+/// source the analysis does not see.
 #[derive(Debug, Default)]
-pub struct Kernels(HashMap<String, Vec<KernelSig>>);
+pub struct Kernels {
+    parsed: HashMap<String, Vec<KernelSig>>,
+    beside: Arc<KernelFiles>,
+}
+
+/// The kernels of a package's `.cl` files, by name; `None` for a name that two kernels
+/// with different signatures have.
+#[derive(Debug, Default)]
+pub struct KernelFiles(HashMap<String, Option<KernelSig>>);
+
+impl KernelFiles {
+    /// The kernels of these OpenCL C sources.
+    pub fn new<'s>(sources: impl IntoIterator<Item = &'s str>) -> KernelFiles {
+        let mut by_name: HashMap<String, Option<KernelSig>> = HashMap::new();
+        for src in sources {
+            for sig in kernel_src::parse_kernels(src) {
+                match by_name.get_mut(&sig.name) {
+                    Some(e) if e.as_ref() != Some(&sig) => *e = None,
+                    Some(_) => {}
+                    None => {
+                        by_name.insert(sig.name.clone(), Some(sig));
+                    }
+                }
+            }
+        }
+        KernelFiles(by_name)
+    }
+}
+
+impl Kernels {
+    pub fn new(beside: Arc<KernelFiles>) -> Kernels {
+        Kernels {
+            parsed: HashMap::new(),
+            beside,
+        }
+    }
+
+    /// The signature of kernel `name`: from `source` when the program's source is known,
+    /// else from the `.cl` files beside the package when exactly one signature has it.
+    pub(crate) fn sig(&mut self, source: Option<&str>, name: &str) -> Option<KernelSig> {
+        let Some(source) = source else {
+            return self.beside.0.get(name).cloned().flatten();
+        };
+        if !self.parsed.contains_key(source) {
+            let sigs = kernel_src::parse_kernels(source);
+            self.parsed.insert(source.to_string(), sigs);
+        }
+        self.parsed[source].iter().find(|s| s.name == name).cloned()
+    }
+}
+
+/// The functions of a crate, by qualified name, for calls.
+#[derive(Debug, Default)]
+pub struct Index<'f> {
+    /// `None` for a name two functions have (as under different `#[cfg]`s): which one
+    /// runs is not known.
+    exact: HashMap<&'f str, Option<&'f Function>>,
+    /// Methods (`Type::method`) by their last two segments: an `impl` can be in a module
+    /// other than its type's, and a call names the type as it was imported.
+    methods: HashMap<(&'f str, &'f str), Option<&'f Function>>,
+}
+
+fn insert_unique<'f, K: std::hash::Hash + Eq>(
+    map: &mut HashMap<K, Option<&'f Function>>,
+    key: K,
+    f: &'f Function,
+) {
+    map.entry(key).and_modify(|e| *e = None).or_insert(Some(f));
+}
+
+/// The last two segments of a method's name (`Type`, `method`).
+fn method_key(name: &str) -> Option<(&str, &str)> {
+    let (head, method) = name.rsplit_once("::")?;
+    let ty = head.rsplit("::").next()?;
+    ty.starts_with(|c: char| c.is_ascii_uppercase())
+        .then_some((ty, method))
+}
+
+impl<'f> Index<'f> {
+    pub fn new<I: IntoIterator<Item = &'f Function>>(functions: I) -> Index<'f> {
+        let mut index = Index::default();
+        for f in functions {
+            insert_unique(&mut index.exact, f.name.as_str(), f);
+            if let Some(key) = method_key(&f.name) {
+                insert_unique(&mut index.methods, key, f);
+            }
+        }
+        index
+    }
+
+    /// The one function a call of `name` runs, when it is known.
+    pub fn get(&self, name: &str) -> Option<&'f Function> {
+        match self.exact.get(name) {
+            Some(f) => *f,
+            None => method_key(name).and_then(|k| self.methods.get(&k).copied().flatten()),
+        }
+    }
+}
 
 struct Analyzer<'f> {
     /// The variables of the function and of every callee interpreted at a call site.
     vars: Vec<VarInfo>,
-    /// Functions of the same file, by qualified name, for calls.
-    index: &'f HashMap<String, &'f Function>,
+    /// Functions of the crate, for calls.
+    index: &'f Index<'f>,
     /// Callees being interpreted, innermost last, with where their returns go.
     inlined: Vec<InlineCx>,
     /// Callee parameter variables standing for places of their callers.
@@ -632,8 +736,11 @@ struct Analyzer<'f> {
     insts: Vec<Inst>,
     loops: Vec<LoopCx>,
     default_device: Option<ObjId>,
-    /// Variable an instance's event was bound to.
-    event_vars: HashMap<usize, String>,
+    /// Variables an instance's event was bound to, by instance and the frame of the
+    /// variable: a name is only worth showing where it is in scope.
+    event_vars: BTreeMap<(usize, usize), String>,
+    /// Frames entered so far.
+    frames: usize,
     raw: Vec<RawFact>,
     seen: HashSet<(u8, usize, usize)>,
     kernels: &'f mut Kernels,
@@ -685,14 +792,10 @@ enum RawFact {
     },
 }
 
-/// Analyzes one function. Calls of functions in `index` (the same file) are followed: the
+/// Analyzes one function. Calls of functions in `index` (the crate) are followed: the
 /// callee is interpreted at the call site with its parameters bound to the arguments.
 /// Kernel sources are parsed once per file, in `kernels`.
-pub fn analyze(
-    func: &Function,
-    index: &HashMap<String, &Function>,
-    kernels: &mut Kernels,
-) -> Vec<Fact> {
+pub fn analyze<'f>(func: &Function, index: &'f Index<'f>, kernels: &mut Kernels) -> Vec<Fact> {
     let mut a = Analyzer {
         vars: func.vars.clone(),
         index,
@@ -703,7 +806,8 @@ pub fn analyze(
         insts: Vec::new(),
         loops: Vec::new(),
         default_device: None,
-        event_vars: HashMap::new(),
+        event_vars: BTreeMap::new(),
+        frames: 0,
         raw: Vec::new(),
         seen: HashSet::new(),
         kernels,
@@ -961,14 +1065,11 @@ impl<'f> Analyzer<'f> {
                 program,
                 name: kname,
             } => {
-                let sig = match self.eval(st, program, None, "program") {
-                    AVal::Obj(p) => match (&self.objs[p].kind, kname) {
-                        (ObjKind::Program { source: Some(src) }, Some(k)) => {
-                            if !self.kernels.0.contains_key(src) {
-                                let sigs = kernel_src::parse_kernels(src);
-                                self.kernels.0.insert(src.clone(), sigs);
-                            }
-                            self.kernels.0[src].iter().find(|s| s.name == *k).cloned()
+                let sig = match (self.eval(st, program, None, "program"), kname) {
+                    (AVal::Obj(p), Some(k)) => match &self.objs[p].kind {
+                        ObjKind::Program { source } => {
+                            let source = source.clone();
+                            self.kernels.sig(source.as_deref(), k)
                         }
                         _ => None,
                     },
@@ -1049,10 +1150,9 @@ impl<'f> Analyzer<'f> {
                 }
                 if let AVal::Events(evs) = &v {
                     if !name.starts_with('%') {
+                        let frame = self.frame();
                         for &i in evs {
-                            self.event_vars
-                                .entry(self.insts[i].cmd.id)
-                                .or_insert(name.clone());
+                            self.event_vars.entry((i, frame)).or_insert(name.clone());
                         }
                     }
                 }
@@ -1293,7 +1393,7 @@ impl<'f> Analyzer<'f> {
         Some(st)
     }
 
-    /// A call of a function of the same file: its body is interpreted here, with its
+    /// A call of a function of the crate: its body is interpreted here, with its
     /// parameters bound to the arguments; recursion, depth and unknown callees forget.
     fn call(
         &mut self,
@@ -1304,7 +1404,7 @@ impl<'f> Analyzer<'f> {
         dst: &Place,
     ) -> Option<State> {
         let n_args = args.len() + usize::from(recv.is_some());
-        let target = self.index.get(callee).copied().filter(|f| {
+        let target = self.index.get(callee).filter(|f| {
             f.params.len() == n_args
                 && self.inlined.len() < MAX_CALL_DEPTH
                 && !self.inlined.iter().any(|c| c.callee == callee)
@@ -1331,8 +1431,10 @@ impl<'f> Analyzer<'f> {
             }
         }
         let body = shift_block(&f.body, offset);
+        self.frames += 1;
         self.inlined.push(InlineCx {
             callee: callee.to_string(),
+            frame: self.frames,
             returns: Vec::new(),
         });
         let end = self.block(&body, st);
@@ -1346,6 +1448,11 @@ impl<'f> Analyzer<'f> {
         let mut st = join_all(outs.into_iter().map(|(s, _)| s).collect())?;
         st.env.insert(dst.clone(), value);
         Some(st)
+    }
+
+    /// The frame being interpreted.
+    fn frame(&self) -> usize {
+        self.inlined.last().map_or(0, |c| c.frame)
     }
 
     /// Marks an instance and everything before it complete.
@@ -1775,6 +1882,7 @@ impl<'f> Analyzer<'f> {
             queue: q,
             before: before.clone(),
             kernel: r.kernel_name,
+            frame: self.frame(),
         });
         for (b, mode, info) in &r.uses {
             self.check_buffer(st, i, q, *b, *mode, info);
@@ -1798,7 +1906,8 @@ impl<'f> Analyzer<'f> {
                 self.overwrite(st, e);
                 let name = self.place_name(e);
                 if !name.starts_with('%') {
-                    self.event_vars.entry(self.insts[i].cmd.id).or_insert(name);
+                    let frame = self.frame();
+                    self.event_vars.entry((i, frame)).or_insert(name);
                 }
                 st.env.insert(e.clone(), ev);
             }
@@ -2003,9 +2112,16 @@ impl<'f> Analyzer<'f> {
         }
     }
 
-    fn info(&self, i: usize) -> Box<CmdInfo> {
+    /// What a fact says of instance `i`; its event's variable is the one in scope where
+    /// instance `seen_from` is enqueued (any one for `None`).
+    fn info(&self, i: usize, seen_from: Option<usize>) -> Box<CmdInfo> {
         let inst = &self.insts[i];
         let c = &inst.cmd;
+        let event_var = self
+            .event_vars
+            .range((i, 0)..=(i, usize::MAX))
+            .find(|((_, frame), _)| seen_from.is_none_or(|s| self.insts[s].frame == *frame))
+            .map(|(_, name)| name.clone());
         Box::new(CmdInfo {
             id: c.id,
             api: c.api.clone(),
@@ -2016,7 +2132,7 @@ impl<'f> Analyzer<'f> {
             flags_arg: c.flags_arg.clone(),
             wait_arg: c.wait_arg.clone(),
             kernel: inst.kernel.clone(),
-            event_var: self.event_vars.get(&c.id).cloned(),
+            event_var,
         })
     }
 
@@ -2032,9 +2148,9 @@ impl<'f> Analyzer<'f> {
                     cm,
                     buffer,
                 } => Fact::Unordered {
-                    producer: self.info(*producer),
+                    producer: self.info(*producer, Some(*consumer)),
                     producer_mode: *pm,
-                    consumer: self.info(*consumer),
+                    consumer: self.info(*consumer, None),
                     consumer_mode: *cm,
                     buffer: self.objs[*buffer].name.clone(),
                     same_queue: self.insts[*producer].queue == self.insts[*consumer].queue,
@@ -2044,8 +2160,8 @@ impl<'f> Analyzer<'f> {
                     next,
                     buffer,
                 } => Fact::HostMigration {
-                    migration: self.info(*migration),
-                    next: self.info(*next),
+                    migration: self.info(*migration, None),
+                    next: self.info(*next, None),
                     buffer: self.objs[*buffer].name.clone(),
                 },
                 RawFact::Reinit {
@@ -2053,7 +2169,7 @@ impl<'f> Analyzer<'f> {
                     first,
                     buffer,
                 } => Fact::Reinit {
-                    write: self.info(*write),
+                    write: self.info(*write, None),
                     first: first.site,
                     first_queue: first.queue.clone(),
                     buffer: self.objs[*buffer].name.clone(),
@@ -2066,8 +2182,8 @@ impl<'f> Analyzer<'f> {
                 } => {
                     let (api, event_var) = match key {
                         RawKey::Inst(i) => {
-                            let c = &self.insts[*i].cmd;
-                            (c.api.clone(), self.event_vars.get(&c.id).cloned())
+                            let info = self.info(*i, None);
+                            (info.api, info.event_var)
                         }
                         RawKey::User(o) => (
                             "create_user_event".to_string(),
@@ -2087,9 +2203,9 @@ impl<'f> Analyzer<'f> {
                     next,
                     buffer,
                 } => Fact::SourceQueueMigration {
-                    migration: self.info(*migration),
-                    last: self.info(*last),
-                    next: self.info(*next),
+                    migration: self.info(*migration, None),
+                    last: self.info(*last, None),
+                    next: self.info(*next, None),
                     buffer: self.objs[*buffer].name.clone(),
                 },
             });

@@ -73,34 +73,71 @@ const READING_MACROS: &[&str] = &[
     "todo",
 ];
 
-/// The lowered functions of one file.
+/// The fields of a struct: their names and types.
+pub type Fields = Vec<(String, TypeHint)>;
+
+/// The lowered functions of one file, and the structs it defines.
 #[derive(Debug, Default)]
 pub struct FileIr {
     pub functions: Vec<Function>,
+    /// By the struct's name.
+    pub structs: Vec<(String, Fields)>,
 }
 
-/// Lowers every function and method of a parsed file.
-pub fn lower_file(file_id: usize, src: &SourceFile, ast: &syn::File) -> FileIr {
+/// Lowers every function and method of a parsed file that is module `module` of its crate
+/// (empty for a crate root, or a file on its own): functions are named by their path in
+/// the crate.
+pub fn lower_file(file_id: usize, src: &SourceFile, ast: &syn::File, module: &[String]) -> FileIr {
     let mut consts = HashMap::new();
     collect_consts(&ast.items, &mut consts);
     let mut uses = HashMap::new();
     collect_uses(&ast.items, &mut uses);
-    let mut defined = std::collections::HashSet::new();
-    let mut structs = HashMap::new();
-    collect_defs(&ast.items, None, &mut defined, &mut structs);
+    let root = (!module.is_empty()).then(|| module.join("::"));
+    let mut defs = Defs::default();
+    collect_defs(&ast.items, root.as_deref(), &mut defs);
+    let mut structs: Vec<(String, Fields)> = defs
+        .structs
+        .iter()
+        .map(|(n, f)| (n.clone(), f.clone()))
+        .collect();
+    structs.sort_by(|a, b| a.0.cmp(&b.0));
     let mut cx = FileCx {
         file: file_id,
         src,
         consts,
         uses,
-        defined,
-        structs,
+        defined: defs.functions,
+        modules: defs.modules,
+        structs: defs.structs,
         next_cmd: 0,
         functions: Vec::new(),
     };
-    cx.items(&ast.items, None);
+    cx.items(&ast.items, root.as_deref());
     FileIr {
         functions: cx.functions,
+        structs,
+    }
+}
+
+/// Gives each `self` and parameter whose struct another file of the crate defines the
+/// fields of that struct. `structs` are the structs of every file of the crate; a name
+/// that two of them define gives nothing.
+pub fn link(functions: &mut [Function], structs: &[(String, Fields)]) {
+    let mut by_name: HashMap<&str, Option<&Fields>> = HashMap::new();
+    for (name, fields) in structs {
+        by_name
+            .entry(name)
+            .and_modify(|e| *e = None)
+            .or_insert(Some(fields));
+    }
+    for f in functions {
+        for v in &mut f.vars {
+            if let Some(Some(fields)) = v.ty.as_deref().and_then(|t| by_name.get(t)) {
+                if v.fields.is_empty() {
+                    v.fields = (*fields).clone();
+                }
+            }
+        }
     }
 }
 
@@ -127,23 +164,31 @@ fn collect_consts(items: &[syn::Item], out: &mut HashMap<String, Const>) {
     }
 }
 
-/// The functions, methods and structs a file defines.
-fn collect_defs(
-    items: &[syn::Item],
-    prefix: Option<&str>,
-    defined: &mut std::collections::HashSet<String>,
-    structs: &mut HashMap<String, Vec<(String, TypeHint)>>,
-) {
+/// What a file defines.
+#[derive(Default)]
+struct Defs {
+    /// Functions and methods, by qualified name (`helper`, `Halo::step`).
+    functions: std::collections::HashSet<String>,
+    /// Structs: their fields' types.
+    structs: HashMap<String, Fields>,
+    /// Modules declared (`mod a;` or `mod a { .. }`), by qualified name.
+    modules: std::collections::HashSet<String>,
+}
+
+/// The functions, methods, structs and modules a file defines.
+fn collect_defs(items: &[syn::Item], prefix: Option<&str>, defs: &mut Defs) {
     for item in items {
         match item {
             syn::Item::Fn(f) => {
-                defined.insert(qualify(prefix, &f.sig.ident.to_string()));
+                defs.functions
+                    .insert(qualify(prefix, &f.sig.ident.to_string()));
             }
             syn::Item::Impl(imp) => {
                 let ty = type_name(&imp.self_ty).unwrap_or_else(|| "_".into());
                 for ii in &imp.items {
                     if let syn::ImplItem::Fn(m) = ii {
-                        defined.insert(qualify(prefix, &format!("{ty}::{}", m.sig.ident)));
+                        defs.functions
+                            .insert(qualify(prefix, &format!("{ty}::{}", m.sig.ident)));
                     }
                 }
             }
@@ -160,13 +205,14 @@ fn collect_defs(
                         (name, type_hint(&f.ty))
                     })
                     .collect();
-                structs.insert(st.ident.to_string(), fields);
+                defs.structs.insert(st.ident.to_string(), fields);
             }
             syn::Item::Mod(m) => {
+                let p = qualify(prefix, &m.ident.to_string());
                 if let Some((_, items)) = &m.content {
-                    let p = qualify(prefix, &m.ident.to_string());
-                    collect_defs(items, Some(&p), defined, structs);
+                    collect_defs(items, Some(&p), defs);
                 }
+                defs.modules.insert(p);
             }
             _ => {}
         }
@@ -230,8 +276,10 @@ struct FileCx<'a> {
     uses: HashMap<String, Vec<String>>,
     /// Functions and methods defined in the file, by qualified name (`helper`, `Halo::step`).
     defined: std::collections::HashSet<String>,
+    /// Modules declared in the file, by qualified name.
+    modules: std::collections::HashSet<String>,
     /// Structs defined in the file: their fields' types.
-    structs: HashMap<String, Vec<(String, TypeHint)>>,
+    structs: HashMap<String, Fields>,
     next_cmd: usize,
     functions: Vec<Function>,
 }
@@ -298,21 +346,15 @@ impl FileCx<'_> {
                 syn::FnArg::Receiver(_) => {
                     let hint = self_ty.map_or(TypeHint::Unknown, hint_from_name);
                     let v = lw.bind("self", hint);
-                    lw.vars[v].fields = self_ty
-                        .and_then(|t| lw.cx.structs.get(t))
-                        .cloned()
-                        .unwrap_or_default();
+                    lw.type_var(v, self_ty.map(str::to_string));
                     params.push(v);
                 }
                 syn::FnArg::Typed(pt) => {
                     let hint = type_hint(&pt.ty);
-                    let fields = type_name(&pt.ty)
-                        .and_then(|t| lw.cx.structs.get(&t))
-                        .cloned()
-                        .unwrap_or_default();
+                    let ty = type_name(&pt.ty);
                     for (ident, _) in pat_idents(&pt.pat) {
                         let v = lw.bind(&ident, hint);
-                        lw.vars[v].fields = fields.clone();
+                        lw.type_var(v, ty.clone());
                         params.push(v);
                     }
                 }
@@ -681,6 +723,7 @@ impl Lowerer<'_, '_> {
             name: name.to_string(),
             hint,
             fields: Vec::new(),
+            ty: None,
         });
         if let Some(s) = self.scopes.last_mut() {
             s.insert(name.to_string(), v);
@@ -709,7 +752,14 @@ impl Lowerer<'_, '_> {
         }
     }
 
-    fn eval_discard(&mut self, _v: Value) {}
+    /// Records the struct type of a parameter: its fields when the file defines it, else
+    /// its name for [`link`].
+    fn type_var(&mut self, v: Var, ty: Option<String>) {
+        match ty.as_deref().and_then(|t| self.cx.structs.get(t)) {
+            Some(fields) => self.vars[v].fields = fields.clone(),
+            None => self.vars[v].ty = ty,
+        }
+    }
 
     /// A fresh temporary variable (`%n`).
     fn new_temp(&mut self, hint: TypeHint) -> Var {
@@ -718,6 +768,7 @@ impl Lowerer<'_, '_> {
             name: format!("%{t}"),
             hint,
             fields: Vec::new(),
+            ty: None,
         });
         t
     }
@@ -756,16 +807,14 @@ impl Lowerer<'_, '_> {
     /// Lowers a block into its own statement list.
     fn block_separate(&mut self, b: &syn::Block) -> Vec<Stmt> {
         let saved = std::mem::take(&mut self.out);
-        let v = self.block_inline(b);
-        self.eval_discard(v);
+        self.block_inline(b);
         std::mem::replace(&mut self.out, saved)
     }
 
     fn expr_separate(&mut self, e: &Expr) -> Vec<Stmt> {
         let saved = std::mem::take(&mut self.out);
         self.scopes.push(HashMap::new());
-        let v = self.expr(e);
-        self.eval_discard(v);
+        self.expr(e);
         self.scopes.pop();
         std::mem::replace(&mut self.out, saved)
     }
@@ -1008,8 +1057,7 @@ impl Lowerer<'_, '_> {
                 self.scopes.push(HashMap::new());
                 let saved = std::mem::take(&mut self.out);
                 self.cond(&i.cond);
-                let then_v = self.block_inline(&i.then_branch);
-                self.eval_discard(then_v);
+                self.block_inline(&i.then_branch);
                 let then_arm = std::mem::replace(&mut self.out, saved);
                 self.scopes.pop();
                 let else_arm = match &i.else_branch {
@@ -1066,8 +1114,7 @@ impl Lowerer<'_, '_> {
                         span,
                     });
                 }
-                let v = self.block_inline(&f.body);
-                self.eval_discard(v);
+                self.block_inline(&f.body);
                 self.scopes.pop();
                 let body = std::mem::replace(&mut self.out, saved);
                 self.out.push(Stmt::Loop(body));
@@ -1133,8 +1180,7 @@ impl Lowerer<'_, '_> {
 
     /// An `if`/`while` condition: `let` bindings are visible in the following block.
     fn cond(&mut self, e: &Expr) {
-        let v = self.expr(e);
-        self.eval_discard(v);
+        self.expr(e);
     }
 
     fn let_pattern_unknown(&mut self, pat: &Pat, scrutinee: &Value) {
@@ -1287,6 +1333,16 @@ impl Lowerer<'_, '_> {
         if READ_ONLY_METHODS.contains(&name.as_str()) {
             return Value::Unknown;
         }
+        // A method of a struct of the crate, called on `self` or on a parameter of that
+        // type: another file may define it.
+        let recv_ty = match &recv {
+            Value::Place(p) if p.proj.is_empty() => self.vars[p.var].ty.clone(),
+            _ => None,
+        };
+        if let Some(ty) = recv_ty {
+            let callee = qualify(self.prefix.as_deref(), &format!("{ty}::{name}"));
+            return self.emit_call(callee, Some(recv), arg_vals, span);
+        }
         let mut all = vec![recv];
         all.extend(arg_vals);
         self.forget(all, span);
@@ -1342,8 +1398,63 @@ impl Lowerer<'_, '_> {
             return self.apply(api, None, &args, span);
         }
         let all: Vec<Value> = args.iter().map(|a| self.expr(a)).collect();
+        if let Some(callee) = self.crate_path(&segs) {
+            return self.emit_call(callee, None, all, span);
+        }
         self.forget(all, span);
         Value::Unknown
+    }
+
+    /// The path in the crate of a call's path (after `use` imports) that may name a
+    /// function of another file of the crate: `crate::a::f`, `self::f`, `super::f`, `m::f`
+    /// for a module `m` this file declares, `Self::f` and `Type::f`. Other paths (other
+    /// crates, variables) give `None`.
+    fn crate_path(&self, segs: &[String]) -> Option<String> {
+        let module: Vec<&str> = self
+            .prefix
+            .as_deref()
+            .map_or_else(Vec::new, |p| p.split("::").collect());
+        let first = segs.first()?.as_str();
+        let (base, rest): (&[&str], Vec<&str>) = match first {
+            "crate" => (&[], segs[1..].iter().map(String::as_str).collect()),
+            "self" => (&module, segs[1..].iter().map(String::as_str).collect()),
+            "super" => {
+                let up = segs.iter().take_while(|s| *s == "super").count();
+                let keep = module.len().checked_sub(up)?;
+                (
+                    &module[..keep],
+                    segs[up..].iter().map(String::as_str).collect(),
+                )
+            }
+            "Self" => {
+                let ty = self.self_ty.as_deref()?;
+                let rest = std::iter::once(ty).chain(segs[1..].iter().map(String::as_str));
+                (&module, rest.collect())
+            }
+            _ if self
+                .cx
+                .modules
+                .contains(&qualify(self.prefix.as_deref(), first))
+                || (segs.len() == 2 && first.starts_with(|c: char| c.is_ascii_uppercase())) =>
+            {
+                (&module, segs.iter().map(String::as_str).collect())
+            }
+            _ => return None,
+        };
+        if rest.is_empty()
+            || rest
+                .iter()
+                .any(|s| matches!(*s, "crate" | "self" | "super"))
+        {
+            return None;
+        }
+        Some(
+            base.iter()
+                .copied()
+                .chain(rest)
+                .collect::<Vec<_>>()
+                .join("::"),
+        )
     }
 
     /// Lowers a call to a modeled API.

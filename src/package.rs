@@ -1,0 +1,257 @@
+//! Where a file sits in its Cargo package: which crate of the package it belongs to, its
+//! module path in that crate, and the package's edition.
+//!
+//! The package is the nearest enclosing directory with a `Cargo.toml` that has a
+//! `[package]` table. Crates and modules follow Cargo's and rustc's default layout:
+//! `src/lib.rs` and `src/main.rs` are crate roots, `src/a/b.rs` and `src/a/b/mod.rs` are
+//! module `a::b`, and each of `src/bin/x.rs`, `examples/x.rs`, `tests/x.rs`, `benches/x.rs`
+//! (or `x/main.rs` there) is a crate of its own. A file outside that layout (or with a path
+//! component that is not an identifier) is a crate of its own with no known edition, as
+//! when it is not in a package at all. `#[path]` attributes are not followed: a call into a
+//! module placed that way is an unknown call.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use crate::source;
+
+/// A Rust edition, as far as parsing is concerned.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Edition {
+    /// `async`, `await`, `dyn` and `try` are identifiers.
+    E2015,
+    /// 2018 or later.
+    Later,
+}
+
+/// A file's crate and module.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Placement {
+    /// The crate, unique across the run: the package directory and the crate in it
+    /// (`lib`, `main`, `bin/x`, `examples/x`, ...). Files of one crate share an index of
+    /// functions and structs.
+    pub krate: String,
+    /// The module path in the crate (`["a", "b"]`; empty for a crate root).
+    pub module: Vec<String>,
+    /// The package's edition; `None` for a file in none of a package's crates.
+    pub edition: Option<Edition>,
+    /// The package's directory; `None` for a file in none of a package's crates.
+    pub root: Option<PathBuf>,
+}
+
+#[derive(Clone, Debug)]
+struct Manifest {
+    edition: Edition,
+    has_lib: bool,
+}
+
+/// Finds packages for paths, reading each `Cargo.toml` once.
+#[derive(Default)]
+pub struct Locator {
+    /// Per directory: the package it is the root of, if any.
+    manifests: HashMap<PathBuf, Option<Manifest>>,
+}
+
+/// The `Cargo.toml` files read are small; one larger than this is not a manifest.
+const MAX_MANIFEST_BYTES: u64 = 1 << 20;
+
+fn is_ident(s: &str) -> bool {
+    let mut c = s.chars();
+    c.next()
+        .is_some_and(|f| f == '_' || f.is_ascii_alphabetic())
+        && c.all(|x| x == '_' || x.is_ascii_alphanumeric())
+}
+
+impl Locator {
+    /// The placement of `file`: its package (the nearest directory above it with a
+    /// package manifest), crate and module.
+    pub fn place(&mut self, file: &Path) -> Placement {
+        let abs = std::fs::canonicalize(file).unwrap_or_else(|_| file.to_path_buf());
+        let lone = || Placement {
+            krate: format!("file:{}", abs.display()),
+            module: Vec::new(),
+            edition: None,
+            root: None,
+        };
+        let mut dir = abs.parent();
+        while let Some(d) = dir {
+            if let Some(m) = self.manifest(d) {
+                let rel: Option<Vec<&str>> = abs
+                    .strip_prefix(d)
+                    .ok()
+                    .map(|r| r.iter().map(|c| c.to_str()).collect::<Option<Vec<_>>>())
+                    .unwrap_or(None);
+                // A file outside the package's layout is in none of its crates: its
+                // edition is not the package's.
+                let Some((krate, module)) = rel.and_then(|r| layout(&r, m.has_lib)) else {
+                    return lone();
+                };
+                return Placement {
+                    krate: format!("{}#{krate}", d.display()),
+                    module,
+                    edition: Some(m.edition),
+                    root: Some(d.to_path_buf()),
+                };
+            }
+            dir = d.parent();
+        }
+        lone()
+    }
+
+    fn manifest(&mut self, dir: &Path) -> Option<Manifest> {
+        if let Some(m) = self.manifests.get(dir) {
+            return m.clone();
+        }
+        let m = read_manifest(dir).map(|(lib, has_edition)| {
+            let edition = match has_edition {
+                EditionKey::Value(e) => e,
+                EditionKey::Workspace => self.workspace_edition(dir),
+                // Cargo's default when a package names no edition.
+                EditionKey::Missing => Edition::E2015,
+            };
+            Manifest {
+                edition,
+                has_lib: lib || dir.join("src/lib.rs").is_file(),
+            }
+        });
+        self.manifests.insert(dir.to_path_buf(), m.clone());
+        m
+    }
+
+    /// `edition.workspace = true`: the edition of the nearest workspace above.
+    fn workspace_edition(&self, dir: &Path) -> Edition {
+        let mut up = dir.parent();
+        while let Some(d) = up {
+            if let Some(t) = read_toml(&d.join("Cargo.toml")) {
+                if let Some(ws) = t.get("workspace") {
+                    return ws
+                        .get("package")
+                        .and_then(|p| p.get("edition"))
+                        .and_then(|e| e.as_str())
+                        .map_or(Edition::E2015, edition_of);
+                }
+            }
+            up = d.parent();
+        }
+        Edition::Later
+    }
+}
+
+enum EditionKey {
+    Value(Edition),
+    Workspace,
+    Missing,
+}
+
+fn edition_of(s: &str) -> Edition {
+    if s == "2015" {
+        Edition::E2015
+    } else {
+        Edition::Later
+    }
+}
+
+fn read_toml(path: &Path) -> Option<toml::Table> {
+    let bytes = source::read_regular(path, MAX_MANIFEST_BYTES).ok()?;
+    String::from_utf8(bytes).ok()?.parse::<toml::Table>().ok()
+}
+
+/// Whether `dir` is a package root: its manifest's `[package]` edition, and whether it
+/// declares a `[lib]`. A manifest that does not parse is not a package.
+fn read_manifest(dir: &Path) -> Option<(bool, EditionKey)> {
+    let path = dir.join("Cargo.toml");
+    if !path.is_file() {
+        return None;
+    }
+    let t = read_toml(&path)?;
+    let package = t.get("package")?;
+    let edition = match package.get("edition") {
+        Some(toml::Value::String(s)) => EditionKey::Value(edition_of(s)),
+        Some(toml::Value::Table(w))
+            if w.get("workspace").and_then(|v| v.as_bool()) == Some(true) =>
+        {
+            EditionKey::Workspace
+        }
+        Some(_) => EditionKey::Value(Edition::Later),
+        None => EditionKey::Missing,
+    };
+    Some((t.contains_key("lib"), edition))
+}
+
+/// The crate and module of a file at `rel` (components) in a package.
+fn layout(rel: &[&str], has_lib: bool) -> Option<(String, Vec<String>)> {
+    let stem = |f: &str| f.strip_suffix(".rs").map(str::to_string);
+    // The module path of the files below a crate root's directory.
+    let modules = |rest: &[&str]| -> Option<Vec<String>> {
+        let (last, dirs) = rest.split_last()?;
+        let mut m: Vec<String> = dirs.iter().map(|d| d.to_string()).collect();
+        let last = stem(last)?;
+        if last != "mod" {
+            m.push(last);
+        }
+        m.iter().all(|c| is_ident(c)).then_some(m)
+    };
+    match rel {
+        ["build.rs"] => Some(("build".into(), Vec::new())),
+        ["src", "lib.rs"] => Some(("lib".into(), Vec::new())),
+        ["src", "main.rs"] => Some(("main".into(), Vec::new())),
+        ["src", "bin", f] => Some((format!("bin/{}", stem(f)?), Vec::new())),
+        ["src", "bin", d, "main.rs"] => Some((format!("bin/{d}"), Vec::new())),
+        ["src", "bin", d, rest @ ..] => Some((format!("bin/{d}"), modules(rest)?)),
+        [k @ ("examples" | "tests" | "benches"), f] => {
+            Some((format!("{k}/{}", stem(f)?), Vec::new()))
+        }
+        [k @ ("examples" | "tests" | "benches"), d, "main.rs"] => {
+            Some((format!("{k}/{d}"), Vec::new()))
+        }
+        [k @ ("examples" | "tests" | "benches"), d, rest @ ..] => {
+            Some((format!("{k}/{d}"), modules(rest)?))
+        }
+        ["src", rest @ ..] => {
+            let root = if has_lib { "lib" } else { "main" };
+            Some((root.into(), modules(rest)?))
+        }
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lay(p: &str, lib: bool) -> Option<(String, Vec<String>)> {
+        layout(&p.split('/').collect::<Vec<_>>(), lib)
+    }
+
+    #[test]
+    fn cargo_layout_gives_crates_and_modules() {
+        let m = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(lay("src/lib.rs", true), Some(("lib".into(), m(&[]))));
+        assert_eq!(lay("src/main.rs", true), Some(("main".into(), m(&[]))));
+        assert_eq!(
+            lay("src/a/b.rs", true),
+            Some(("lib".into(), m(&["a", "b"])))
+        );
+        assert_eq!(lay("src/a/mod.rs", false), Some(("main".into(), m(&["a"]))));
+        assert_eq!(lay("src/bin/x.rs", true), Some(("bin/x".into(), m(&[]))));
+        assert_eq!(
+            lay("src/bin/x/main.rs", true),
+            Some(("bin/x".into(), m(&[])))
+        );
+        assert_eq!(
+            lay("src/bin/x/h.rs", true),
+            Some(("bin/x".into(), m(&["h"])))
+        );
+        assert_eq!(
+            lay("examples/e.rs", true),
+            Some(("examples/e".into(), m(&[])))
+        );
+        assert_eq!(
+            lay("tests/t/util/mod.rs", true),
+            Some(("tests/t".into(), m(&["util"])))
+        );
+        assert_eq!(lay("src/my-mod/x.rs", true), None);
+        assert_eq!(lay("other/x.rs", true), None);
+        assert_eq!(lay("build.rs", true), Some(("build".into(), m(&[]))));
+    }
+}
