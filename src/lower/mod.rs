@@ -83,7 +83,7 @@ pub struct FileIr {
 pub fn lower_file(file_id: usize, src: &SourceFile, ast: &syn::File) -> FileIr {
     let mut consts = HashMap::new();
     collect_consts(&ast.items, &mut consts);
-    let mut uses = HashMap::new();
+    let mut uses = Uses::default();
     collect_uses(&ast.items, &mut uses);
     let mut defined = std::collections::HashSet::new();
     let mut structs = HashMap::new();
@@ -173,9 +173,17 @@ fn collect_defs(
     }
 }
 
-/// `use a::b::{c, d as e}` → `c` ↦ `[a, b, c]`, `e` ↦ `[a, b, d]`.
-fn collect_uses(items: &[syn::Item], out: &mut HashMap<String, Vec<String>>) {
-    fn walk(t: &syn::UseTree, prefix: &mut Vec<String>, out: &mut HashMap<String, Vec<String>>) {
+/// Names brought in by `use`, and the modules of glob imports.
+#[derive(Default)]
+struct Uses {
+    /// `use a::b::{c, d as e}` → `c` ↦ `[a, b, c]`, `e` ↦ `[a, b, d]`.
+    names: HashMap<String, Vec<String>>,
+    /// `use a::b::*` → `[a, b]`, in file order.
+    globs: Vec<Vec<String>>,
+}
+
+fn collect_uses(items: &[syn::Item], out: &mut Uses) {
+    fn walk(t: &syn::UseTree, prefix: &mut Vec<String>, out: &mut Uses) {
         match t {
             syn::UseTree::Path(p) => {
                 prefix.push(p.ident.to_string());
@@ -185,15 +193,15 @@ fn collect_uses(items: &[syn::Item], out: &mut HashMap<String, Vec<String>>) {
             syn::UseTree::Name(n) => {
                 let mut full = prefix.clone();
                 full.push(n.ident.to_string());
-                out.insert(n.ident.to_string(), full);
+                out.names.insert(n.ident.to_string(), full);
             }
             syn::UseTree::Rename(r) => {
                 let mut full = prefix.clone();
                 full.push(r.ident.to_string());
-                out.insert(r.rename.to_string(), full);
+                out.names.insert(r.rename.to_string(), full);
             }
             syn::UseTree::Group(g) => g.items.iter().for_each(|i| walk(i, prefix, out)),
-            syn::UseTree::Glob(_) => {}
+            syn::UseTree::Glob(_) => out.globs.push(prefix.clone()),
         }
     }
     for item in items {
@@ -226,8 +234,7 @@ struct FileCx<'a> {
     file: usize,
     src: &'a SourceFile,
     consts: HashMap<String, Const>,
-    /// Names brought in by `use`, to their full paths.
-    uses: HashMap<String, Vec<String>>,
+    uses: Uses,
     /// Functions and methods defined in the file, by qualified name (`helper`, `Halo::step`).
     defined: std::collections::HashSet<String>,
     /// Structs defined in the file: their fields' types.
@@ -1321,7 +1328,7 @@ impl Lowerer<'_, '_> {
             }
             _ => {}
         }
-        let segs = match self.cx.uses.get(&segs[0]) {
+        let segs = match self.cx.uses.names.get(&segs[0]) {
             Some(full) => full.iter().chain(&segs[1..]).cloned().collect(),
             None => segs,
         };
@@ -1338,12 +1345,30 @@ impl Lowerer<'_, '_> {
             let vals = args.iter().map(|a| self.expr(a)).collect();
             return self.emit_call(callee, None, vals, span);
         }
-        if let Some(api) = Bindings::get().function(&segs, args.len()) {
+        if let Some(api) = self.function_api(&segs, args.len()) {
             return self.apply(api, None, &args, span);
         }
         let all: Vec<Value> = args.iter().map(|a| self.expr(a)).collect();
         self.forget(all, span);
         Value::Unknown
+    }
+
+    /// The modeled function a call path names. A bare name is looked up first under the
+    /// modules of the file's glob imports, so that `use cl3::command_queue::*` and
+    /// `use ocl_core::*` each pick their own binding's function of that name; a row that
+    /// holds only under its crate's modules is found only that way.
+    fn function_api(&self, segs: &[String], arity: usize) -> Option<&'static Api> {
+        let b = Bindings::get();
+        if let [name] = segs {
+            let under_glob = self.cx.uses.globs.iter().find_map(|g| {
+                let full: Vec<String> = g.iter().chain([name]).cloned().collect();
+                b.function(&full, arity).filter(|a| a.name.contains("::"))
+            });
+            if under_glob.is_some() {
+                return under_glob;
+            }
+        }
+        b.function(segs, arity)
     }
 
     /// Lowers a call to a modeled API.
