@@ -65,7 +65,12 @@ pub enum Effect {
     LaunchWait,
     LaunchEnqueue,
     Same,
+    /// Returns its `arg_value` argument, or its first when none has that role.
     Alias,
+    /// Returns a null handle: no object, no host data.
+    Null,
+    /// Returns a value passed by value (a scalar, a vector, a `__local` size).
+    ByValue,
     /// Releases the `event` argument.
     Release,
     /// Returns its first argument and takes ownership of the raw event in it.
@@ -297,6 +302,8 @@ fn parse_effect(s: &str) -> Result<Effect, String> {
         "launch_enqueue" => Effect::LaunchEnqueue,
         "same" => Effect::Same,
         "alias" => Effect::Alias,
+        "null" => Effect::Null,
+        "by_value" => Effect::ByValue,
         "release" => Effect::Release,
         "wrap" => Effect::Wrap,
         _ => return Err(format!("unknown effect `{s}`")),

@@ -408,16 +408,18 @@ const HANDLE_TYPES: &[&str] = &[
     "Device",
     "Queue",
     "EventList",
+    "Mem",
+    "DeviceId",
 ];
 
 fn hint_from_name(name: &str) -> TypeHint {
     match name {
         "CommandQueue" | "cl_command_queue" | "Queue" => TypeHint::Queue,
-        "Buffer" | "cl_mem" => TypeHint::Buffer,
+        "Buffer" | "cl_mem" | "Mem" => TypeHint::Buffer,
         "Kernel" | "cl_kernel" => TypeHint::Kernel,
         "Event" | "cl_event" => TypeHint::Event,
         "Context" | "cl_context" => TypeHint::Context,
-        "Device" | "cl_device_id" => TypeHint::Device,
+        "Device" | "cl_device_id" | "DeviceId" => TypeHint::Device,
         "Program" | "cl_program" => TypeHint::Program,
         n if SCALAR_TYPES.contains(&n) => TypeHint::Scalar,
         _ => TypeHint::Unknown,
@@ -629,10 +631,39 @@ fn expr_idents(e: &Expr) -> Vec<String> {
     ids.0
 }
 
-/// Whether the expression mentions an identifier.
-fn mentions(e: &Expr, name: &str) -> bool {
-    expr_idents(e).iter().any(|i| i == name)
+/// Whether the expression mentions one of these identifiers.
+fn mentions_any(e: &Expr, names: &[&str]) -> bool {
+    expr_idents(e).iter().any(|i| names.contains(&i.as_str()))
 }
+
+/// The out-of-order queue property, as each binding spells it (ocl-core: the constant, the
+/// bitflag and the builder method).
+const OUT_OF_ORDER: &[&str] = &[
+    "CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE",
+    "QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE",
+    "OUT_OF_ORDER_EXEC_MODE_ENABLE",
+    "out_of_order",
+];
+
+/// Buffer flags that make a buffer from host data, as each binding spells them.
+const FROM_HOST: &[&str] = &[
+    "CL_MEM_COPY_HOST_PTR",
+    "CL_MEM_USE_HOST_PTR",
+    "MEM_COPY_HOST_PTR",
+    "MEM_USE_HOST_PTR",
+    "COPY_HOST_PTR",
+    "USE_HOST_PTR",
+    "copy_host_ptr",
+    "use_host_ptr",
+];
+
+/// The migration flag to host memory, as each binding spells it (ocl-core: the constant and
+/// `MemMigrationFlags::OBJECT_HOST`).
+const TO_HOST: &[&str] = &[
+    "CL_MIGRATE_MEM_OBJECT_HOST",
+    "MIGRATE_MEM_OBJECT_HOST",
+    "OBJECT_HOST",
+];
 
 fn strip(e: &Expr) -> &Expr {
     match e {
@@ -913,6 +944,10 @@ impl Lowerer<'_, '_> {
                     }
                     let base = match base {
                         Value::Place(p) => Some(p),
+                        // `&[e0, e1][..]`: the list itself (a wait list of events).
+                        Value::List(items) if r.start.is_none() && r.end.is_none() => {
+                            return Value::List(items)
+                        }
                         _ => None,
                     };
                     return Value::Host {
@@ -1312,8 +1347,15 @@ impl Lowerer<'_, '_> {
         };
         let last = segs.last().map(String::as_str).unwrap_or("");
         match (last, args.len()) {
-            ("null" | "null_mut", 0) => return Value::Null,
+            // `ptr::null()`, not a constructor such as ocl-core's `Event::null()`.
+            ("null" | "null_mut", 0) if segs.len() == 1 || segs[segs.len() - 2] == "ptr" => {
+                return Value::Null
+            }
             ("Some" | "Ok", 1) if segs.len() == 1 => return self.expr(args[0]),
+            // `slice::from_ref(&buf)`: a list of one (ocl-core's buffers to migrate).
+            ("from_ref" | "from_mut", 1) if segs.len() >= 2 && segs[segs.len() - 2] == "slice" => {
+                return Value::List(vec![self.expr(args[0])]);
+            }
             ("new", 1)
                 if segs.len() >= 2
                     && matches!(segs[segs.len() - 2].as_str(), "Box" | "Rc" | "Arc") =>
@@ -1522,13 +1564,11 @@ impl Lowerer<'_, '_> {
                             .arg_index(Role::Device)
                             .map(|i| Box::new(vals[i].clone())),
                         out_of_order: role_arg(Role::QueueProps)
-                            .is_some_and(|e| mentions(e, "CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE")),
+                            .is_some_and(|e| mentions_any(e, OUT_OF_ORDER)),
                     },
                     NewKind::Buffer => {
-                        let copies = role_arg(Role::MemFlags).is_some_and(|e| {
-                            mentions(e, "CL_MEM_COPY_HOST_PTR")
-                                || mentions(e, "CL_MEM_USE_HOST_PTR")
-                        });
+                        let copies =
+                            role_arg(Role::MemFlags).is_some_and(|e| mentions_any(e, FROM_HOST));
                         NewObject::Buffer {
                             host_init: if copies {
                                 Some(Box::new(role_val(Role::HostPtr)))
@@ -1637,7 +1677,12 @@ impl Lowerer<'_, '_> {
                 launch
             }
             Effect::Same => recv_val,
-            Effect::Alias => vals.first().cloned().unwrap_or(Value::Unknown),
+            Effect::Alias => match api.arg_index(Role::ArgValue) {
+                Some(i) => vals[i].clone(),
+                None => vals.first().cloned().unwrap_or(Value::Unknown),
+            },
+            Effect::Null => Value::Null,
+            Effect::ByValue => Value::Scalar,
             Effect::Release => {
                 self.out.push(Stmt::Release {
                     events: role_val(Role::Event),
@@ -1855,12 +1900,17 @@ fn list_or_host(items: Vec<Value>, kind: HostKind) -> Value {
     }
 }
 
-/// `&mut x`, possibly cast to a raw pointer.
+/// `&mut x`, possibly cast to a raw pointer or in `Some(..)` (ocl-core's `new_event`).
 fn is_mut_borrow(e: &Expr) -> bool {
     match e {
         Expr::Reference(r) => r.mutability.is_some(),
         Expr::Cast(c) => is_mut_borrow(&c.expr),
         Expr::Paren(p) => is_mut_borrow(&p.expr),
+        Expr::Call(c)
+            if c.args.len() == 1 && path_segments(&c.func).is_some_and(|s| s == ["Some"]) =>
+        {
+            is_mut_borrow(&c.args[0])
+        }
         Expr::Macro(m) => m
             .mac
             .path
@@ -1872,7 +1922,7 @@ fn is_mut_borrow(e: &Expr) -> bool {
 }
 
 fn is_host_flag(e: &Expr) -> bool {
-    mentions(e, "CL_MIGRATE_MEM_OBJECT_HOST") || int_lit(e) == Some(1)
+    mentions_any(e, TO_HOST) || int_lit(e) == Some(1)
 }
 
 fn blocking_of(e: &Expr) -> Blocking {
