@@ -14,6 +14,10 @@ const TABLES: &[(&str, &str)] = &[
     ("cl3", include_str!("../../rules/bindings/cl3.toml")),
     ("ffi", include_str!("../../rules/bindings/ffi.toml")),
     ("ocl", include_str!("../../rules/bindings/ocl.toml")),
+    (
+        "ocl-core",
+        include_str!("../../rules/bindings/ocl-core.toml"),
+    ),
 ];
 
 /// The role of one argument (or of the receiver).
