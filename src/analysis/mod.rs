@@ -25,6 +25,8 @@ type HostId = usize;
 pub struct CmdInfo {
     pub id: usize,
     pub api: String,
+    /// The binding of the API (`opencl3`, `ocl-core`).
+    pub binding: String,
     pub kind: CommandKind,
     pub span: Span,
     /// The queue's name (`cmdq_dev0`).
@@ -2022,6 +2024,7 @@ impl<'f> Analyzer<'f> {
         Box::new(CmdInfo {
             id: c.id,
             api: c.api.clone(),
+            binding: c.binding.clone(),
             kind: c.kind,
             span: c.span,
             queue: self.objs[inst.queue].name.clone(),

@@ -1512,6 +1512,7 @@ impl Lowerer<'_, '_> {
                         .next()
                         .unwrap_or(&api.name)
                         .to_string(),
+                    binding: api.binding.clone(),
                     kind,
                     queue,
                     queue_arg: queue_expr.map(|e| self.arg_span(e)),
@@ -1542,6 +1543,7 @@ impl Lowerer<'_, '_> {
                 let cmd = Command {
                     id,
                     api: api.name.clone(),
+                    binding: api.binding.clone(),
                     kind: CommandKind::Kernel,
                     queue: role_val(Role::Queue),
                     queue_arg: queue_expr.map(|e| self.arg_span(e)),
