@@ -34,7 +34,7 @@ echo 'fn main() {}' > "$scratch/src/main.rs"
 cargo fetch --manifest-path "$scratch/Cargo.toml" --quiet
 
 cargo build --release --quiet --bin cargo-clmigrate-lint
-bin="target/release/cargo-clmigrate-lint"
+bin="${CARGO_TARGET_DIR:-target}/release/cargo-clmigrate-lint"
 registry="$(ls -d "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/ | head -n 1)"
 
 printf '%-22s %6s %8s %9s  %s\n' crate files findings seconds "findings by rule"

@@ -220,6 +220,8 @@ pub struct Command {
     pub id: usize,
     /// The API called (`enqueue_migrate_mem_object`).
     pub api: String,
+    /// The binding the API belongs to (`opencl3`, `ocl-core`).
+    pub binding: String,
     pub kind: CommandKind,
     pub queue: Value,
     /// The queue expression as written (`cmdq_dev0`).

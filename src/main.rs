@@ -19,7 +19,7 @@ use clmigrate_lint::{check, debug_ir, fix, report, rules, source, Report, Settin
     bin_name = "cargo clmigrate-lint",
     version,
     about = "Checks OpenCL host code in Rust for event, queue and buffer-migration bugs",
-    long_about = "Checks OpenCL host code written in Rust (opencl3, cl3, ocl, raw FFI) for the \
+    long_about = "Checks OpenCL host code written in Rust (opencl3, cl3, ocl, ocl-core, raw FFI) for the \
                   host-API bugs that corrupt data or waste bandwidth when devices share buffers. \
                   It reads the source and never builds or runs it.\n\n\
                   Exit status: 0 no error-level findings, 1 error-level findings (or warnings \

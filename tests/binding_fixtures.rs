@@ -41,6 +41,13 @@ mod ocl_case;
 #[path = "../fixtures/ocl/fixed.rs"]
 mod ocl_fixed;
 #[rustfmt::skip]
+#[path = "../fixtures/ocl-core/case.rs"]
+#[allow(dead_code)]
+mod ocl_core_case;
+#[rustfmt::skip]
+#[path = "../fixtures/ocl-core/fixed.rs"]
+mod ocl_core_fixed;
+#[rustfmt::skip]
 #[path = "../fixtures/unreleased-event/case.rs"]
 #[allow(dead_code)]
 mod unreleased_case;
@@ -102,6 +109,7 @@ fn fixed_variants_compute_the_reference_on_two_devices() {
     let got = unsafe { ffi_fixed::run(context.get(), q0.get(), q1.get()) }.expect("ffi seed runs");
     assert_eq!(got, reference(ffi_fixed::N, ffi_fixed::STEPS), "ffi seed");
     ocl_fixed_reads_what_the_kernel_produced();
+    ocl_core_fixed_computes_the_reference();
 }
 
 fn ocl_fixed_reads_what_the_kernel_produced() {
@@ -123,4 +131,37 @@ fn ocl_fixed_reads_what_the_kernel_produced() {
     ocl_fixed::fill_waited(&context, &q0, &q1).expect("runs");
     let blocking = ocl_case::ok_blocking(&context, &q0, &q1).expect("runs");
     assert_eq!(blocking, want);
+}
+
+fn ocl_core_fixed_computes_the_reference() {
+    use ocl_core::{ContextProperties, PlatformInfo, DEVICE_TYPE_ALL};
+    let platform = ocl_core::get_platform_ids()
+        .expect("OpenCL platforms")
+        .into_iter()
+        .find(|p| {
+            ocl_core::get_platform_info(p, PlatformInfo::Name)
+                .is_ok_and(|n| n.to_string().contains("Portable"))
+        })
+        .expect("the PoCL platform");
+    let devices =
+        ocl_core::get_device_ids(platform, Some(DEVICE_TYPE_ALL), None).expect("PoCL devices");
+    let properties = ContextProperties::new().platform(platform);
+    let context =
+        ocl_core::create_context(Some(&properties), &devices[..2], None, None).expect("a context");
+    let q0 = ocl_core::create_command_queue(&context, devices[0], None).expect("queue 0");
+    let q1 = ocl_core::create_command_queue(&context, devices[1], None).expect("queue 1");
+    let n = ocl_core_fixed::N;
+    let doubled: Vec<f32> = (0..n).map(|i| 2.0 * i as f32).collect();
+    let consumed: Vec<f32> = doubled.iter().map(|x| x + 1.0).collect();
+    let read = ocl_core_fixed::read_after_produced(&context, &q0, &q1).expect("runs");
+    assert_eq!(read, doubled, "read after the kernel");
+    let migrated = ocl_core_fixed::migrate_after_produced(&context, &q0, &q1).expect("runs");
+    assert_eq!(migrated, consumed, "consumed on the other device");
+    let arg = ocl_core_fixed::buffer_as_kernel_arg(&context, &q0).expect("runs");
+    assert_eq!(arg, doubled, "the buffer as the kernel's argument");
+    // The case's near-misses are correct programs too.
+    let blocking = ocl_core_case::ok_blocking_write(&context, &q0, &q1).expect("runs");
+    assert_eq!(blocking, doubled, "ordered by the blocking write");
+    let waited = ocl_core_case::ok_wait_list(&context, &q0, &q1).expect("runs");
+    assert_eq!(waited, doubled, "ordered by the wait list");
 }

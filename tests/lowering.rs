@@ -15,6 +15,34 @@ fn embedded_binding_tables_parse() {
     assert!(b.method("set_arg", 2).is_some() && b.method("set_arg", 1).is_some());
 }
 
+/// ocl-core's free functions hold under the paths the crate goes by; a bare name of the same
+/// arity stays cl3's.
+#[test]
+fn ocl_core_rows_hold_under_its_paths_only() {
+    let b = Bindings::get();
+    let binding = |path: &str, arity: usize| {
+        let segs: Vec<String> = path.split("::").map(String::from).collect();
+        b.function(&segs, arity).map(|a| a.binding.as_str())
+    };
+    assert_eq!(
+        binding("ocl_core::enqueue_fill_buffer", 8),
+        Some("ocl-core")
+    );
+    assert_eq!(binding("core::enqueue_fill_buffer", 8), Some("ocl-core"));
+    assert_eq!(
+        binding("ocl::core::enqueue_fill_buffer", 8),
+        Some("ocl-core")
+    );
+    assert_eq!(binding("enqueue_fill_buffer", 8), Some("cl3"));
+    assert_eq!(
+        binding("cl3::command_queue::enqueue_fill_buffer", 8),
+        Some("cl3")
+    );
+    // Another arity is another function.
+    assert_eq!(binding("core::enqueue_kernel", 7), None);
+    assert_eq!(binding("core::ArgVal::mem", 1), Some("ocl-core"));
+}
+
 #[test]
 fn invalid_binding_rows_are_rejected_with_their_name() {
     let bad = r#"

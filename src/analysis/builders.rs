@@ -547,6 +547,7 @@ impl<'f> Analyzer<'f> {
         let cmd = Command {
             id,
             api: api.into(),
+            binding: "ocl".into(),
             kind,
             queue: Value::Unknown,
             queue_arg: c.queue.and_then(|(_, s)| s),

@@ -26,6 +26,8 @@ type HostId = usize;
 pub struct CmdInfo {
     pub id: usize,
     pub api: String,
+    /// The binding of the API (`opencl3`, `ocl-core`).
+    pub binding: String,
     pub kind: CommandKind,
     pub span: Span,
     /// The queue's name (`cmdq_dev0`).
@@ -987,6 +989,9 @@ impl<'f> Analyzer<'f> {
             } => match self.resolve(st, p, None) {
                 AVal::Host { id, .. } => AVal::Host { kind: *kind, id },
                 AVal::Obj(_) | AVal::Events(_) => AVal::Unknown,
+                // `&events[..]` (ocl-core's wait lists are slices): the list's events. A
+                // sub-slice is taken as the whole list: more waits, never a false finding.
+                AVal::List(items) if self.all_events(&items) => AVal::List(items),
                 _ if *kind == HostKind::Slice => AVal::Host {
                     kind: *kind,
                     id: self.new_host(self.place_name(p)),
@@ -1003,6 +1008,16 @@ impl<'f> Analyzer<'f> {
             Value::Str(t) => AVal::Str(t.clone()),
             Value::Unknown => AVal::Unknown,
         }
+    }
+
+    /// A non-empty list of command events and user events.
+    fn all_events(&self, items: &[AVal]) -> bool {
+        !items.is_empty()
+            && items.iter().all(|i| match i {
+                AVal::Events(_) => true,
+                AVal::Obj(o) => matches!(self.objs[*o].kind, ObjKind::UserEvent),
+                _ => false,
+            })
     }
 
     fn create(&mut self, st: &mut State, obj: &NewObject, name: &str) -> AVal {
@@ -2125,6 +2140,7 @@ impl<'f> Analyzer<'f> {
         Box::new(CmdInfo {
             id: c.id,
             api: c.api.clone(),
+            binding: c.binding.clone(),
             kind: c.kind,
             span: c.span,
             queue: self.objs[inst.queue].name.clone(),

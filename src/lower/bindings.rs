@@ -14,6 +14,10 @@ const TABLES: &[(&str, &str)] = &[
     ("cl3", include_str!("../../rules/bindings/cl3.toml")),
     ("ffi", include_str!("../../rules/bindings/ffi.toml")),
     ("ocl", include_str!("../../rules/bindings/ocl.toml")),
+    (
+        "ocl-core",
+        include_str!("../../rules/bindings/ocl-core.toml"),
+    ),
 ];
 
 /// The role of one argument (or of the receiver).
@@ -65,7 +69,12 @@ pub enum Effect {
     LaunchWait,
     LaunchEnqueue,
     Same,
+    /// Returns its `arg_value` argument, or its first when none has that role.
     Alias,
+    /// Returns a null handle: no object, no host data.
+    Null,
+    /// Returns a value passed by value (a scalar, a vector, a `__local` size).
+    ByValue,
     /// Releases the `event` argument.
     Release,
     /// Returns its first argument and takes ownership of the raw event in it.
@@ -103,6 +112,9 @@ pub struct Api {
     pub raw_event: bool,
     /// Whether a command blocks when no blocking argument says so.
     pub blocks: bool,
+    /// The row is of a table with `modules`: a bare call of its name is taken for it only
+    /// through a glob import (another binding may have a function of that name).
+    pub qualified_only: bool,
 }
 
 impl Api {
@@ -134,6 +146,9 @@ impl Api {
 #[serde(deny_unknown_fields)]
 struct TableFile {
     binding: String,
+    /// Module paths a one-segment function row is matched under (`ocl_core`, `core`).
+    #[serde(default)]
+    modules: Vec<String>,
     #[serde(default)]
     method: Vec<Row>,
     #[serde(default)]
@@ -291,6 +306,8 @@ fn parse_effect(s: &str) -> Result<Effect, String> {
         "launch_enqueue" => Effect::LaunchEnqueue,
         "same" => Effect::Same,
         "alias" => Effect::Alias,
+        "null" => Effect::Null,
+        "by_value" => Effect::ByValue,
         "release" => Effect::Release,
         "wrap" => Effect::Wrap,
         _ => return Err(format!("unknown effect `{s}`")),
@@ -326,6 +343,7 @@ fn row_to_api(binding: &str, row: Row, method: bool) -> Result<Api, String> {
         args,
         raw_event: row.raw_event,
         blocks: row.blocks,
+        qualified_only: false,
     })
 }
 
@@ -342,16 +360,21 @@ impl Bindings {
                 b.methods.entry(api.name.clone()).or_default().push(api);
             }
             for row in t.function {
-                let api =
+                let mut api =
                     row_to_api(&t.binding, row, false).map_err(|e| format!("{file}.toml: {e}"))?;
-                let last = api
-                    .name
-                    .rsplit("::")
-                    .next()
-                    .unwrap_or(&api.name)
-                    .to_string();
+                api.qualified_only = !t.modules.is_empty();
+                let last = api.last_name().to_string();
                 b.add_names(&api);
-                b.functions.entry(last).or_default().push(api);
+                let entry = b.functions.entry(last).or_default();
+                if api.name.contains("::") || t.modules.is_empty() {
+                    entry.push(api);
+                } else {
+                    // A free function of a crate, under each path the crate goes by.
+                    entry.extend(t.modules.iter().map(|m| Api {
+                        name: format!("{m}::{}", api.name),
+                        ..api.clone()
+                    }));
+                }
             }
         }
         for v in [&mut b.names, &mut b.anchors] {
@@ -393,8 +416,9 @@ impl Bindings {
             .filter(|a| a.arity.is_none_or(|n| n == arity))
             .filter(|a| {
                 let row: Vec<&str> = a.name.split("::").collect();
-                // A one-segment call (a glob import) matches on its name alone.
-                segments.len() == 1
+                // A one-segment call (a glob import) matches on its name alone, except a
+                // row that holds only under its crate's modules.
+                (segments.len() == 1 && !a.qualified_only)
                     || (row.len() <= segments.len()
                         && row
                             .iter()

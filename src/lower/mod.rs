@@ -90,7 +90,7 @@ pub struct FileIr {
 pub fn lower_file(file_id: usize, src: &SourceFile, ast: &syn::File, module: &[String]) -> FileIr {
     let mut consts = HashMap::new();
     collect_consts(&ast.items, &mut consts);
-    let mut uses = HashMap::new();
+    let mut uses = Uses::default();
     collect_uses(&ast.items, &mut uses);
     let root = (!module.is_empty()).then(|| module.join("::"));
     let mut defs = Defs::default();
@@ -219,9 +219,17 @@ fn collect_defs(items: &[syn::Item], prefix: Option<&str>, defs: &mut Defs) {
     }
 }
 
-/// `use a::b::{c, d as e}` → `c` ↦ `[a, b, c]`, `e` ↦ `[a, b, d]`.
-fn collect_uses(items: &[syn::Item], out: &mut HashMap<String, Vec<String>>) {
-    fn walk(t: &syn::UseTree, prefix: &mut Vec<String>, out: &mut HashMap<String, Vec<String>>) {
+/// Names brought in by `use`, and the modules of glob imports.
+#[derive(Default)]
+struct Uses {
+    /// `use a::b::{c, d as e}` → `c` ↦ `[a, b, c]`, `e` ↦ `[a, b, d]`.
+    names: HashMap<String, Vec<String>>,
+    /// `use a::b::*` → `[a, b]`, in file order.
+    globs: Vec<Vec<String>>,
+}
+
+fn collect_uses(items: &[syn::Item], out: &mut Uses) {
+    fn walk(t: &syn::UseTree, prefix: &mut Vec<String>, out: &mut Uses) {
         match t {
             syn::UseTree::Path(p) => {
                 prefix.push(p.ident.to_string());
@@ -231,15 +239,15 @@ fn collect_uses(items: &[syn::Item], out: &mut HashMap<String, Vec<String>>) {
             syn::UseTree::Name(n) => {
                 let mut full = prefix.clone();
                 full.push(n.ident.to_string());
-                out.insert(n.ident.to_string(), full);
+                out.names.insert(n.ident.to_string(), full);
             }
             syn::UseTree::Rename(r) => {
                 let mut full = prefix.clone();
                 full.push(r.ident.to_string());
-                out.insert(r.rename.to_string(), full);
+                out.names.insert(r.rename.to_string(), full);
             }
             syn::UseTree::Group(g) => g.items.iter().for_each(|i| walk(i, prefix, out)),
-            syn::UseTree::Glob(_) => {}
+            syn::UseTree::Glob(_) => out.globs.push(prefix.clone()),
         }
     }
     for item in items {
@@ -272,8 +280,7 @@ struct FileCx<'a> {
     file: usize,
     src: &'a SourceFile,
     consts: HashMap<String, Const>,
-    /// Names brought in by `use`, to their full paths.
-    uses: HashMap<String, Vec<String>>,
+    uses: Uses,
     /// Functions and methods defined in the file, by qualified name (`helper`, `Halo::step`).
     defined: std::collections::HashSet<String>,
     /// Modules declared in the file, by qualified name.
@@ -443,16 +450,18 @@ const HANDLE_TYPES: &[&str] = &[
     "Device",
     "Queue",
     "EventList",
+    "Mem",
+    "DeviceId",
 ];
 
 fn hint_from_name(name: &str) -> TypeHint {
     match name {
         "CommandQueue" | "cl_command_queue" | "Queue" => TypeHint::Queue,
-        "Buffer" | "cl_mem" => TypeHint::Buffer,
+        "Buffer" | "cl_mem" | "Mem" => TypeHint::Buffer,
         "Kernel" | "cl_kernel" => TypeHint::Kernel,
         "Event" | "cl_event" => TypeHint::Event,
         "Context" | "cl_context" => TypeHint::Context,
-        "Device" | "cl_device_id" => TypeHint::Device,
+        "Device" | "cl_device_id" | "DeviceId" => TypeHint::Device,
         "Program" | "cl_program" => TypeHint::Program,
         n if SCALAR_TYPES.contains(&n) => TypeHint::Scalar,
         _ => TypeHint::Unknown,
@@ -664,10 +673,39 @@ fn expr_idents(e: &Expr) -> Vec<String> {
     ids.0
 }
 
-/// Whether the expression mentions an identifier.
-fn mentions(e: &Expr, name: &str) -> bool {
-    expr_idents(e).iter().any(|i| i == name)
+/// Whether the expression mentions one of these identifiers.
+fn mentions_any(e: &Expr, names: &[&str]) -> bool {
+    expr_idents(e).iter().any(|i| names.contains(&i.as_str()))
 }
+
+/// The out-of-order queue property, as each binding spells it (ocl-core: the constant, the
+/// bitflag and the builder method).
+const OUT_OF_ORDER: &[&str] = &[
+    "CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE",
+    "QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE",
+    "OUT_OF_ORDER_EXEC_MODE_ENABLE",
+    "out_of_order",
+];
+
+/// Buffer flags that make a buffer from host data, as each binding spells them.
+const FROM_HOST: &[&str] = &[
+    "CL_MEM_COPY_HOST_PTR",
+    "CL_MEM_USE_HOST_PTR",
+    "MEM_COPY_HOST_PTR",
+    "MEM_USE_HOST_PTR",
+    "COPY_HOST_PTR",
+    "USE_HOST_PTR",
+    "copy_host_ptr",
+    "use_host_ptr",
+];
+
+/// The migration flag to host memory, as each binding spells it (ocl-core: the constant and
+/// `MemMigrationFlags::OBJECT_HOST`).
+const TO_HOST: &[&str] = &[
+    "CL_MIGRATE_MEM_OBJECT_HOST",
+    "MIGRATE_MEM_OBJECT_HOST",
+    "OBJECT_HOST",
+];
 
 fn strip(e: &Expr) -> &Expr {
     match e {
@@ -955,6 +993,10 @@ impl Lowerer<'_, '_> {
                     }
                     let base = match base {
                         Value::Place(p) => Some(p),
+                        // `&[e0, e1][..]`: the list itself (a wait list of events).
+                        Value::List(items) if r.start.is_none() && r.end.is_none() => {
+                            return Value::List(items)
+                        }
                         _ => None,
                     };
                     return Value::Host {
@@ -1361,8 +1403,15 @@ impl Lowerer<'_, '_> {
         };
         let last = segs.last().map(String::as_str).unwrap_or("");
         match (last, args.len()) {
-            ("null" | "null_mut", 0) => return Value::Null,
+            // `ptr::null()`, not a constructor such as ocl-core's `Event::null()`.
+            ("null" | "null_mut", 0) if segs.len() == 1 || segs[segs.len() - 2] == "ptr" => {
+                return Value::Null
+            }
             ("Some" | "Ok", 1) if segs.len() == 1 => return self.expr(args[0]),
+            // `slice::from_ref(&buf)`: a list of one (ocl-core's buffers to migrate).
+            ("from_ref" | "from_mut", 1) if segs.len() >= 2 && segs[segs.len() - 2] == "slice" => {
+                return Value::List(vec![self.expr(args[0])]);
+            }
             ("new", 1)
                 if segs.len() >= 2
                     && matches!(segs[segs.len() - 2].as_str(), "Box" | "Rc" | "Arc") =>
@@ -1377,7 +1426,7 @@ impl Lowerer<'_, '_> {
             }
             _ => {}
         }
-        let segs = match self.cx.uses.get(&segs[0]) {
+        let segs = match self.cx.uses.names.get(&segs[0]) {
             Some(full) => full.iter().chain(&segs[1..]).cloned().collect(),
             None => segs,
         };
@@ -1394,7 +1443,7 @@ impl Lowerer<'_, '_> {
             let vals = args.iter().map(|a| self.expr(a)).collect();
             return self.emit_call(callee, None, vals, span);
         }
-        if let Some(api) = Bindings::get().function(&segs, args.len()) {
+        if let Some(api) = self.function_api(&segs, args.len()) {
             return self.apply(api, None, &args, span);
         }
         let all: Vec<Value> = args.iter().map(|a| self.expr(a)).collect();
@@ -1455,6 +1504,24 @@ impl Lowerer<'_, '_> {
                 .collect::<Vec<_>>()
                 .join("::"),
         )
+    }
+
+    /// The modeled function a call path names. A bare name is looked up first under the
+    /// modules of the file's glob imports, so that `use cl3::command_queue::*` and
+    /// `use ocl_core::*` each pick their own binding's function of that name; a row that
+    /// holds only under its crate's modules is found only that way.
+    fn function_api(&self, segs: &[String], arity: usize) -> Option<&'static Api> {
+        let b = Bindings::get();
+        if let [name] = segs {
+            let under_glob = self.cx.uses.globs.iter().find_map(|g| {
+                let full: Vec<String> = g.iter().chain([name]).cloned().collect();
+                b.function(&full, arity).filter(|a| a.name.contains("::"))
+            });
+            if under_glob.is_some() {
+                return under_glob;
+            }
+        }
+        b.function(segs, arity)
     }
 
     /// Lowers a call to a modeled API.
@@ -1556,6 +1623,7 @@ impl Lowerer<'_, '_> {
                         .next()
                         .unwrap_or(&api.name)
                         .to_string(),
+                    binding: api.binding.clone(),
                     kind,
                     queue,
                     queue_arg: queue_expr.map(|e| self.arg_span(e)),
@@ -1586,6 +1654,7 @@ impl Lowerer<'_, '_> {
                 let cmd = Command {
                     id,
                     api: api.name.clone(),
+                    binding: api.binding.clone(),
                     kind: CommandKind::Kernel,
                     queue: role_val(Role::Queue),
                     queue_arg: queue_expr.map(|e| self.arg_span(e)),
@@ -1608,13 +1677,11 @@ impl Lowerer<'_, '_> {
                             .arg_index(Role::Device)
                             .map(|i| Box::new(vals[i].clone())),
                         out_of_order: role_arg(Role::QueueProps)
-                            .is_some_and(|e| mentions(e, "CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE")),
+                            .is_some_and(|e| mentions_any(e, OUT_OF_ORDER)),
                     },
                     NewKind::Buffer => {
-                        let copies = role_arg(Role::MemFlags).is_some_and(|e| {
-                            mentions(e, "CL_MEM_COPY_HOST_PTR")
-                                || mentions(e, "CL_MEM_USE_HOST_PTR")
-                        });
+                        let copies =
+                            role_arg(Role::MemFlags).is_some_and(|e| mentions_any(e, FROM_HOST));
                         NewObject::Buffer {
                             host_init: if copies {
                                 Some(Box::new(role_val(Role::HostPtr)))
@@ -1723,7 +1790,12 @@ impl Lowerer<'_, '_> {
                 launch
             }
             Effect::Same => recv_val,
-            Effect::Alias => vals.first().cloned().unwrap_or(Value::Unknown),
+            Effect::Alias => match api.arg_index(Role::ArgValue) {
+                Some(i) => vals[i].clone(),
+                None => vals.first().cloned().unwrap_or(Value::Unknown),
+            },
+            Effect::Null => Value::Null,
+            Effect::ByValue => Value::Scalar,
             Effect::Release => {
                 self.out.push(Stmt::Release {
                     events: role_val(Role::Event),
@@ -1941,12 +2013,17 @@ fn list_or_host(items: Vec<Value>, kind: HostKind) -> Value {
     }
 }
 
-/// `&mut x`, possibly cast to a raw pointer.
+/// `&mut x`, possibly cast to a raw pointer or in `Some(..)` (ocl-core's `new_event`).
 fn is_mut_borrow(e: &Expr) -> bool {
     match e {
         Expr::Reference(r) => r.mutability.is_some(),
         Expr::Cast(c) => is_mut_borrow(&c.expr),
         Expr::Paren(p) => is_mut_borrow(&p.expr),
+        Expr::Call(c)
+            if c.args.len() == 1 && path_segments(&c.func).is_some_and(|s| s == ["Some"]) =>
+        {
+            is_mut_borrow(&c.args[0])
+        }
         Expr::Macro(m) => m
             .mac
             .path
@@ -1958,7 +2035,7 @@ fn is_mut_borrow(e: &Expr) -> bool {
 }
 
 fn is_host_flag(e: &Expr) -> bool {
-    mentions(e, "CL_MIGRATE_MEM_OBJECT_HOST") || int_lit(e) == Some(1)
+    mentions_any(e, TO_HOST) || int_lit(e) == Some(1)
 }
 
 fn blocking_of(e: &Expr) -> Blocking {

@@ -38,25 +38,97 @@ fn check(fact: &Fact) -> Option<Finding> {
         span: next.span,
         message: format!("next used here by {} on `{}`", what(next), next.queue),
     });
-    f.help =
-        Some("pass flags `0` to move it between devices: the driver picks the direct path".into());
-    // The fix is safe only when the flags are exactly the host flag.
+    let ocl_core = migration.binding == "ocl-core";
+    f.help = Some(if ocl_core {
+        "pass `MemMigrationFlags::empty()` to move it between devices: the driver picks the direct path".into()
+    } else {
+        "pass flags `0` to move it between devices: the driver picks the direct path".into()
+    });
     if let Some(flags) = &migration.flags_arg {
-        let t = flags.text.trim();
-        let exact =
-            t == "CL_MIGRATE_MEM_OBJECT_HOST" || t.ends_with("::CL_MIGRATE_MEM_OBJECT_HOST");
-        f.fix = Some(Fix {
-            message: "migrate with flags `0`".into(),
-            applicability: if exact {
+        let (replacement, applicability) = if ocl_core {
+            no_flags_ocl_core(flags.text.trim())
+        } else {
+            // Safe only when the flags are exactly the host flag.
+            let t = flags.text.trim();
+            let exact =
+                t == "CL_MIGRATE_MEM_OBJECT_HOST" || t.ends_with("::CL_MIGRATE_MEM_OBJECT_HOST");
+            let applicability = if exact {
                 Applicability::Safe
             } else {
                 Applicability::DisplayOnly
+            };
+            ("0".to_string(), applicability)
+        };
+        f.fix = Some(Fix {
+            message: if ocl_core {
+                format!("migrate with `{replacement}`")
+            } else {
+                "migrate with flags `0`".into()
             },
+            applicability,
             edits: vec![Edit {
                 span: flags.span,
-                replacement: "0".into(),
+                replacement,
             }],
         });
     }
     Some(f)
+}
+
+/// ocl-core's empty migration flags in place of `flags`, under the path the host flag was
+/// named by. Safe for `MemMigrationFlags::OBJECT_HOST` (the type is named as written); for
+/// the constant `MIGRATE_MEM_OBJECT_HOST` the type may not be in scope under its path; any
+/// other expression is only shown.
+fn no_flags_ocl_core(flags: &str) -> (String, Applicability) {
+    if let Some(prefix) = flags.strip_suffix("MemMigrationFlags::OBJECT_HOST") {
+        if prefix.is_empty() || prefix.ends_with("::") {
+            return (
+                format!("{prefix}MemMigrationFlags::empty()"),
+                Applicability::Safe,
+            );
+        }
+    }
+    if let Some(prefix) = flags.strip_suffix("MIGRATE_MEM_OBJECT_HOST") {
+        if prefix.is_empty() || prefix.ends_with("::") {
+            return (
+                format!("{prefix}MemMigrationFlags::empty()"),
+                Applicability::MaybeIncorrect,
+            );
+        }
+    }
+    (
+        "MemMigrationFlags::empty()".into(),
+        Applicability::DisplayOnly,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{no_flags_ocl_core, Applicability};
+
+    #[test]
+    fn ocl_core_flags_are_replaced_under_their_own_path() {
+        assert_eq!(
+            no_flags_ocl_core("MemMigrationFlags::OBJECT_HOST"),
+            ("MemMigrationFlags::empty()".into(), Applicability::Safe)
+        );
+        assert_eq!(
+            no_flags_ocl_core("core::MemMigrationFlags::OBJECT_HOST"),
+            (
+                "core::MemMigrationFlags::empty()".into(),
+                Applicability::Safe
+            )
+        );
+        assert_eq!(
+            no_flags_ocl_core("ocl_core::MIGRATE_MEM_OBJECT_HOST"),
+            (
+                "ocl_core::MemMigrationFlags::empty()".into(),
+                Applicability::MaybeIncorrect
+            )
+        );
+        assert_eq!(
+            no_flags_ocl_core("MIGRATE_MEM_OBJECT_HOST | MIGRATE_MEM_OBJECT_CONTENT_UNDEFINED").1,
+            Applicability::DisplayOnly
+        );
+    }
 }

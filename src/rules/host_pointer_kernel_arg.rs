@@ -52,7 +52,7 @@ fn check(fact: &Fact) -> Option<Finding> {
                 applicability: Applicability::MaybeIncorrect,
                 edits: vec![Edit {
                     span: arg.span,
-                    replacement: format!("&{b}"),
+                    replacement: buffer_arg(&arg.text, b),
                 }],
             });
         }
@@ -64,4 +64,36 @@ fn check(fact: &Fact) -> Option<Finding> {
         }
     }
     Some(f)
+}
+
+/// The argument passing buffer `b`, spelled like the argument it replaces: ocl-core's
+/// `ArgVal::mem(&b)` (under the path `ArgVal` was named by), else `&b`.
+fn buffer_arg(arg: &str, b: &str) -> String {
+    let callee = arg.split('(').next().unwrap_or("");
+    match callee.rfind("ArgVal::") {
+        Some(i) => format!("{}ArgVal::mem(&{b})", &callee[..i]),
+        None => format!("&{b}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::buffer_arg;
+
+    #[test]
+    fn the_buffer_is_passed_the_way_the_host_data_was() {
+        assert_eq!(buffer_arg("host.as_ptr()", "buf"), "&buf");
+        assert_eq!(buffer_arg("&host", "buf"), "&buf");
+        assert_eq!(
+            buffer_arg(
+                "ArgVal::from_raw(8, host.as_ptr() as *const c_void, true)",
+                "buf"
+            ),
+            "ArgVal::mem(&buf)"
+        );
+        assert_eq!(
+            buffer_arg("core::ArgVal::from_raw(n, p, false)", "buf"),
+            "core::ArgVal::mem(&buf)"
+        );
+    }
 }

@@ -85,6 +85,10 @@ fn check(fact: &Fact) -> Option<Finding> {
         ));
     }
     f.help = Some(match &producer.event_var {
+        // ocl-core's wait lists are `Option`s of an event or a slice of events.
+        Some(ev) if consumer.binding == "ocl-core" => {
+            format!("wait on `{ev}` here: pass `Some(&{ev})` as this command's wait list")
+        }
         Some(ev) => format!("wait on `{ev}` here: pass `{ev}.get()` in this command's wait list"),
         None => format!(
             "keep the event of {} on `{pq}` and pass it in this command's wait list",
