@@ -221,11 +221,15 @@ struct Lowered {
     ir: lower::FileIr,
 }
 
-/// A file that was read but not lowered: its text, when decoded, and why.
-type NotLowered = (Option<SourceFile>, Problem);
+/// What became of a file given to the parser.
+enum Lowering {
+    Done(Lowered),
+    /// Not lowered: its text, when it was decoded, and why.
+    Failed(Option<SourceFile>, Problem),
+}
 
 /// Decodes, parses and lowers the files `ids` in parallel.
-fn lower_files(inputs: &mut [Input], ids: &[usize]) -> Vec<Result<Lowered, NotLowered>> {
+fn lower_files(inputs: &mut [Input], ids: &[usize]) -> Vec<Lowering> {
     let texts: Vec<(usize, Result<String, String>)> = ids
         .iter()
         .map(|&i| {
@@ -245,15 +249,15 @@ fn lower_files(inputs: &mut [Input], ids: &[usize]) -> Vec<Result<Lowered, NotLo
         let src = SourceFile::new(input.path.clone(), display_path(&input.path), text.clone());
         let ast = match parse(*id, &src, input.placement.edition) {
             Ok(ast) => ast,
-            Err(p) => return Ok(Err((Some(src), p))),
+            Err(p) => return Ok(Lowering::Failed(Some(src), p)),
         };
         let ir = lower::lower_file(*id, &src, &ast, &input.placement.module);
         drop(ast);
-        Ok(Ok(Lowered { id: *id, src, ir }))
+        Ok(Lowering::Done(Lowered { id: *id, src, ir }))
     };
     par_guarded(&texts, |(id, _)| inputs[*id].path.clone(), work)
         .into_iter()
-        .map(|r| r.unwrap_or_else(|p| Err((None, p))))
+        .map(|r| r.unwrap_or_else(|p| Lowering::Failed(None, p)))
         .collect()
 }
 
@@ -351,8 +355,8 @@ fn run(
         }
         for (&id, r) in next.iter().zip(lower_files(&mut inputs, &next)) {
             match r {
-                Ok(l) => lowered.push(l),
-                Err((src, p)) => {
+                Lowering::Done(l) => lowered.push(l),
+                Lowering::Failed(src, p) => {
                     failed.extend(src.map(|s| (id, s)));
                     problems.push(p);
                 }
@@ -376,7 +380,8 @@ fn run(
         }
         next.sort_unstable();
     }
-    let parsed = done.iter().filter(|d| **d).count();
+    // Decoded and given to the parser, whatever it said.
+    let parsed = lowered.len() + failed.len();
     lowered.sort_by_key(|l| l.id);
     link(&mut lowered, &inputs);
     let mut crates: BTreeMap<&str, Vec<&Lowered>> = BTreeMap::new();
@@ -646,4 +651,35 @@ pub fn debug_ir(path: &Path) -> Result<String, String> {
     worker
         .join()
         .unwrap_or_else(|_| Err("internal error while lowering this file".into()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A bug in the checker met on one file is a problem naming that file, and the other
+    /// files are still checked.
+    #[test]
+    fn a_panic_in_one_file_is_a_problem_naming_it() {
+        let files = [PathBuf::from("a.rs"), PathBuf::from("b.rs")];
+        let out = par_guarded(
+            &files,
+            |p| p.clone(),
+            |p| {
+                if p.ends_with("a.rs") {
+                    panic!("index out of bounds in {}", p.display());
+                }
+                Ok(p.display().to_string())
+            },
+        );
+        let problem = out[0].as_ref().unwrap_err();
+        assert_eq!(problem.path, files[0]);
+        assert!(problem.internal);
+        assert!(
+            problem.message.contains("internal error") && problem.message.contains("a.rs"),
+            "{}",
+            problem.message
+        );
+        assert_eq!(out[1].as_ref().unwrap(), "b.rs");
+    }
 }

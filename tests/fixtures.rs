@@ -1,14 +1,16 @@
 //! Fixture-driven tests: every fixture's findings equal its `//~ CLMxxx` markers, and the
-//! rendered output of each fixture equals its committed snapshot (`<file>.out`; run with
-//! `BLESS=1` to rewrite the snapshots after reviewing the change).
+//! rendered output of each fixture equals its committed snapshot (run with `BLESS=1` to
+//! rewrite the snapshots after reviewing the change). A fixture is a file (snapshot
+//! `<file>.out`), or a Cargo package under `fixtures/crates/` checked as a whole, its calls
+//! followed across its files (snapshot `<package>/report.out`).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use clmigrate_lint::{check, report, Report, Settings};
 
-fn fixture_files() -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = walkdir::WalkDir::new("fixtures")
+fn rs_files(dir: &str) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = walkdir::WalkDir::new(dir)
         .sort_by_file_name()
         .into_iter()
         .filter_map(Result::ok)
@@ -16,28 +18,78 @@ fn fixture_files() -> Vec<PathBuf> {
         .map(|e| e.into_path())
         .collect();
     files.sort();
-    assert!(files.len() >= 12, "fixtures missing: {files:?}");
     files
 }
 
-/// `(line, code)` → count, from `//~ CODE [CODE...]` comments.
-fn markers(text: &str) -> BTreeMap<(usize, String), usize> {
+fn packages() -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir("fixtures/crates")
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.join("Cargo.toml").is_file())
+        .collect();
+    dirs.sort();
+    assert!(dirs.len() >= 2, "package fixtures missing: {dirs:?}");
+    dirs
+}
+
+/// One fixture: what is checked, its files, its snapshot.
+struct Fixture {
+    root: PathBuf,
+    files: Vec<PathBuf>,
+    snapshot: PathBuf,
+}
+
+fn fixtures() -> Vec<Fixture> {
+    let mut out: Vec<Fixture> = rs_files("fixtures")
+        .into_iter()
+        .filter(|f| !f.starts_with("fixtures/crates"))
+        .map(|f| Fixture {
+            root: f.clone(),
+            files: vec![f.clone()],
+            snapshot: f.with_extension("out"),
+        })
+        .collect();
+    assert!(out.len() >= 12, "fixtures missing");
+    for dir in packages() {
+        let files = rs_files(dir.to_str().unwrap());
+        assert!(files.len() >= 2, "{}: {files:?}", dir.display());
+        out.push(Fixture {
+            snapshot: dir.join("report.out"),
+            root: dir,
+            files,
+        });
+    }
+    out
+}
+
+fn fixture_files() -> Vec<PathBuf> {
+    fixtures().into_iter().flat_map(|f| f.files).collect()
+}
+
+/// `(file, line, code)` → count, from `//~ CODE [CODE...]` comments.
+fn markers(files: &[PathBuf]) -> BTreeMap<(PathBuf, usize, String), usize> {
     let mut m = BTreeMap::new();
-    for (i, line) in text.lines().enumerate() {
-        if let Some(pos) = line.find("//~") {
-            for code in line[pos + 3..].split_whitespace() {
-                *m.entry((i + 1, code.to_string())).or_insert(0) += 1;
+    for file in files {
+        let text = std::fs::read_to_string(file).unwrap();
+        for (i, line) in text.lines().enumerate() {
+            if let Some(pos) = line.find("//~") {
+                for code in line[pos + 3..].split_whitespace() {
+                    *m.entry((file.clone(), i + 1, code.to_string()))
+                        .or_insert(0) += 1;
+                }
             }
         }
     }
     m
 }
 
-fn findings(report: &Report) -> BTreeMap<(usize, String), usize> {
+fn findings(report: &Report) -> BTreeMap<(PathBuf, usize, String), usize> {
     let mut m = BTreeMap::new();
     for f in &report.findings {
-        let (line, _) = report.files[f.anchor.file].line_col(f.anchor.start);
-        *m.entry((line, f.code.to_string())).or_insert(0) += 1;
+        let file = &report.files[f.anchor.file];
+        let (line, _) = file.line_col(f.anchor.start);
+        *m.entry((file.path.clone(), line, f.code.to_string()))
+            .or_insert(0) += 1;
     }
     m
 }
@@ -49,26 +101,49 @@ fn check_one(path: &Path) -> Report {
 #[test]
 fn findings_equal_markers() {
     let mut failures = Vec::new();
-    for path in fixture_files() {
-        let text = std::fs::read_to_string(&path).unwrap();
-        let report = check_one(&path);
+    for fx in fixtures() {
+        let report = check_one(&fx.root);
         assert!(
             report.problems.is_empty(),
             "{}: {:?}",
-            path.display(),
+            fx.root.display(),
             report.problems
         );
-        let want = markers(&text);
+        assert_eq!(report.parsed, fx.files.len(), "{}", fx.root.display());
+        let want = markers(&fx.files);
         let got = findings(&report);
         if want != got {
             failures.push(format!(
                 "{}:\n  markers:  {want:?}\n  findings: {got:?}\n{}",
-                path.display(),
+                fx.root.display(),
                 report::human::render(&report)
             ));
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// A package's files alone miss what crosses files: the helper's command is not seen from
+/// its caller, the struct's fields and the `.cl` kernels are not known.
+#[test]
+fn packages_need_their_other_files() {
+    for dir in packages() {
+        let whole = findings(&check_one(&dir)).len();
+        let alone: usize = rs_files(dir.to_str().unwrap())
+            .iter()
+            .map(|f| {
+                let copy = tempfile::tempdir().unwrap();
+                let to = copy.path().join(f.file_name().unwrap());
+                std::fs::copy(f, &to).unwrap();
+                findings(&check_one(&to)).len()
+            })
+            .sum();
+        assert!(
+            alone < whole,
+            "{}: {alone} alone, {whole} whole",
+            dir.display()
+        );
+    }
 }
 
 #[test]
@@ -114,14 +189,14 @@ fn seed_buggy_yields_exactly_its_four_bugs() {
 fn rendered_output_matches_snapshots() {
     let bless = std::env::var_os("BLESS").is_some();
     let mut failures = Vec::new();
-    for path in fixture_files() {
-        let rendered = report::human::render(&check_one(&path));
-        let snap = path.with_extension("out");
+    for fx in fixtures() {
+        let (path, snap) = (&fx.root, &fx.snapshot);
+        let rendered = report::human::render(&check_one(path));
         if bless {
-            std::fs::write(&snap, &rendered).unwrap();
+            std::fs::write(snap, &rendered).unwrap();
             continue;
         }
-        match std::fs::read_to_string(&snap) {
+        match std::fs::read_to_string(snap) {
             Ok(want) if want == rendered => {}
             Ok(want) => failures.push(format!(
                 "{} differs from {}:\n--- want\n{want}\n--- got\n{rendered}",
@@ -147,8 +222,8 @@ fn rendered_output_matches_snapshots() {
 #[test]
 fn message_style() {
     let mut bad = Vec::new();
-    for path in fixture_files() {
-        let report = check_one(&path);
+    for fx in fixtures() {
+        let report = check_one(&fx.root);
         for f in &report.findings {
             let mut texts = vec![f.message.as_str(), f.primary.message.as_str()];
             texts.extend(f.secondary.iter().map(|l| l.message.as_str()));

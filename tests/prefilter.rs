@@ -44,23 +44,41 @@ fn assert_same(on: &Report, off: &Report, what: &str) {
     );
 }
 
-/// Only files with findings or problems keep their text.
+/// Only files that a finding points into, or with problems, keep their text.
 fn assert_texts_only_where_shown(r: &Report) {
     for (i, f) in r.files.iter().enumerate() {
-        let shown = r.findings.iter().any(|x| x.anchor.file == i)
-            || r.problems.iter().any(|p| p.path == f.path);
+        let shown = r.findings.iter().any(|x| {
+            x.anchor.file == i
+                || x.primary.span.file == i
+                || x.secondary.iter().any(|l| l.span.file == i)
+        }) || r.problems.iter().any(|p| p.path == f.path);
         assert_eq!(!f.text.is_empty(), shown, "{}", f.display);
     }
 }
 
 #[test]
 fn every_fixture_reports_the_same() {
-    let fixtures = rs_files("fixtures");
+    let fixtures: Vec<PathBuf> = rs_files("fixtures")
+        .into_iter()
+        .filter(|f| !f.starts_with("fixtures/crates"))
+        .collect();
     assert!(fixtures.len() >= 12);
     for path in &fixtures {
         let (on, off) = both(std::slice::from_ref(path));
         assert_same(&on, &off, &path.display().to_string());
         assert_eq!(on.parsed, 1, "{} names an enqueue", path.display());
+    }
+}
+
+/// In a package, the files the pre-filter selects pull in the files that define what they
+/// call and the callers of what they define, so cross-file findings are the same.
+#[test]
+fn packages_report_the_same() {
+    for dir in ["fixtures/crates/halo", "fixtures/crates/legacy"] {
+        let (on, off) = both(&[PathBuf::from(dir)]);
+        assert_same(&on, &off, dir);
+        assert!(!on.findings.is_empty(), "{dir}");
+        assert_texts_only_where_shown(&on);
     }
 }
 
