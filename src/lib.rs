@@ -23,9 +23,10 @@ pub mod rules;
 pub mod source;
 pub mod suppress;
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use rayon::prelude::*;
 
@@ -195,22 +196,31 @@ fn guarded<R>(
 
 /// Runs `work` on every item in parallel, each [`guarded`]: one that panics gives a problem
 /// naming its file, and the others go on.
-fn par_guarded<T: Sync, R: Send>(
-    items: &[T],
+fn par_guarded<T: Send, R: Send>(
+    items: Vec<T>,
     path: impl Fn(&T) -> PathBuf + Sync,
-    work: impl Fn(&T) -> Result<R, Problem> + Sync,
+    work: impl Fn(T) -> Result<R, Problem> + Sync,
 ) -> Vec<Result<R, Problem>> {
     items
-        .par_iter()
-        .map(|item| guarded(|| path(item), || work(item)))
+        .into_par_iter()
+        .map(|item| {
+            let p = path(&item);
+            guarded(|| p, || work(item))
+        })
         .collect()
 }
+
+/// A file's bytes, when held; why it could not be read.
+type Held = Result<Option<Vec<u8>>, String>;
 
 /// One file of a run: what was read, and where it sits.
 struct Input {
     path: PathBuf,
-    /// The bytes read, until the file is lowered; the reason it could not be read.
-    bytes: Result<Vec<u8>, String>,
+    /// The bytes, when they are held until the file is lowered (`None`: read them from
+    /// the disk when they are needed); the reason the file could not be read.
+    bytes: Held,
+    /// Whether the file names an enqueue or kernel-argument API (or the pre-filter is off).
+    anchored: bool,
     placement: package::Placement,
 }
 
@@ -228,59 +238,90 @@ enum Lowering {
     Failed(Option<SourceFile>, Problem),
 }
 
-/// Decodes, parses and lowers the files `ids` in parallel.
-fn lower_files(inputs: &mut [Input], ids: &[usize]) -> Vec<Lowering> {
-    let texts: Vec<(usize, Result<String, String>)> = ids
+/// Decodes, parses and lowers the members `which` of a crate in parallel.
+fn lower_files(members: &mut [(usize, Input)], which: &[usize]) -> Vec<Lowering> {
+    let taken: Vec<(usize, Held)> = which
         .iter()
-        .map(|&i| {
-            let bytes = std::mem::replace(&mut inputs[i].bytes, Ok(Vec::new()));
-            (i, bytes.and_then(decode))
-        })
+        .map(|&m| (m, std::mem::replace(&mut members[m].1.bytes, Ok(None))))
         .collect();
-    let inputs = &*inputs;
-    let work = |(id, text): &(usize, Result<String, String>)| {
-        let input = &inputs[*id];
-        let text = text.as_ref().map_err(|message| Problem {
+    let members = &*members;
+    let work = |(m, bytes): (usize, Held)| {
+        let (id, input) = (members[m].0, &members[m].1);
+        let bytes = match bytes {
+            Ok(Some(b)) => Ok(b),
+            Ok(None) => source::read_regular(&input.path, source::MAX_FILE_BYTES),
+            Err(e) => Err(e),
+        };
+        let text = bytes.and_then(decode).map_err(|message| Problem {
             path: input.path.clone(),
             span: None,
-            message: message.clone(),
+            message,
             internal: false,
         })?;
-        let src = SourceFile::new(input.path.clone(), display_path(&input.path), text.clone());
-        let ast = match parse(*id, &src, input.placement.edition) {
+        let src = SourceFile::new(input.path.clone(), display_path(&input.path), text);
+        let ast = match parse(id, &src, input.placement.edition) {
             Ok(ast) => ast,
             Err(p) => return Ok(Lowering::Failed(Some(src), p)),
         };
-        let ir = lower::lower_file(*id, &src, &ast, &input.placement.module);
+        let ir = lower::lower_file(id, &src, &ast, &input.placement.module);
         drop(ast);
-        Ok(Lowering::Done(Lowered { id: *id, src, ir }))
+        Ok(Lowering::Done(Lowered { id, src, ir }))
     };
-    par_guarded(&texts, |(id, _)| inputs[*id].path.clone(), work)
+    par_guarded(taken, |(m, _)| members[*m].1.path.clone(), work)
         .into_iter()
         .map(|r| r.unwrap_or_else(|p| Lowering::Failed(None, p)))
         .collect()
 }
 
-/// The names a crate's lowered functions need from files not yet lowered: the last
-/// segments of the functions they call and the types of their struct parameters
-/// (downwards), and the names of the functions that use an OpenCL API, for their callers
-/// (upwards).
+/// What a crate's lowered functions need from its files not yet lowered, as patterns a
+/// file that holds it must contain: `fn f` for a function they call that none of them
+/// defines, the type `T` for such a method `T::m` (its `impl` can be anywhere),
+/// `struct S` for a struct type of their parameters that none of them defines (for its
+/// fields), and, for the callers of their functions that use an OpenCL API, the name of
+/// such a function `f`, or the type of such a method (a call of a method is only followed
+/// where its receiver's type is named).
 fn wanted_names(files: &[&Lowered]) -> BTreeSet<String> {
-    fn walk(body: &[ir::Stmt], out: &mut BTreeSet<String>) -> bool {
+    let mut defined: HashSet<&str> = HashSet::new();
+    let mut methods: HashSet<(&str, &str)> = HashSet::new();
+    let mut structs: HashSet<&str> = HashSet::new();
+    for l in files {
+        for f in &l.ir.functions {
+            defined.insert(&f.name);
+            methods.extend(analysis::method_key(&f.name));
+        }
+        structs.extend(l.ir.structs.iter().map(|(n, _)| n.as_str()));
+    }
+    let mut out = BTreeSet::new();
+    let mut walk_calls = |callee: &str| {
+        if defined.contains(callee) {
+            return;
+        }
+        match analysis::method_key(callee) {
+            Some(k) if methods.contains(&k) => {}
+            Some((ty, _)) => {
+                out.insert(ty.to_string());
+            }
+            None => {
+                let last = callee.rsplit("::").next().unwrap_or(callee);
+                out.insert(format!("fn {last}"));
+            }
+        }
+    };
+    // Whether a body uses an OpenCL API or calls a function of the crate.
+    fn walk(body: &[ir::Stmt], calls: &mut dyn FnMut(&str)) -> bool {
         let mut uses_api = false;
         for s in body {
             match s {
                 ir::Stmt::Call { callee, .. } => {
-                    let last = callee.rsplit("::").next().unwrap_or(callee);
-                    out.insert(last.to_string());
+                    calls(callee);
                     uses_api = true;
                 }
                 ir::Stmt::Branch(arms) => {
                     for arm in arms {
-                        uses_api |= walk(arm, out);
+                        uses_api |= walk(arm, calls);
                     }
                 }
-                ir::Stmt::Loop(b) => uses_api |= walk(b, out),
+                ir::Stmt::Loop(b) => uses_api |= walk(b, calls),
                 ir::Stmt::Assign { .. }
                 | ir::Stmt::Push { .. }
                 | ir::Stmt::Forget { .. }
@@ -292,22 +333,36 @@ fn wanted_names(files: &[&Lowered]) -> BTreeSet<String> {
         }
         uses_api
     }
-    let mut out = BTreeSet::new();
+    let mut callers = Vec::new();
+    let mut types = Vec::new();
     for l in files {
         for f in &l.ir.functions {
-            if walk(&f.body, &mut out) {
-                let last = f.name.rsplit("::").next().unwrap_or(&f.name);
-                if last != "main" {
-                    out.insert(last.to_string());
-                }
+            if walk(&f.body, &mut walk_calls) {
+                callers.push(match analysis::method_key(&f.name) {
+                    Some((ty, _)) => ty,
+                    None => f.name.rsplit("::").next().unwrap_or(&f.name),
+                });
             }
-            out.extend(f.vars.iter().filter_map(|v| v.ty.clone()));
+            types.extend(f.vars.iter().filter_map(|v| v.ty.as_deref()));
         }
     }
+    out.extend(
+        callers
+            .into_iter()
+            .filter(|n| *n != "main")
+            .map(str::to_string),
+    );
+    out.extend(
+        types
+            .into_iter()
+            .filter(|t| !structs.contains(t))
+            .map(|t| format!("struct {t}")),
+    );
     out
 }
 
 /// The findings of one run over files, before they are sorted into a [`Report`].
+#[derive(Default)]
 struct Outcome {
     files: Vec<SourceFile>,
     parsed: usize,
@@ -316,126 +371,166 @@ struct Outcome {
     suppressed: usize,
 }
 
-/// Checks `inputs`: lowers the files the pre-filter selects, then, crate by crate, the
-/// files that define or call what those need (until no file is added), gives each crate an
-/// index of its functions and structs, analyzes every function with it, and applies each
-/// file's suppression comments and the configured levels. Files keep their text when they
-/// have something to show, or when `keep_text`.
-fn run(
-    mut inputs: Vec<Input>,
-    prefilter: Option<&Prefilter>,
-    config: &config::Config,
-    keep_text: bool,
-) -> Outcome {
-    let mut problems = Vec::new();
-    let anchored: Vec<bool> = inputs
-        .par_iter()
-        .map(|i| match &i.bytes {
-            Ok(b) => prefilter.is_none_or(|p| p.matches(b)),
-            Err(_) => false,
-        })
-        .collect();
-    for i in &inputs {
-        if let Err(message) = &i.bytes {
-            problems.push(Problem {
-                path: i.path.clone(),
-                span: None,
-                message: message.clone(),
-                internal: false,
-            });
-        }
-    }
-    let mut done = vec![false; inputs.len()];
-    let mut lowered: Vec<Lowered> = Vec::new();
-    let mut failed: Vec<(usize, SourceFile)> = Vec::new();
-    let mut next: Vec<usize> = (0..inputs.len()).filter(|&i| anchored[i]).collect();
-    while !next.is_empty() {
-        for &i in &next {
-            done[i] = true;
-        }
-        for (&id, r) in next.iter().zip(lower_files(&mut inputs, &next)) {
-            match r {
-                Lowering::Done(l) => lowered.push(l),
-                Lowering::Failed(src, p) => {
-                    failed.extend(src.map(|s| (id, s)));
-                    problems.push(p);
-                }
-            }
-        }
-        let mut by_crate: BTreeMap<&str, Vec<&Lowered>> = BTreeMap::new();
-        for l in &lowered {
-            by_crate
-                .entry(&inputs[l.id].placement.krate)
-                .or_default()
-                .push(l);
-        }
-        next = Vec::new();
-        for (krate, files) in by_crate {
-            let want = Prefilter::new(wanted_names(&files));
-            next.extend((0..inputs.len()).filter(|&i| {
-                !done[i]
-                    && inputs[i].placement.krate == krate
-                    && inputs[i].bytes.as_ref().is_ok_and(|b| want.matches(b))
-            }));
-        }
-        next.sort_unstable();
-    }
-    // Decoded and given to the parser, whatever it said.
-    let parsed = lowered.len() + failed.len();
-    lowered.sort_by_key(|l| l.id);
-    link(&mut lowered, &inputs);
-    let mut crates: BTreeMap<&str, Vec<&Lowered>> = BTreeMap::new();
-    for l in &lowered {
-        crates
-            .entry(&inputs[l.id].placement.krate)
-            .or_default()
-            .push(l);
-    }
-    let indexes: BTreeMap<&str, analysis::Index> = crates
-        .iter()
-        .map(|(k, files)| {
-            let functions = files.iter().flat_map(|l| &l.ir.functions);
-            (*k, analysis::Index::new(functions))
-        })
-        .collect();
-    let kernel_files = kernel_files(&lowered, &inputs);
-    let analyzed = par_guarded(
-        &lowered,
-        |l| l.src.path.clone(),
-        |l| {
-            let index = &indexes[inputs[l.id].placement.krate.as_str()];
-            let beside = kernel_files[&kernel_dir(&inputs[l.id])].clone();
-            let mut kernels = analysis::Kernels::new(beside);
-            Ok(l.ir
-                .functions
-                .iter()
-                .flat_map(|f| rules::run(&analysis::analyze(f, index, &mut kernels)))
-                .collect::<Vec<Finding>>())
-        },
-    );
-    let mut by_file: Vec<Vec<Finding>> = vec![Vec::new(); inputs.len()];
-    for r in analyzed {
-        match r {
-            Ok(findings) => {
-                for f in findings {
-                    by_file[f.anchor.file].push(f);
-                }
-            }
-            Err(p) => problems.push(p),
-        }
-    }
+/// What checking one crate gave: the files that keep their text, by index.
+#[derive(Default)]
+struct CrateOutcome {
+    kept: Vec<(usize, SourceFile)>,
+    parsed: usize,
+    findings: Vec<Finding>,
+    problems: Vec<Problem>,
+    suppressed: usize,
+}
+
+/// The kernels of the `.cl` files of each directory, read once.
+type KernelCache = std::sync::Mutex<HashMap<(PathBuf, Option<usize>), Arc<analysis::KernelFiles>>>;
+
+/// Checks `inputs`, crate by crate, crates in parallel (see [`check_crate`]). Files keep
+/// their text when they have something to show, or when `keep_text`.
+fn run(inputs: Vec<Input>, config: &config::Config, keep_text: bool) -> Outcome {
     let mut out = Outcome {
         files: inputs
             .iter()
             .map(|i| SourceFile::new(i.path.clone(), display_path(&i.path), String::new()))
             .collect(),
-        parsed,
-        findings: Vec::new(),
-        problems: Vec::new(),
-        suppressed: 0,
+        ..Outcome::default()
     };
+    let mut crates: BTreeMap<String, Vec<(usize, Input)>> = BTreeMap::new();
+    for (id, input) in inputs.into_iter().enumerate() {
+        if let Err(message) = &input.bytes {
+            out.problems.push(Problem {
+                path: input.path.clone(),
+                span: None,
+                message: message.clone(),
+                internal: false,
+            });
+        }
+        crates
+            .entry(input.placement.krate.clone())
+            .or_default()
+            .push((id, input));
+    }
+    let cache = KernelCache::default();
+    let results: Vec<CrateOutcome> = crates
+        .into_values()
+        .collect::<Vec<_>>()
+        .into_par_iter()
+        .map(|members| check_crate(members, config, keep_text, &cache))
+        .collect();
+    for r in results {
+        for (id, src) in r.kept {
+            out.files[id] = src;
+        }
+        out.parsed += r.parsed;
+        out.findings.extend(r.findings);
+        out.problems.extend(r.problems);
+        out.suppressed += r.suppressed;
+    }
+    out
+}
+
+/// Checks the files of one crate: lowers those the pre-filter selected, then the files of
+/// the crate that define or call what those need (until no file is added), gives the
+/// crate's functions the fields of its structs, analyzes every function with the index of
+/// the crate, and applies each file's suppression comments and the configured levels.
+fn check_crate(
+    mut members: Vec<(usize, Input)>,
+    config: &config::Config,
+    keep_text: bool,
+    cache: &KernelCache,
+) -> CrateOutcome {
+    let mut out = CrateOutcome::default();
+    let mut done = vec![false; members.len()];
+    let mut lowered: Vec<Lowered> = Vec::new();
+    let mut failed: Vec<(usize, SourceFile)> = Vec::new();
+    let mut next: Vec<usize> = (0..members.len())
+        .filter(|&m| members[m].1.anchored && members[m].1.bytes.is_ok())
+        .collect();
+    while !next.is_empty() {
+        for &m in &next {
+            done[m] = true;
+        }
+        for (&m, r) in next.iter().zip(lower_files(&mut members, &next)) {
+            match r {
+                Lowering::Done(l) => lowered.push(l),
+                Lowering::Failed(src, p) => {
+                    failed.extend(src.map(|s| (members[m].0, s)));
+                    out.problems.push(p);
+                }
+            }
+        }
+        let rest: Vec<usize> = (0..members.len())
+            .filter(|&m| !done[m] && members[m].1.bytes.is_ok())
+            .collect();
+        if rest.is_empty() || lowered.is_empty() {
+            break;
+        }
+        let want = Prefilter::new(wanted_names(&lowered.iter().collect::<Vec<_>>()));
+        let read: Vec<(usize, Result<Vec<u8>, String>)> = rest
+            .into_par_iter()
+            .map(|m| {
+                let path = &members[m].1.path;
+                (m, source::read_regular(path, source::MAX_FILE_BYTES))
+            })
+            .collect();
+        next = Vec::new();
+        for (m, bytes) in read {
+            match bytes {
+                Ok(b) if want.matches(&b) => {
+                    members[m].1.bytes = Ok(Some(b));
+                    next.push(m);
+                }
+                Ok(_) => {}
+                Err(message) => {
+                    // It could be read before: it changed during the run.
+                    out.problems.push(Problem {
+                        path: members[m].1.path.clone(),
+                        span: None,
+                        message,
+                        internal: false,
+                    });
+                    done[m] = true;
+                }
+            }
+        }
+    }
+    // Decoded and given to the parser, whatever it said.
+    out.parsed = lowered.len() + failed.len();
+    lowered.sort_by_key(|l| l.id);
+    let structs: Vec<(String, lower::Fields)> = lowered
+        .iter()
+        .flat_map(|l| l.ir.structs.iter().cloned())
+        .collect();
+    for l in &mut lowered {
+        lower::link(&mut l.ir.functions, &structs);
+    }
+    let index = analysis::Index::new(lowered.iter().flat_map(|l| &l.ir.functions));
+    let input_of: HashMap<usize, &Input> = members.iter().map(|(id, i)| (*id, i)).collect();
+    let analyzed = par_guarded(
+        lowered.iter().collect(),
+        |l: &&Lowered| l.src.path.clone(),
+        |l| {
+            let beside = kernel_files(cache, kernel_dir(input_of[&l.id]));
+            let mut kernels = analysis::Kernels::new(beside);
+            Ok(l.ir
+                .functions
+                .iter()
+                .flat_map(|f| rules::run(&analysis::analyze(f, &index, &mut kernels)))
+                .collect::<Vec<Finding>>())
+        },
+    );
+    let mut by_file: HashMap<usize, Vec<Finding>> = HashMap::new();
+    for r in analyzed {
+        match r {
+            Ok(findings) => {
+                for f in findings {
+                    by_file.entry(f.anchor.file).or_default().push(f);
+                }
+            }
+            Err(p) => out.problems.push(p),
+        }
+    }
     for l in &lowered {
-        let mut findings = std::mem::take(&mut by_file[l.id]);
+        let mut findings = by_file.remove(&l.id).unwrap_or_default();
         dedup(&mut findings);
         let applied = suppress::apply(l.id, &l.src, with_levels(findings, config), &|r| {
             config.level(r).is_some()
@@ -444,24 +539,20 @@ fn run(
         out.findings.extend(applied.kept);
         out.findings.extend(with_levels(applied.reported, config));
     }
-    // A finding can point into several files (a helper's command, its caller's).
-    let mut shown = vec![keep_text; inputs.len()];
+    // A finding can point into several files of the crate (a helper's command, its
+    // caller's).
+    let mut shown: HashSet<usize> = HashSet::new();
     for f in &out.findings {
         let labels = std::iter::once(&f.primary).chain(&f.secondary);
-        for span in labels.map(|l| l.span).chain([f.anchor]) {
-            shown[span.file] = true;
-        }
+        shown.extend(labels.map(|l| l.span.file).chain([f.anchor.file]));
     }
     for l in lowered {
-        if shown[l.id] {
-            out.files[l.id] = l.src;
+        if keep_text || shown.contains(&l.id) {
+            out.kept.push((l.id, l.src));
         }
     }
     // A file that could not be parsed keeps its text, to show where.
-    for (id, src) in failed {
-        out.files[id] = src;
-    }
-    out.problems = problems;
+    out.kept.extend(failed);
     out
 }
 
@@ -477,38 +568,19 @@ fn kernel_dir(input: &Input) -> (PathBuf, Option<usize>) {
     }
 }
 
-/// The kernels of the `.cl` files beside each lowered file, read once per directory.
-fn kernel_files(
-    lowered: &[Lowered],
-    inputs: &[Input],
-) -> HashMap<(PathBuf, Option<usize>), std::sync::Arc<analysis::KernelFiles>> {
-    let dirs: BTreeSet<(PathBuf, Option<usize>)> =
-        lowered.iter().map(|l| kernel_dir(&inputs[l.id])).collect();
-    dirs.into_par_iter()
-        .map(|(dir, depth)| {
-            let texts: Vec<String> = discover::kernel_files(&dir, depth)
-                .iter()
-                .filter_map(|p| read(p).ok())
-                .collect();
-            let files = analysis::KernelFiles::new(texts.iter().map(String::as_str));
-            ((dir, depth), std::sync::Arc::new(files))
-        })
-        .collect()
-}
-
-/// Gives the parameters of each crate's functions the fields of structs other files of the
-/// crate define.
-fn link(lowered: &mut [Lowered], inputs: &[Input]) {
-    let mut structs: HashMap<&str, Vec<(String, lower::Fields)>> = HashMap::new();
-    for l in lowered.iter() {
-        structs
-            .entry(&inputs[l.id].placement.krate)
-            .or_default()
-            .extend(l.ir.structs.iter().cloned());
+/// The kernels of the `.cl` files in `dir`, read once per run.
+fn kernel_files(cache: &KernelCache, dir: (PathBuf, Option<usize>)) -> Arc<analysis::KernelFiles> {
+    if let Some(k) = cache.lock().ok().and_then(|c| c.get(&dir).cloned()) {
+        return k;
     }
-    for l in lowered.iter_mut() {
-        let krate = &inputs[l.id].placement.krate;
-        lower::link(&mut l.ir.functions, &structs[krate.as_str()]);
+    let texts: Vec<String> = discover::kernel_files(&dir.0, dir.1)
+        .iter()
+        .filter_map(|p| read(p).ok())
+        .collect();
+    let files = Arc::new(analysis::KernelFiles::new(texts.iter().map(String::as_str)));
+    match cache.lock() {
+        Ok(mut c) => c.entry(dir).or_insert(files).clone(),
+        Err(_) => files,
     }
 }
 
@@ -556,17 +628,30 @@ pub fn check(paths: &[PathBuf], settings: &Settings) -> Report {
     let placements: Vec<package::Placement> =
         found.files.iter().map(|p| locator.place(p)).collect();
     let out = in_pool(settings.jobs, || {
+        // With the pre-filter, each file is read and only those it selects are held;
+        // without it, each file is read when it is lowered.
         let inputs: Vec<Input> = found
             .files
             .par_iter()
             .zip(placements)
-            .map(|(p, placement)| Input {
-                path: p.clone(),
-                bytes: source::read_regular(p, source::MAX_FILE_BYTES),
-                placement,
+            .map(|(p, placement)| {
+                let (bytes, anchored) = match prefilter {
+                    Some(pf) => match source::read_regular(p, source::MAX_FILE_BYTES) {
+                        Ok(b) if pf.matches(&b) => (Ok(Some(b)), true),
+                        Ok(_) => (Ok(None), false),
+                        Err(e) => (Err(e), false),
+                    },
+                    None => (Ok(None), true),
+                };
+                Input {
+                    path: p.clone(),
+                    bytes,
+                    anchored,
+                    placement,
+                }
             })
             .collect();
-        run(inputs, prefilter, &settings.config, false)
+        run(inputs, &settings.config, false)
     });
     problems.extend(out.problems);
     let mut report = Report {
@@ -592,10 +677,11 @@ pub fn check(paths: &[PathBuf], settings: &Settings) -> Report {
 pub fn check_source(path: &Path, text: &str, settings: &Settings) -> Report {
     let input = Input {
         path: path.to_path_buf(),
-        bytes: Ok(text.as_bytes().to_vec()),
+        bytes: Ok(Some(text.as_bytes().to_vec())),
+        anchored: true,
         placement: package::Locator::default().place(path),
     };
-    let out = in_pool(Some(1), || run(vec![input], None, &settings.config, true));
+    let out = in_pool(Some(1), || run(vec![input], &settings.config, true));
     let mut report = Report {
         files: out.files,
         parsed: out.parsed,
@@ -663,7 +749,7 @@ mod tests {
     fn a_panic_in_one_file_is_a_problem_naming_it() {
         let files = [PathBuf::from("a.rs"), PathBuf::from("b.rs")];
         let out = par_guarded(
-            &files,
+            files.to_vec(),
             |p| p.clone(),
             |p| {
                 if p.ends_with("a.rs") {

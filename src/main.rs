@@ -73,7 +73,8 @@ enum DebugCommand {
 
 #[derive(Args, Default)]
 struct CheckArgs {
-    /// Packages, workspaces, directories or `.rs` files [default: .]
+    /// Packages, workspaces, directories or `.rs` files [default: .]. Calls are followed
+    /// across the files of a crate that are checked together.
     paths: Vec<PathBuf>,
     /// Output format [default: human].
     #[arg(long, value_enum, conflicts_with = "message_format")]
@@ -111,8 +112,9 @@ struct CheckArgs {
     /// Worker threads [default: one per core].
     #[arg(short, long)]
     jobs: Option<usize>,
-    /// Parse every file, also those that name no enqueue or kernel-argument API (they
-    /// cannot hold a finding; without this flag they are counted as checked unparsed).
+    /// Parse every file, also those that name no enqueue or kernel-argument API and that
+    /// no file naming one calls or is called by (such a file cannot matter to a finding;
+    /// without this flag it is counted as checked, unparsed).
     #[arg(long)]
     no_prefilter: bool,
 }

@@ -452,6 +452,22 @@ struct InlineCx {
 /// How deep calls are followed.
 const MAX_CALL_DEPTH: usize = 4;
 
+/// Statements of callees interpreted for one analyzed function, all calls together: past
+/// this, calls forget. Following every call of a crate to depth `MAX_CALL_DEPTH` would be
+/// exponential in it.
+const MAX_INLINED_STMTS: usize = 4_000;
+
+/// Statements in a body, nested ones included.
+fn stmt_count(body: &[Stmt]) -> usize {
+    body.iter()
+        .map(|s| match s {
+            Stmt::Branch(arms) => 1 + arms.iter().map(|a| stmt_count(a)).sum::<usize>(),
+            Stmt::Loop(b) => 1 + stmt_count(b),
+            _ => 1,
+        })
+        .sum()
+}
+
 /// A callee's statements with its variables moved past the caller's.
 fn shift_block(body: &[Stmt], by: usize) -> Vec<Stmt> {
     body.iter().map(|s| shift_stmt(s, by)).collect()
@@ -695,8 +711,8 @@ fn insert_unique<'f, K: std::hash::Hash + Eq>(
     map.entry(key).and_modify(|e| *e = None).or_insert(Some(f));
 }
 
-/// The last two segments of a method's name (`Type`, `method`).
-fn method_key(name: &str) -> Option<(&str, &str)> {
+/// The last two segments of a method's name (`Type`, `method`); `None` for a function.
+pub fn method_key(name: &str) -> Option<(&str, &str)> {
     let (head, method) = name.rsplit_once("::")?;
     let ty = head.rsplit("::").next()?;
     ty.starts_with(|c: char| c.is_ascii_uppercase())
@@ -743,6 +759,8 @@ struct Analyzer<'f> {
     event_vars: BTreeMap<(usize, usize), String>,
     /// Frames entered so far.
     frames: usize,
+    /// Statements of the callees followed so far.
+    inlined_stmts: usize,
     raw: Vec<RawFact>,
     seen: HashSet<(u8, usize, usize)>,
     kernels: &'f mut Kernels,
@@ -810,6 +828,7 @@ pub fn analyze<'f>(func: &Function, index: &'f Index<'f>, kernels: &mut Kernels)
         default_device: None,
         event_vars: BTreeMap::new(),
         frames: 0,
+        inlined_stmts: 0,
         raw: Vec::new(),
         seen: HashSet::new(),
         kernels,
@@ -1423,6 +1442,14 @@ impl<'f> Analyzer<'f> {
             f.params.len() == n_args
                 && self.inlined.len() < MAX_CALL_DEPTH
                 && !self.inlined.iter().any(|c| c.callee == callee)
+        });
+        let target = target.filter(|f| {
+            let size = stmt_count(&f.body);
+            let fits = self.inlined_stmts + size <= MAX_INLINED_STMTS;
+            if fits {
+                self.inlined_stmts += size;
+            }
+            fits
         });
         let all: Vec<Value> = recv.into_iter().chain(args).cloned().collect();
         let Some(f) = target else {

@@ -118,18 +118,24 @@ pub struct Api {
 }
 
 impl Api {
-    /// Whether the call lowers to a statement the analysis draws facts from: an enqueue,
-    /// or a kernel argument. Every finding comes from one of these.
+    /// Whether the call lowers to a statement the analysis draws facts from: an enqueue, a
+    /// kernel argument, or a raw user event (which can leak). Every finding comes from one
+    /// of these.
     pub fn is_anchor(&self) -> bool {
-        matches!(
-            self.effect,
-            Effect::Command(_)
-                | Effect::LaunchEnqueue
-                | Effect::SetArg
-                | Effect::LaunchArg
-                | Effect::New(NewKind::UserEvent)
-                | Effect::Op(crate::ir::Op::Enq | crate::ir::Op::Arg { .. } | crate::ir::Op::Build)
-        )
+        match self.effect {
+            // Only a raw user event can leak; an owning one releases itself.
+            Effect::New(NewKind::UserEvent) => self.raw_event,
+            _ => matches!(
+                self.effect,
+                Effect::Command(_)
+                    | Effect::LaunchEnqueue
+                    | Effect::SetArg
+                    | Effect::LaunchArg
+                    | Effect::Op(
+                        crate::ir::Op::Enq | crate::ir::Op::Arg { .. } | crate::ir::Op::Build
+                    )
+            ),
+        }
     }
 
     /// The identifier a call of this API ends in (`create` for `Buffer::create`).

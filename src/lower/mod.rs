@@ -76,6 +76,13 @@ const READING_MACROS: &[&str] = &[
 /// The fields of a struct: their names and types.
 pub type Fields = Vec<(String, TypeHint)>;
 
+/// Standard types that parameters often have: never structs of the crate.
+const STD_TYPES: &[&str] = &[
+    "Vec", "String", "str", "Option", "Result", "Box", "Rc", "Arc", "RefCell", "Cell", "Mutex",
+    "RwLock", "HashMap", "HashSet", "BTreeMap", "BTreeSet", "VecDeque", "Path", "PathBuf",
+    "Duration", "Instant",
+];
+
 /// The lowered functions of one file, and the structs it defines.
 #[derive(Debug, Default)]
 pub struct FileIr {
@@ -795,6 +802,11 @@ impl Lowerer<'_, '_> {
     fn type_var(&mut self, v: Var, ty: Option<String>) {
         match ty.as_deref().and_then(|t| self.cx.structs.get(t)) {
             Some(fields) => self.vars[v].fields = fields.clone(),
+            // A binding's type (`CommandQueue`) or a standard one (`Vec`) is no struct of
+            // the crate.
+            None if ty.as_deref().is_some_and(|t| {
+                hint_from_name(t) != TypeHint::Unknown || STD_TYPES.contains(&t)
+            }) => {}
             None => self.vars[v].ty = ty,
         }
     }
