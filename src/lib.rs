@@ -71,6 +71,18 @@ pub struct Problem {
     pub internal: bool,
 }
 
+impl Problem {
+    /// A problem with a whole file (it could not be read, decoded or walked into).
+    fn of_file(path: &Path, message: String) -> Problem {
+        Problem {
+            path: path.to_path_buf(),
+            span: None,
+            message,
+            internal: false,
+        }
+    }
+}
+
 /// Everything one run found.
 #[derive(Debug, Default)]
 pub struct Report {
@@ -134,15 +146,13 @@ pub fn parse(
     edition: Option<package::Edition>,
 ) -> Result<syn::File, Problem> {
     if nesting::bound(&src.text).is_some_and(|b| b > nesting::MAX_NESTING) {
-        return Err(Problem {
-            path: src.path.clone(),
-            span: None,
-            message: format!(
+        return Err(Problem::of_file(
+            &src.path,
+            format!(
                 "nested more than {} levels deep; the file was not checked",
                 nesting::MAX_NESTING
             ),
-            internal: false,
-        });
+        ));
     }
     let as_2015 = || {
         let (text, shifts) = src.edition_2015()?;
@@ -170,12 +180,9 @@ pub fn parse(
     })
 }
 
-/// Runs `work` on `path`; a panic in it (a bug in the checker) becomes an internal-error
-/// problem naming the file.
-fn guarded<R>(
-    path: impl FnOnce() -> PathBuf,
-    work: impl FnOnce() -> Result<R, Problem>,
-) -> Result<R, Problem> {
+/// Runs `work` on the file `path`; a panic in it (a bug in the checker) becomes an
+/// internal-error problem naming the file.
+fn guarded<R>(path: PathBuf, work: impl FnOnce() -> Result<R, Problem>) -> Result<R, Problem> {
     let outcome = catch_unwind(AssertUnwindSafe(work));
     // Spans of the syntax trees parsed on this thread are not used after the work.
     proc_macro2::extra::invalidate_current_thread_spans();
@@ -186,7 +193,7 @@ fn guarded<R>(
             .or_else(|| panic.downcast_ref::<String>().cloned())
             .unwrap_or_else(|| "unknown panic".into());
         Err(Problem {
-            path: path(),
+            path,
             span: None,
             message: format!("internal error while checking this file: {what}"),
             internal: true,
@@ -203,10 +210,7 @@ fn par_guarded<T: Send, R: Send>(
 ) -> Vec<Result<R, Problem>> {
     items
         .into_par_iter()
-        .map(|item| {
-            let p = path(&item);
-            guarded(|| p, || work(item))
-        })
+        .map(|item| guarded(path(&item), || work(item)))
         .collect()
 }
 
@@ -252,12 +256,9 @@ fn lower_files(members: &mut [(usize, Input)], which: &[usize]) -> Vec<Lowering>
             Ok(None) => source::read_regular(&input.path, source::MAX_FILE_BYTES),
             Err(e) => Err(e),
         };
-        let text = bytes.and_then(decode).map_err(|message| Problem {
-            path: input.path.clone(),
-            span: None,
-            message,
-            internal: false,
-        })?;
+        let text = bytes
+            .and_then(decode)
+            .map_err(|message| Problem::of_file(&input.path, message))?;
         let src = SourceFile::new(input.path.clone(), display_path(&input.path), text);
         let ast = match parse(id, &src, input.placement.edition) {
             Ok(ast) => ast,
@@ -291,29 +292,13 @@ fn wanted_names(files: &[&Lowered]) -> BTreeSet<String> {
         }
         structs.extend(l.ir.structs.iter().map(|(n, _)| n.as_str()));
     }
-    let mut out = BTreeSet::new();
-    let mut walk_calls = |callee: &str| {
-        if defined.contains(callee) {
-            return;
-        }
-        match analysis::method_key(callee) {
-            Some(k) if methods.contains(&k) => {}
-            Some((ty, _)) => {
-                out.insert(ty.to_string());
-            }
-            None => {
-                let last = callee.rsplit("::").next().unwrap_or(callee);
-                out.insert(format!("fn {last}"));
-            }
-        }
-    };
-    // Whether a body uses an OpenCL API or calls a function of the crate.
-    fn walk(body: &[ir::Stmt], calls: &mut dyn FnMut(&str)) -> bool {
+    // Whether a body uses an OpenCL API or calls a function of the crate; the callees.
+    fn walk<'b>(body: &'b [ir::Stmt], calls: &mut Vec<&'b str>) -> bool {
         let mut uses_api = false;
         for s in body {
             match s {
                 ir::Stmt::Call { callee, .. } => {
-                    calls(callee);
+                    calls.push(callee);
                     uses_api = true;
                 }
                 ir::Stmt::Branch(arms) => {
@@ -333,17 +318,31 @@ fn wanted_names(files: &[&Lowered]) -> BTreeSet<String> {
         }
         uses_api
     }
+    let mut calls = Vec::new();
     let mut callers = Vec::new();
     let mut types = Vec::new();
     for l in files {
         for f in &l.ir.functions {
-            if walk(&f.body, &mut walk_calls) {
+            if walk(&f.body, &mut calls) {
                 callers.push(match analysis::method_key(&f.name) {
                     Some((ty, _)) => ty,
                     None => f.name.rsplit("::").next().unwrap_or(&f.name),
                 });
             }
             types.extend(f.vars.iter().filter_map(|v| v.ty.as_deref()));
+        }
+    }
+    let mut out = BTreeSet::new();
+    for callee in calls.into_iter().filter(|c| !defined.contains(c)) {
+        match analysis::method_key(callee) {
+            Some(k) if methods.contains(&k) => {}
+            Some((ty, _)) => {
+                out.insert(ty.to_string());
+            }
+            None => {
+                let last = callee.rsplit("::").next().unwrap_or(callee);
+                out.insert(format!("fn {last}"));
+            }
         }
     }
     out.extend(
@@ -397,12 +396,8 @@ fn run(inputs: Vec<Input>, config: &config::Config, keep_text: bool) -> Outcome 
     let mut crates: BTreeMap<String, Vec<(usize, Input)>> = BTreeMap::new();
     for (id, input) in inputs.into_iter().enumerate() {
         if let Err(message) = &input.bytes {
-            out.problems.push(Problem {
-                path: input.path.clone(),
-                span: None,
-                message: message.clone(),
-                internal: false,
-            });
+            out.problems
+                .push(Problem::of_file(&input.path, message.clone()));
         }
         crates
             .entry(input.placement.krate.clone())
@@ -482,12 +477,8 @@ fn check_crate(
                 Ok(_) => {}
                 Err(message) => {
                     // It could be read before: it changed during the run.
-                    out.problems.push(Problem {
-                        path: members[m].1.path.clone(),
-                        span: None,
-                        message,
-                        internal: false,
-                    });
+                    out.problems
+                        .push(Problem::of_file(&members[m].1.path, message));
                     done[m] = true;
                 }
             }
@@ -500,9 +491,10 @@ fn check_crate(
         .iter()
         .flat_map(|l| l.ir.structs.iter().cloned())
         .collect();
-    for l in &mut lowered {
-        lower::link(&mut l.ir.functions, &structs);
-    }
+    lower::link(
+        lowered.iter_mut().flat_map(|l| &mut l.ir.functions),
+        &structs,
+    );
     let index = analysis::Index::new(lowered.iter().flat_map(|l| &l.ir.functions));
     let input_of: HashMap<usize, &Input> = members.iter().map(|(id, i)| (*id, i)).collect();
     let analyzed = par_guarded(
@@ -616,12 +608,7 @@ pub fn check(paths: &[PathBuf], settings: &Settings) -> Report {
     let mut problems: Vec<Problem> = found
         .problems
         .iter()
-        .map(|p| Problem {
-            path: p.path.clone(),
-            span: None,
-            message: p.message.clone(),
-            internal: false,
-        })
+        .map(|p| Problem::of_file(&p.path, p.message.clone()))
         .collect();
     let prefilter = settings.prefilter.then(Prefilter::get);
     let mut locator = package::Locator::default();

@@ -697,18 +697,26 @@ impl Kernels {
 pub struct Index<'f> {
     /// `None` for a name two functions have (as under different `#[cfg]`s): which one
     /// runs is not known.
-    exact: HashMap<&'f str, Option<&'f Function>>,
+    exact: HashMap<&'f str, Option<Callee<'f>>>,
     /// Methods (`Type::method`) by their last two segments: an `impl` can be in a module
     /// other than its type's, and a call names the type as it was imported.
-    methods: HashMap<(&'f str, &'f str), Option<&'f Function>>,
+    methods: HashMap<(&'f str, &'f str), Option<Callee<'f>>>,
+}
+
+/// A function of the index, with the size of its body.
+#[derive(Clone, Copy, Debug)]
+pub struct Callee<'f> {
+    pub function: &'f Function,
+    /// Its statements, nested ones included: what following a call of it costs.
+    pub stmts: usize,
 }
 
 fn insert_unique<'f, K: std::hash::Hash + Eq>(
-    map: &mut HashMap<K, Option<&'f Function>>,
+    map: &mut HashMap<K, Option<Callee<'f>>>,
     key: K,
-    f: &'f Function,
+    c: Callee<'f>,
 ) {
-    map.entry(key).and_modify(|e| *e = None).or_insert(Some(f));
+    map.entry(key).and_modify(|e| *e = None).or_insert(Some(c));
 }
 
 /// The last two segments of a method's name (`Type`, `method`); `None` for a function.
@@ -723,16 +731,20 @@ impl<'f> Index<'f> {
     pub fn new<I: IntoIterator<Item = &'f Function>>(functions: I) -> Index<'f> {
         let mut index = Index::default();
         for f in functions {
-            insert_unique(&mut index.exact, f.name.as_str(), f);
+            let c = Callee {
+                function: f,
+                stmts: stmt_count(&f.body),
+            };
+            insert_unique(&mut index.exact, f.name.as_str(), c);
             if let Some(key) = method_key(&f.name) {
-                insert_unique(&mut index.methods, key, f);
+                insert_unique(&mut index.methods, key, c);
             }
         }
         index
     }
 
     /// The one function a call of `name` runs, when it is known.
-    pub fn get(&self, name: &str) -> Option<&'f Function> {
+    pub fn get(&self, name: &str) -> Option<Callee<'f>> {
         match self.exact.get(name) {
             Some(f) => *f,
             None => method_key(name).and_then(|k| self.methods.get(&k).copied().flatten()),
@@ -1438,25 +1450,19 @@ impl<'f> Analyzer<'f> {
         dst: &Place,
     ) -> Option<State> {
         let n_args = args.len() + usize::from(recv.is_some());
-        let target = self.index.get(callee).filter(|f| {
-            f.params.len() == n_args
+        let target = self.index.get(callee).filter(|c| {
+            c.function.params.len() == n_args
                 && self.inlined.len() < MAX_CALL_DEPTH
-                && !self.inlined.iter().any(|c| c.callee == callee)
-        });
-        let target = target.filter(|f| {
-            let size = stmt_count(&f.body);
-            let fits = self.inlined_stmts + size <= MAX_INLINED_STMTS;
-            if fits {
-                self.inlined_stmts += size;
-            }
-            fits
+                && self.inlined_stmts + c.stmts <= MAX_INLINED_STMTS
+                && !self.inlined.iter().any(|i| i.callee == callee)
         });
         let all: Vec<Value> = recv.into_iter().chain(args).cloned().collect();
-        let Some(f) = target else {
+        let Some(Callee { function: f, stmts }) = target else {
             self.forget(&mut st, &all);
             st.env.insert(dst.clone(), AVal::Unknown);
             return Some(st);
         };
+        self.inlined_stmts += stmts;
         let offset = self.vars.len();
         self.vars.extend(f.vars.iter().cloned());
         for (param, arg) in f.params.iter().zip(&all) {

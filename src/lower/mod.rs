@@ -129,7 +129,10 @@ pub fn lower_file(file_id: usize, src: &SourceFile, ast: &syn::File, module: &[S
 /// Gives each `self` and parameter whose struct another file of the crate defines the
 /// fields of that struct. `structs` are the structs of every file of the crate; a name
 /// that two of them define gives nothing.
-pub fn link(functions: &mut [Function], structs: &[(String, Fields)]) {
+pub fn link<'f>(
+    functions: impl IntoIterator<Item = &'f mut Function>,
+    structs: &[(String, Fields)],
+) {
     let mut by_name: HashMap<&str, Option<&Fields>> = HashMap::new();
     for (name, fields) in structs {
         by_name
