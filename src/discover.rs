@@ -1,5 +1,5 @@
-//! Which files to read: every `.rs` file under the given paths, except `target/` and
-//! hidden directories.
+//! Which files to read: every `.rs` file under the given paths, except cargo's output (a
+//! `target/` beside a `Cargo.toml`) and hidden directories.
 //!
 //! Symbolic links are followed; a file reached by several paths is read once (under the
 //! first path in sorted order). A dangling link, a link loop, an unreadable directory and a
@@ -27,8 +27,14 @@ pub struct Discovered {
     pub missing: Vec<PathBuf>,
 }
 
-fn skipped_dir(name: &str) -> bool {
-    name == "target" || (name.starts_with('.') && name != "." && name != "..")
+/// A hidden directory, or cargo's output: a `target` beside a `Cargo.toml` (a module
+/// directory named `target` under `src/` is source).
+fn skipped_dir(e: &walkdir::DirEntry) -> bool {
+    let Some(name) = e.file_name().to_str() else {
+        return false;
+    };
+    (name == "target" && e.path().with_file_name("Cargo.toml").is_file())
+        || (name.starts_with('.') && name != "." && name != "..")
 }
 
 /// Collects the `.rs` files under `paths`. A file named explicitly is taken whatever its
@@ -59,11 +65,7 @@ fn walk(root: &Path, d: &mut Discovered) {
         .follow_links(true)
         .sort_by_file_name()
         .into_iter()
-        .filter_entry(|e| {
-            e.depth() == 0
-                || !e.file_type().is_dir()
-                || !e.file_name().to_str().is_some_and(skipped_dir)
-        });
+        .filter_entry(|e| e.depth() == 0 || !e.file_type().is_dir() || !skipped_dir(e));
     for entry in it {
         match entry {
             Ok(e) => {
@@ -111,11 +113,7 @@ pub fn kernel_files(dir: &Path, depth: Option<usize>) -> Vec<PathBuf> {
         w = w.max_depth(d);
     }
     w.into_iter()
-        .filter_entry(|e| {
-            e.depth() == 0
-                || !e.file_type().is_dir()
-                || !e.file_name().to_str().is_some_and(skipped_dir)
-        })
+        .filter_entry(|e| e.depth() == 0 || !e.file_type().is_dir() || !skipped_dir(e))
         .filter_map(Result::ok)
         .filter(|e| e.file_type().is_file() && e.path().extension().is_some_and(|x| x == "cl"))
         .map(walkdir::DirEntry::into_path)

@@ -47,6 +47,8 @@ fn a_directory_is_walked_and_an_unparseable_file_is_one_diagnostic() {
     std::fs::write(dir.join("broken.rs"), "fn broken( { q.enqueue_task(&k").unwrap();
     // Names no enqueue: it cannot hold a finding, so it is counted but not parsed.
     std::fs::write(dir.join("unrelated.rs"), "fn unrelated( {").unwrap();
+    // Cargo's output: a `target` beside a `Cargo.toml`.
+    std::fs::write(dir.join("Cargo.toml"), "[workspace]\n").unwrap();
     std::fs::create_dir_all(dir.join("target")).unwrap();
     std::fs::copy("fixtures/seed/buggy.rs", dir.join("target/skipped.rs")).unwrap();
     std::fs::create_dir_all(dir.join(".hidden")).unwrap();
