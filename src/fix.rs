@@ -120,6 +120,7 @@ pub fn plan(report: &Report, unsafe_fixes: bool) -> (Vec<FileEdit>, Vec<Problem>
                 span: None,
                 message: format!("fixes not applied: the fixed file would not parse: {e}"),
                 internal: true,
+                error: false,
             });
             continue;
         }
@@ -236,6 +237,7 @@ pub fn fix(paths: &[PathBuf], settings: &Settings, unsafe_fixes: bool) -> Outcom
                     span: None,
                     message: format!("fixes not applied: could not write the file: {err}"),
                     internal: false,
+                    error: false,
                 }),
             }
         }

@@ -31,7 +31,7 @@ use std::sync::Arc;
 use rayon::prelude::*;
 
 use ir::Span;
-use prefilter::Prefilter;
+use prefilter::{Language, Prefilter, Scan};
 use rules::{Finding, Level};
 use source::SourceFile;
 
@@ -44,8 +44,10 @@ pub struct Settings {
     pub config: config::Config,
     /// Findings to leave out of the report because they were there before.
     pub baseline: Option<baseline::Baseline>,
-    /// Parse only the files that name an enqueue or kernel-argument API ([`prefilter`]).
-    /// The others cannot hold a finding; they still count as checked.
+    /// Parse only what can matter ([`prefilter`]): nothing of a crate without an OpenCL
+    /// binding; in a crate with one, lower and analyze only the files that name an enqueue
+    /// or kernel-argument API and those they need, and parse the others for syntax errors
+    /// only. Every file still counts as checked.
     pub prefilter: bool,
 }
 
@@ -69,17 +71,35 @@ pub struct Problem {
     pub message: String,
     /// An internal error (a bug in the checker) rather than a property of the input.
     pub internal: bool,
+    /// The file is not Rust that the checker can parse (a syntax error, nesting past the
+    /// bound, not UTF-8): an error, and the run fails, as rustc would.
+    pub error: bool,
 }
 
 impl Problem {
-    /// A problem with a whole file (it could not be read, decoded or walked into).
+    /// A problem with a whole file (it could not be read or walked into).
     fn of_file(path: &Path, message: String) -> Problem {
         Problem {
             path: path.to_path_buf(),
             span: None,
             message,
             internal: false,
+            error: false,
         }
+    }
+
+    /// A file that cannot be parsed, at `span` when known.
+    fn unparsable(path: &Path, span: Option<Span>, message: String) -> Problem {
+        Problem {
+            span,
+            error: true,
+            ..Problem::of_file(path, message)
+        }
+    }
+
+    /// Whether it is reported at error level: an internal error or an unparsable file.
+    pub fn is_error(&self) -> bool {
+        self.internal || self.error
     }
 }
 
@@ -93,6 +113,8 @@ pub struct Report {
     /// How many of `files` were parsed: the others were skipped by the pre-filter or could
     /// not be read.
     pub parsed: usize,
+    /// How many of `files` are in crates without an OpenCL binding, not parsed at all.
+    pub skipped: usize,
     /// Sorted by file, position and code.
     pub findings: Vec<Finding>,
     pub problems: Vec<Problem>,
@@ -107,6 +129,11 @@ pub struct Report {
 impl Report {
     pub fn count(&self, level: Level) -> usize {
         self.findings.iter().filter(|f| f.level == level).count()
+    }
+
+    /// Whether the run fails: an error finding or a file that cannot be parsed.
+    pub fn has_errors(&self) -> bool {
+        self.count(Level::Error) > 0 || self.problems.iter().any(|p| p.error)
     }
 }
 
@@ -146,8 +173,9 @@ pub fn parse(
     edition: Option<package::Edition>,
 ) -> Result<syn::File, Problem> {
     if nesting::bound(&src.text).is_some_and(|b| b > nesting::MAX_NESTING) {
-        return Err(Problem::of_file(
+        return Err(Problem::unparsable(
             &src.path,
+            None,
             format!(
                 "nested more than {} levels deep; the file was not checked",
                 nesting::MAX_NESTING
@@ -171,11 +199,15 @@ pub fn parse(
                 return Ok(ast);
             }
         }
+        // syn reads less edition 2015 syntax than rustc (anonymous trait-method
+        // parameters), so there it is only a warning.
         Err(Problem {
-            path: src.path.clone(),
-            span: Some(src.span(file_id, e.span())),
-            message: format!("could not parse: {e}; the file was not checked"),
-            internal: false,
+            error: edition != Some(package::Edition::E2015),
+            ..Problem::unparsable(
+                &src.path,
+                Some(src.span(file_id, e.span())),
+                format!("could not parse: {e}; the file was not checked"),
+            )
         })
     })
 }
@@ -197,6 +229,7 @@ fn guarded<R>(path: PathBuf, work: impl FnOnce() -> Result<R, Problem>) -> Resul
             span: None,
             message: format!("internal error while checking this file: {what}"),
             internal: true,
+            error: false,
         })
     })
 }
@@ -223,10 +256,16 @@ struct Input {
     /// The bytes, when they are held until the file is lowered (`None`: read them from
     /// the disk when they are needed); the reason the file could not be read.
     bytes: Held,
-    /// Whether the file names an enqueue or kernel-argument API (or the pre-filter is off).
-    anchored: bool,
+    /// What the pre-filter found in it (everything, when it is off).
+    scan: Scan,
     placement: package::Placement,
 }
+
+/// What a file is taken for without the pre-filter: one to check in full.
+const EVERYTHING: Scan = Scan {
+    binding: true,
+    anchored: true,
+};
 
 /// A file parsed and lowered.
 struct Lowered {
@@ -238,12 +277,14 @@ struct Lowered {
 /// What became of a file given to the parser.
 enum Lowering {
     Done(Lowered),
+    /// Parsed to find syntax errors only, and without one.
+    Parsed,
     /// Not lowered: its text, when it was decoded, and why.
     Failed(Option<SourceFile>, Problem),
 }
 
-/// Decodes, parses and lowers the members `which` of a crate in parallel.
-fn lower_files(members: &mut [(usize, Input)], which: &[usize]) -> Vec<Lowering> {
+/// Decodes, parses and (when `lower`) lowers the members `which` of a crate in parallel.
+fn lower_files(members: &mut [(usize, Input)], which: &[usize], lower: bool) -> Vec<Lowering> {
     let taken: Vec<(usize, Held)> = which
         .iter()
         .map(|&m| (m, std::mem::replace(&mut members[m].1.bytes, Ok(None))))
@@ -255,15 +296,17 @@ fn lower_files(members: &mut [(usize, Input)], which: &[usize]) -> Vec<Lowering>
             Ok(Some(b)) => Ok(b),
             Ok(None) => source::read_regular(&input.path, source::MAX_FILE_BYTES),
             Err(e) => Err(e),
-        };
-        let text = bytes
-            .and_then(decode)
-            .map_err(|message| Problem::of_file(&input.path, message))?;
+        }
+        .map_err(|message| Problem::of_file(&input.path, message))?;
+        let text = decode(bytes).map_err(|m| Problem::unparsable(&input.path, None, m))?;
         let src = SourceFile::new(input.path.clone(), display_path(&input.path), text);
         let ast = match parse(id, &src, input.placement.edition) {
             Ok(ast) => ast,
             Err(p) => return Ok(Lowering::Failed(Some(src), p)),
         };
+        if !lower {
+            return Ok(Lowering::Parsed);
+        }
         let ir = lower::lower_file(id, &src, &ast, &input.placement.module);
         drop(ast);
         Ok(Lowering::Done(Lowered { id, src, ir }))
@@ -365,9 +408,37 @@ fn wanted_names(files: &[&Lowered]) -> BTreeSet<String> {
 struct Outcome {
     files: Vec<SourceFile>,
     parsed: usize,
+    skipped: usize,
     findings: Vec<Finding>,
     problems: Vec<Problem>,
     suppressed: usize,
+}
+
+/// What became of the files of a crate given to the parser.
+#[derive(Default)]
+struct Given {
+    lowered: Vec<Lowered>,
+    /// Files that could not be parsed, with their text (to show where).
+    failed: Vec<(usize, SourceFile)>,
+    problems: Vec<Problem>,
+    /// Files parsed for syntax errors only, without one.
+    syntax_only: usize,
+}
+
+impl Given {
+    /// Parses the members `which` of a crate and, when `lower`, lowers them.
+    fn add(&mut self, members: &mut [(usize, Input)], which: &[usize], lower: bool) {
+        for (&m, r) in which.iter().zip(lower_files(members, which, lower)) {
+            match r {
+                Lowering::Done(l) => self.lowered.push(l),
+                Lowering::Parsed => self.syntax_only += 1,
+                Lowering::Failed(src, p) => {
+                    self.failed.extend(src.map(|s| (members[m].0, s)));
+                    self.problems.push(p);
+                }
+            }
+        }
+    }
 }
 
 /// What checking one crate gave: the files that keep their text, by index.
@@ -375,6 +446,7 @@ struct Outcome {
 struct CrateOutcome {
     kept: Vec<(usize, SourceFile)>,
     parsed: usize,
+    skipped: usize,
     findings: Vec<Finding>,
     problems: Vec<Problem>,
     suppressed: usize,
@@ -416,6 +488,7 @@ fn run(inputs: Vec<Input>, config: &config::Config, keep_text: bool) -> Outcome 
             out.files[id] = src;
         }
         out.parsed += r.parsed;
+        out.skipped += r.skipped;
         out.findings.extend(r.findings);
         out.problems.extend(r.problems);
         out.suppressed += r.suppressed;
@@ -423,10 +496,12 @@ fn run(inputs: Vec<Input>, config: &config::Config, keep_text: bool) -> Outcome 
     out
 }
 
-/// Checks the files of one crate: lowers those the pre-filter selected, then the files of
-/// the crate that define or call what those need (until no file is added), gives the
-/// crate's functions the fields of its structs, analyzes every function with the index of
-/// the crate, and applies each file's suppression comments and the configured levels.
+/// Checks the files of one crate. A crate without an OpenCL binding (in its manifest or
+/// named by one of its files) is skipped. Otherwise: lowers the files the pre-filter
+/// selected, then the files of the crate that define or call what those need (until no
+/// file is added), and parses the others for syntax errors only; gives the crate's
+/// functions the fields of its structs, analyzes every function with the index of the
+/// crate, and applies each file's suppression comments and the configured levels.
 fn check_crate(
     mut members: Vec<(usize, Input)>,
     config: &config::Config,
@@ -434,32 +509,30 @@ fn check_crate(
     cache: &KernelCache,
 ) -> CrateOutcome {
     let mut out = CrateOutcome::default();
+    if !members
+        .iter()
+        .any(|(_, i)| i.placement.binding || i.scan.binding)
+    {
+        out.skipped = members.iter().filter(|(_, i)| i.bytes.is_ok()).count();
+        return out;
+    }
     let mut done = vec![false; members.len()];
-    let mut lowered: Vec<Lowered> = Vec::new();
-    let mut failed: Vec<(usize, SourceFile)> = Vec::new();
+    let mut given = Given::default();
     let mut next: Vec<usize> = (0..members.len())
-        .filter(|&m| members[m].1.anchored && members[m].1.bytes.is_ok())
+        .filter(|&m| members[m].1.scan.anchored && members[m].1.bytes.is_ok())
         .collect();
     while !next.is_empty() {
         for &m in &next {
             done[m] = true;
         }
-        for (&m, r) in next.iter().zip(lower_files(&mut members, &next)) {
-            match r {
-                Lowering::Done(l) => lowered.push(l),
-                Lowering::Failed(src, p) => {
-                    failed.extend(src.map(|s| (members[m].0, s)));
-                    out.problems.push(p);
-                }
-            }
-        }
+        given.add(&mut members, &next, true);
         let rest: Vec<usize> = (0..members.len())
             .filter(|&m| !done[m] && members[m].1.bytes.is_ok())
             .collect();
-        if rest.is_empty() || lowered.is_empty() {
+        if rest.is_empty() || given.lowered.is_empty() {
             break;
         }
-        let want = Prefilter::new(wanted_names(&lowered.iter().collect::<Vec<_>>()));
+        let want = Prefilter::new(wanted_names(&given.lowered.iter().collect::<Vec<_>>()));
         let read: Vec<(usize, Result<Vec<u8>, String>)> = rest
             .into_par_iter()
             .map(|m| {
@@ -477,15 +550,28 @@ fn check_crate(
                 Ok(_) => {}
                 Err(message) => {
                     // It could be read before: it changed during the run.
-                    out.problems
+                    given
+                        .problems
                         .push(Problem::of_file(&members[m].1.path, message));
                     done[m] = true;
                 }
             }
         }
     }
+    // What no selected file needs is only parsed, for its syntax errors.
+    let rest: Vec<usize> = (0..members.len())
+        .filter(|&m| !done[m] && members[m].1.bytes.is_ok())
+        .collect();
+    given.add(&mut members, &rest, false);
+    let Given {
+        mut lowered,
+        failed,
+        problems,
+        syntax_only,
+    } = given;
+    out.problems = problems;
     // Decoded and given to the parser, whatever it said.
-    out.parsed = lowered.len() + failed.len();
+    out.parsed = lowered.len() + failed.len() + syntax_only;
     lowered.sort_by_key(|l| l.id);
     let structs: Vec<(String, lower::Fields)> = lowered
         .iter()
@@ -610,7 +696,7 @@ pub fn check(paths: &[PathBuf], settings: &Settings) -> Report {
         .iter()
         .map(|p| Problem::of_file(&p.path, p.message.clone()))
         .collect();
-    let prefilter = settings.prefilter.then(Prefilter::get);
+
     let mut locator = package::Locator::default();
     let placements: Vec<package::Placement> =
         found.files.iter().map(|p| locator.place(p)).collect();
@@ -622,18 +708,21 @@ pub fn check(paths: &[PathBuf], settings: &Settings) -> Report {
             .par_iter()
             .zip(placements)
             .map(|(p, placement)| {
-                let (bytes, anchored) = match prefilter {
-                    Some(pf) => match source::read_regular(p, source::MAX_FILE_BYTES) {
-                        Ok(b) if pf.matches(&b) => (Ok(Some(b)), true),
-                        Ok(_) => (Ok(None), false),
-                        Err(e) => (Err(e), false),
-                    },
-                    None => (Ok(None), true),
+                let (bytes, scan) = if settings.prefilter {
+                    match source::read_regular(p, source::MAX_FILE_BYTES) {
+                        Ok(b) => match Language::of(p).scan(&b, placement.binding) {
+                            s if s.anchored => (Ok(Some(b)), s),
+                            s => (Ok(None), s),
+                        },
+                        Err(e) => (Err(e), Scan::default()),
+                    }
+                } else {
+                    (Ok(None), EVERYTHING)
                 };
                 Input {
                     path: p.clone(),
                     bytes,
-                    anchored,
+                    scan,
                     placement,
                 }
             })
@@ -644,6 +733,7 @@ pub fn check(paths: &[PathBuf], settings: &Settings) -> Report {
     let mut report = Report {
         files: out.files,
         parsed: out.parsed,
+        skipped: out.skipped,
         findings: out.findings,
         problems,
         missing: found.missing,
@@ -665,7 +755,7 @@ pub fn check_source(path: &Path, text: &str, settings: &Settings) -> Report {
     let input = Input {
         path: path.to_path_buf(),
         bytes: Ok(Some(text.as_bytes().to_vec())),
-        anchored: true,
+        scan: EVERYTHING,
         placement: package::Locator::default().place(path),
     };
     let out = in_pool(Some(1), || run(vec![input], &settings.config, true));

@@ -277,7 +277,7 @@ fn diagnostics(uri: &Url, report: &Report) -> Vec<Diagnostic> {
     let findings = report.findings.iter().map(|f| diagnostic(uri, src, f));
     let problems = report.problems.iter().map(|p| Diagnostic {
         range: p.span.map_or_else(Range::default, |s| range(src, s)),
-        severity: Some(if p.internal {
+        severity: Some(if p.is_error() {
             DiagnosticSeverity::ERROR
         } else {
             DiagnosticSeverity::WARNING

@@ -258,8 +258,7 @@ fn run_check(args: CheckArgs) -> ExitCode {
     let warnings_fail = matches!(args.deny, Some(Deny::Warnings));
     if failed || !report.missing.is_empty() || report.problems.iter().any(|p| p.internal) {
         ExitCode::from(2)
-    } else if report.count(Level::Error) > 0 || (warnings_fail && report.count(Level::Warning) > 0)
-    {
+    } else if report.has_errors() || (warnings_fail && report.count(Level::Warning) > 0) {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS

@@ -37,12 +37,15 @@ pub struct Placement {
     pub edition: Option<Edition>,
     /// The package's directory; `None` for a file in none of a package's crates.
     pub root: Option<PathBuf>,
+    /// The package's manifest depends on an OpenCL binding (or is one).
+    pub binding: bool,
 }
 
 #[derive(Clone, Debug)]
 struct Manifest {
     edition: Edition,
     has_lib: bool,
+    binding: bool,
 }
 
 /// Finds packages for paths, reading each `Cargo.toml` once.
@@ -72,6 +75,7 @@ impl Locator {
             module: Vec::new(),
             edition: None,
             root: None,
+            binding: false,
         };
         let mut dir = abs.parent();
         while let Some(d) = dir {
@@ -82,15 +86,19 @@ impl Locator {
                     .map(|r| r.iter().map(|c| c.to_str()).collect::<Option<Vec<_>>>())
                     .unwrap_or(None);
                 // A file outside the package's layout is in none of its crates: its
-                // edition is not the package's.
+                // edition is not the package's, its dependencies are.
                 let Some((krate, module)) = rel.and_then(|r| layout(&r, m.has_lib)) else {
-                    return lone();
+                    return Placement {
+                        binding: m.binding,
+                        ..lone()
+                    };
                 };
                 return Placement {
                     krate: format!("{}#{krate}", d.display()),
                     module,
                     edition: Some(m.edition),
                     root: Some(d.to_path_buf()),
+                    binding: m.binding,
                 };
             }
             dir = d.parent();
@@ -102,7 +110,7 @@ impl Locator {
         if let Some(m) = self.manifests.get(dir) {
             return m.clone();
         }
-        let m = read_manifest(dir).map(|(lib, has_edition)| {
+        let m = read_manifest(dir).map(|(lib, has_edition, binding)| {
             let edition = match has_edition {
                 EditionKey::Value(e) => e,
                 EditionKey::Workspace => self.workspace_edition(dir),
@@ -112,6 +120,7 @@ impl Locator {
             Manifest {
                 edition,
                 has_lib: lib || dir.join("src/lib.rs").is_file(),
+                binding,
             }
         });
         self.manifests.insert(dir.to_path_buf(), m.clone());
@@ -156,9 +165,44 @@ fn read_toml(path: &Path) -> Option<toml::Table> {
     String::from_utf8(bytes).ok()?.parse::<toml::Table>().ok()
 }
 
-/// Whether `dir` is a package root: its manifest's `[package]` edition, and whether it
-/// declares a `[lib]`. A manifest that does not parse is not a package.
-fn read_manifest(dir: &Path) -> Option<(bool, EditionKey)> {
+/// Whether a manifest's package is an OpenCL binding or depends on one (`[dependencies]`,
+/// dev-, build- and target-specific ones, under its own name or renamed with `package`).
+fn names_binding(t: &toml::Table) -> bool {
+    let binding =
+        |name: &str| crate::prefilter::BINDING_CRATES.contains(&name.replace('-', "_").as_str());
+    let tables = |t: &toml::Table| {
+        ["dependencies", "dev-dependencies", "build-dependencies"]
+            .into_iter()
+            .filter_map(|k| t.get(k).and_then(|d| d.as_table()))
+            .flat_map(|d| d.iter())
+            .any(|(name, spec)| {
+                binding(name)
+                    || spec
+                        .get("package")
+                        .and_then(|p| p.as_str())
+                        .is_some_and(binding)
+            })
+    };
+    let package_name = t
+        .get("package")
+        .and_then(|p| p.get("name"))
+        .and_then(|n| n.as_str());
+    package_name.is_some_and(binding)
+        || tables(t)
+        || t.get("target")
+            .and_then(|x| x.as_table())
+            .is_some_and(|targets| {
+                targets
+                    .values()
+                    .filter_map(|v| v.as_table())
+                    .any(tables)
+            })
+}
+
+/// Whether `dir` is a package root: whether it declares a `[lib]`, its manifest's
+/// `[package]` edition, and whether it names an OpenCL binding. A manifest that does not
+/// parse is not a package.
+fn read_manifest(dir: &Path) -> Option<(bool, EditionKey, bool)> {
     let path = dir.join("Cargo.toml");
     if !path.is_file() {
         return None;
@@ -175,7 +219,7 @@ fn read_manifest(dir: &Path) -> Option<(bool, EditionKey)> {
         Some(_) => EditionKey::Value(Edition::Later),
         None => EditionKey::Missing,
     };
-    Some((t.contains_key("lib"), edition))
+    Some((t.contains_key("lib"), edition, names_binding(&t)))
 }
 
 /// The crate and module of a file at `rel` (components) in a package.

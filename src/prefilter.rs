@@ -1,18 +1,30 @@
-//! The pre-filter: whether a file can hold a finding at all, decided on its raw bytes
-//! before it is decoded and parsed.
+//! The pre-filter: what a file can matter to, decided on its raw bytes before it is
+//! decoded and parsed.
 //!
 //! Every finding is drawn from an enqueue or a kernel-argument statement, and the lowering
 //! emits those only for calls of binding-table rows with an enqueue or kernel-argument
 //! effect ([`Api::is_anchor`](crate::lower::bindings::Api::is_anchor)). Such a call names
-//! its API in the source, so a file in which none of those names occurs as a whole
-//! identifier cannot hold a finding and is not parsed. One multi-pattern search
-//! (Aho-Corasick) over the bytes decides it.
+//! its API in the source. One search of the bytes ([`Language::scan`]) tells:
 //!
-//! Files are selected by names, so a later phase can select more: a crate index that
-//! follows helper functions across files would build a second [`Prefilter`] from the
-//! names of the functions defined in the files selected first, and add the files that
-//! mention them, until no file is added.
+//! - whether the file names an OpenCL binding: a binding crate (`use opencl3::..`,
+//!   `extern crate ocl`, `cl3::f(..)`) or an anchor that ordinary code does not use
+//!   (`enqueue_write_buffer`, `set_arg`, `clEnqueueNDRangeKernel`). A crate none of whose
+//!   files does, and whose `Cargo.toml` names no binding, has nothing to check: it is not
+//!   parsed at all.
+//! - whether it can hold a finding (it is *anchored*): it names such an anchor, or an
+//!   anchor that ordinary code also uses (`arg`, `build`, `enq` of ocl's builders) together
+//!   with a binding crate or a type of a binding (`ProQue`, `Kernel`). Such a common word
+//!   alone never selects a file. In a crate with a binding, the other files are parsed
+//!   only to report syntax errors, unless a selected file needs them.
+//!
+//! Names are found by one multi-pattern search (Teddy, else Aho-Corasick) as whole
+//! identifiers. Files are selected by names, so a later phase can select more: the crate
+//! index builds a second [`Prefilter`] from the names that the files selected first call
+//! or define, and adds the files that mention them, until no file is added.
+//!
+//! The names are per language ([`Language`]); Rust's come from the binding tables.
 
+use std::path::Path;
 use std::sync::OnceLock;
 
 use aho_corasick::{packed, AhoCorasick, MatchKind};
@@ -63,12 +75,6 @@ impl Prefilter {
         Prefilter { search }
     }
 
-    /// The search for the binding tables' anchor names.
-    pub fn get() -> &'static Prefilter {
-        static P: OnceLock<Prefilter> = OnceLock::new();
-        P.get_or_init(|| Prefilter::new(Bindings::get().anchors()))
-    }
-
     /// Whether one of the names occurs in `bytes` as a whole identifier (not inside a
     /// longer one). Bytes other than ASCII letters, digits and `_` end an identifier, so a
     /// name next to a non-ASCII character counts: the search may keep a file it did not
@@ -88,9 +94,104 @@ impl Prefilter {
     }
 }
 
+/// The crates of the OpenCL bindings, as Rust code names them (`-` as `_`).
+pub const BINDING_CRATES: &[&str] = &["opencl3", "cl3", "ocl", "ocl_core", "cl_sys", "opencl_sys"];
+
+/// Modeled API names that ordinary Rust uses for other things (`std::process::Command::arg`,
+/// builders' `build`): never an anchor on their own.
+const ORDINARY: &[&str] = &[
+    "arg", "build", "cmd", "create", "enq", "new", "read", "write", "finish", "wait", "get", "set",
+    "len", "from", "into", "copy", "fill", "map", "run", "launch", "flush",
+];
+
+/// Whether an anchor is a name ordinary code uses: a word of [`ORDINARY`], or one of ocl's
+/// kernel-builder methods `arg_*` (`arg_vec` is also a method of clap's `Command`).
+fn ordinary(name: &str) -> bool {
+    ORDINARY.contains(&name) || name.starts_with("arg_")
+}
+
+/// What the pre-filter learned about one file.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Scan {
+    /// It names a binding crate or an anchor that ordinary code does not use: its crate
+    /// has something to check.
+    pub binding: bool,
+    /// It can hold a finding: it names an anchor that ordinary code does not use, or one
+    /// that it does together with a binding crate or a binding's type.
+    pub anchored: bool,
+}
+
+/// The names the pre-filter looks for in the source files of one language. A frontend for
+/// another language gives its own: what marks a file as using OpenCL (an include of
+/// `CL/cl.h`, say), its distinctive anchors (`clEnqueueWriteBuffer`), and its common-word
+/// anchors with what must come with them.
+#[derive(Debug, Clone)]
+pub struct Language {
+    /// The binding's names and the distinctive anchors: one search that most files fail.
+    binding: Prefilter,
+    strong: Prefilter,
+    /// Anchors that ordinary code also uses, which count only with one of `companions`.
+    weak: Option<Prefilter>,
+    companions: Prefilter,
+}
+
+impl Language {
+    /// A language from its binding names, anchors (those `ordinary` says are common words
+    /// are weak) and the names that make a weak anchor count.
+    pub fn new(
+        binding: &[String],
+        anchors: &[String],
+        ordinary: impl Fn(&str) -> bool,
+        types: &[String],
+    ) -> Self {
+        let (weak, strong): (Vec<&String>, Vec<&String>) =
+            anchors.iter().partition(|a| ordinary(a));
+        let mut companions: Vec<&String> = binding.iter().chain(types).collect();
+        companions.sort();
+        companions.dedup();
+        Language {
+            binding: Prefilter::new(binding.iter().chain(strong.iter().copied())),
+            strong: Prefilter::new(&strong),
+            weak: (!weak.is_empty()).then(|| Prefilter::new(&weak)),
+            companions: Prefilter::new(&companions),
+        }
+    }
+
+    /// Rust: the binding crates and the binding tables' anchors and types.
+    pub fn rust() -> &'static Language {
+        static L: OnceLock<Language> = OnceLock::new();
+        L.get_or_init(|| {
+            let b = Bindings::get();
+            let crates: Vec<String> = BINDING_CRATES.iter().map(|c| c.to_string()).collect();
+            Language::new(&crates, b.anchors(), ordinary, b.types())
+        })
+    }
+
+    /// The language of a source file.
+    pub fn of(_path: &Path) -> &'static Language {
+        Language::rust()
+    }
+
+    /// What `bytes` can matter to. `in_binding_crate`: the file's package names a binding
+    /// in its manifest, so a weak anchor with a companion selects it even when the file
+    /// names no binding itself.
+    pub fn scan(&self, bytes: &[u8], in_binding_crate: bool) -> Scan {
+        let binding = self.binding.matches(bytes);
+        if !binding && !in_binding_crate {
+            return Scan::default();
+        }
+        let anchored = self.strong.matches(bytes)
+            || self
+                .weak
+                .as_ref()
+                .is_some_and(|w| w.matches(bytes) && self.companions.matches(bytes));
+        Scan { binding, anchored }
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::Prefilter;
+    use super::{Language, Prefilter, Scan};
 
     #[test]
     fn whole_identifiers_only() {
@@ -127,6 +228,49 @@ mod tests {
         for n in ["create", "new", "finish", "wait"] {
             assert!(!anchors.iter().any(|a| a == n), "{n}");
         }
-        assert!(Prefilter::get().matches(b"queue.enqueue_write_buffer(&mut b, CL_BLOCKING"));
+        let rust = Language::rust();
+        let scan = |s: &str, krate| rust.scan(s.as_bytes(), krate);
+        let hit = Scan {
+            binding: true,
+            anchored: true,
+        };
+        assert_eq!(
+            scan("queue.enqueue_write_buffer(&mut b, CL_BLOCKING", false),
+            hit
+        );
+        assert_eq!(scan("unsafe { clEnqueueNDRangeKernel(q, k) }", false), hit);
+    }
+
+    /// `arg`, `build`, `enq` are anchors of ocl's builders, and words of ordinary Rust.
+    #[test]
+    fn common_words_select_only_with_a_binding() {
+        let rust = Language::rust();
+        let scan = |s: &str, krate| rust.scan(s.as_bytes(), krate);
+        let ordinary = "let o = Command::new(\"rg\").arg(item).build(); e.enq();";
+        assert_eq!(scan(ordinary, false), Scan::default());
+        // In a crate whose manifest names a binding, still not without a binding's name.
+        assert_eq!(
+            scan(ordinary, true),
+            Scan {
+                binding: false,
+                anchored: false
+            }
+        );
+        let ocl = "use ocl::ProQue;\nfn f(k: &ocl::Kernel) { k.cmd().enq().unwrap(); }";
+        assert!(scan(ocl, false).anchored);
+        // A helper of a crate that depends on ocl, naming only its types.
+        let helper = "fn f(k: &Kernel) { k.cmd().enq().unwrap(); }";
+        assert!(!scan(helper, false).binding);
+        assert!(scan(helper, true).anchored);
+        // Naming a binding without an anchor: checked for syntax only.
+        assert_eq!(
+            scan("use opencl3::types::cl_int;", false),
+            Scan {
+                binding: true,
+                anchored: false
+            }
+        );
+        assert_eq!(scan("let locl = ocl_like;", false), Scan::default());
+        assert_eq!(scan("let v = cmd.arg_vec(names);", false), Scan::default());
     }
 }

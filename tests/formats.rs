@@ -86,7 +86,7 @@ fn json_is_read_by_cargo_metadata() {
 }
 
 #[test]
-fn json_reports_problems_as_warnings() {
+fn json_reports_an_unparsable_file_as_an_error() {
     let dir = tempfile::tempdir().unwrap();
     let broken = dir.path().join("broken.rs");
     std::fs::write(&broken, "fn broken( { queue.enqueue_task(").unwrap();
@@ -102,7 +102,9 @@ fn json_reports_problems_as_warnings() {
         })
         .collect();
     assert_eq!(problems.len(), 1);
-    assert_eq!(problems[0].level, DiagnosticLevel::Warning);
+    assert_eq!(problems[0].level, DiagnosticLevel::Error);
+    // CI fails on it, as on an error finding.
+    assert_eq!(out.status.code(), Some(1));
     assert!(problems[0].message.contains("could not parse"));
     assert_eq!(problems[0].spans.len(), 1);
 }

@@ -266,14 +266,14 @@ fn a_fix_that_is_only_shown_is_not_a_code_action() {
 }
 
 #[test]
-fn close_clears_and_an_unparseable_text_is_one_warning() {
+fn close_clears_and_an_unparseable_text_is_one_error() {
     let (uri, buggy) = seed("buggy.rs");
     let c = Client::start();
     assert_eq!(c.open(&uri, &buggy).diagnostics.len(), 6);
     let p = c.change(&uri, 2, json!([{"text": "fn broken( {"}]));
     assert_eq!(p.diagnostics.len(), 1, "{p:?}");
     let d = &p.diagnostics[0];
-    assert_eq!(d.severity, Some(DiagnosticSeverity::WARNING));
+    assert_eq!(d.severity, Some(DiagnosticSeverity::ERROR));
     assert!(d.message.contains("could not parse"), "{}", d.message);
     assert_eq!(d.code, None);
     c.notify(

@@ -1,6 +1,8 @@
-//! The pre-filter changes nothing that is reported: findings, human and JSON output are the
-//! same with and without it, on every fixture and on a tree mixing host code with ordinary
-//! Rust; it only skips parsing files that cannot hold a finding.
+//! The pre-filter changes no finding: findings, human and JSON output are the same with and
+//! without it, on every fixture, the held-out corpus, the published binding crates and a
+//! tree mixing host code with ordinary Rust. It skips crates without an OpenCL binding
+//! (counted, and said in the summary) and lowers only the files that can hold a finding;
+//! in a crate with a binding every file is parsed, so a syntax error is never hidden.
 
 use std::path::{Path, PathBuf};
 
@@ -29,11 +31,24 @@ fn both(paths: &[PathBuf]) -> (Report, Report) {
     (on, off)
 }
 
+/// The same findings, problems and output, but for the summary's count of files skipped in
+/// crates without a binding.
 fn assert_same(on: &Report, off: &Report, what: &str) {
     assert_eq!(on.findings, off.findings, "{what}");
     assert_eq!(on.problems, off.problems, "{what}");
+    assert_eq!(off.skipped, 0);
+    let skipped = format!(
+        "; {} file{} in crates without an OpenCL binding skipped",
+        on.skipped,
+        if on.skipped == 1 { "" } else { "s" }
+    );
+    let human = report::human::render(on);
     assert_eq!(
-        report::human::render(on),
+        if on.skipped > 0 {
+            human.replacen(&skipped, "", 1)
+        } else {
+            human
+        },
         report::human::render(off),
         "{what}"
     );
@@ -118,26 +133,159 @@ fn a_mixed_tree_reports_the_same_and_parses_less() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-#[test]
-fn files_naming_no_enqueue_are_not_decoded_or_parsed() {
-    let dir = std::env::temp_dir().join(format!("clmigrate-prefilter-raw-{}", std::process::id()));
+fn scratch(name: &str) -> PathBuf {
+    let dir =
+        std::env::temp_dir().join(format!("clmigrate-prefilter-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join("latin1.rs"), b"// caf\xe9\nfn f() {}\n").unwrap();
-    std::fs::write(dir.join("broken.rs"), "fn broken( {").unwrap();
-    std::fs::write(
-        dir.join("host.rs"),
+    dir
+}
+
+fn write(path: &Path, text: impl AsRef<[u8]>) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+/// Loose files decide by their own names: one that names no binding is neither decoded nor
+/// parsed; one that does is parsed, and a syntax error in it is an error at its line even
+/// when it names no enqueue.
+#[test]
+fn loose_files_without_a_binding_are_skipped() {
+    let dir = scratch("raw");
+    write(&dir.join("latin1.rs"), b"// caf\xe9\nfn f() {}\n");
+    write(&dir.join("broken.rs"), "fn broken( {");
+    write(
+        &dir.join("host.rs"),
         b"// caf\xe9\nfn f() { q.enqueue_task(&k); }",
-    )
-    .unwrap();
+    );
+    write(
+        &dir.join("broken_host.rs"),
+        "use opencl3::types::cl_int;\n\nfn f(x: cl_int {\n}\n",
+    );
     let (on, off) = both(std::slice::from_ref(&dir));
-    assert_eq!(on.files.len(), 3);
-    assert_eq!(on.parsed, 0);
-    // Only the file naming an enqueue is worth a problem.
-    assert_eq!(on.problems.len(), 1, "{:?}", on.problems);
-    assert!(on.problems[0].path.ends_with("host.rs"));
-    assert!(on.problems[0].message.contains("not valid UTF-8"));
-    assert_eq!(off.problems.len(), 3, "{:?}", off.problems);
-    assert!(report::human::render(&on).contains("in 3 files checked"));
+    assert_eq!(on.files.len(), 4);
+    assert_eq!((on.parsed, on.skipped), (1, 2));
+    let paths: Vec<_> = on.problems.iter().map(|p| p.path.clone()).collect();
+    assert_eq!(
+        paths,
+        [dir.join("broken_host.rs"), dir.join("host.rs")],
+        "{:?}",
+        on.problems
+    );
+    let syntax = &on.problems[0];
+    assert!(syntax.error && syntax.message.contains("could not parse"));
+    let span = syntax.span.expect("a syntax error has a place");
+    let (line, _) = on.files[span.file].line_col(span.start);
+    assert_eq!(line, 3);
+    assert!(on.problems[1].error && on.problems[1].message.contains("not valid UTF-8"));
+    assert!(on.has_errors());
+    assert_eq!(off.problems.len(), 4, "{:?}", off.problems);
+    assert!(report::human::render(&on)
+        .contains("in 4 files checked, 2 problems not checked; 2 files in crates without an OpenCL binding skipped"));
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `Command::new(..).arg(..)`, `.build()`, `.enq()`: ocl's builder names, but without a
+/// binding they select nothing.
+#[test]
+fn ordinary_words_are_no_anchors() {
+    let dir = scratch("words");
+    write(
+        &dir.join("tool.rs"),
+        "use std::process::Command;\n\
+         fn run(item: &str) { let c = Command::new(\"rg\").arg(item).build(); c.enq(); }\n",
+    );
+    let r = check(std::slice::from_ref(&dir), &Settings::default());
+    assert_eq!((r.files.len(), r.parsed, r.skipped), (1, 0, 1));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A package that depends on a binding: every file is parsed, a syntax error in a file
+/// naming no OpenCL API is an error at its line, and a module directory named `target`
+/// under `src/` is source (only a `target` beside a `Cargo.toml` is cargo's output). A
+/// package without a binding is not parsed at all.
+#[test]
+fn packages_with_a_binding_are_parsed_in_full() {
+    let dir = scratch("packages");
+    let host = dir.join("host");
+    write(
+        &host.join("Cargo.toml"),
+        "[package]\nname = \"host\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n\
+         [target.'cfg(unix)'.dependencies]\ncl = { package = \"opencl3\", version = \"0.12\" }\n",
+    );
+    write(
+        &host.join("src/main.rs"),
+        "mod target;\nmod util;\nfn main() {}\n",
+    );
+    write(
+        &host.join("src/target/mod.rs"),
+        std::fs::read("fixtures/seed/buggy.rs").unwrap(),
+    );
+    write(
+        &host.join("src/util.rs"),
+        "pub fn sum(v: &[u32]) -> u32 {\n    v.iter().sum()\n}\n\npub fn bad() { let = 1; }\n",
+    );
+    write(&host.join("target/debug/build/out.rs"), "fn generated( {");
+    let plain = dir.join("plain");
+    write(
+        &plain.join("Cargo.toml"),
+        "[package]\nname = \"plain\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+    );
+    write(&plain.join("src/lib.rs"), "pub fn broken( {");
+    let (on, off) = both(std::slice::from_ref(&dir));
+    assert_eq!(on.findings, off.findings);
+    assert!(
+        on.findings.iter().any(|f| f.anchor.file == 1),
+        "src/target/mod.rs is checked"
+    );
+    assert_eq!(on.files.len(), 4, "cargo's target/ is not walked");
+    assert_eq!((on.parsed, on.skipped), (3, 1));
+    assert_eq!(on.problems.len(), 1, "{:?}", on.problems);
+    let p = &on.problems[0];
+    assert!(p.path.ends_with("src/util.rs") && p.error, "{p:?}");
+    let span = p.span.expect("a syntax error has a place");
+    assert_eq!(on.files[span.file].line_col(span.start).0, 5);
+    // Without the pre-filter, the package without a binding is parsed too.
+    assert_eq!(off.problems.len(), 2, "{:?}", off.problems);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Every loose file of the fixtures and of the held-out corpus (`tests/corpus/`, where
+/// present), checked together as a tree.
+#[test]
+fn the_fixture_and_corpus_trees_report_the_same() {
+    let roots: Vec<PathBuf> = ["fixtures", "tests/corpus"]
+        .into_iter()
+        .map(PathBuf::from)
+        .filter(|p| p.is_dir())
+        .collect();
+    let (on, off) = both(&roots);
+    assert_same(&on, &off, "fixtures and corpus");
+    assert!(!on.findings.is_empty());
+    assert_eq!(on.skipped, 0, "every fixture names a binding");
+}
+
+/// The published binding crates this crate builds against (from cargo's registry, through
+/// `cargo metadata`), with their examples and tests: the same findings and problems.
+#[test]
+fn the_binding_crates_report_the_same() {
+    let meta = cargo_metadata::MetadataCommand::new().exec().unwrap();
+    let dirs: Vec<PathBuf> = meta
+        .packages
+        .iter()
+        .filter(|p| ["opencl3", "cl3", "ocl", "ocl-core", "cl-sys"].contains(&p.name.as_str()))
+        .map(|p| {
+            p.manifest_path
+                .parent()
+                .unwrap()
+                .as_std_path()
+                .to_path_buf()
+        })
+        .collect();
+    assert_eq!(dirs.len(), 5);
+    let (on, off) = both(&dirs);
+    assert_eq!(on.findings, off.findings);
+    assert_eq!(on.problems, off.problems);
+    assert_eq!(on.skipped, 0);
+    assert_eq!(on.parsed, off.parsed);
 }

@@ -185,6 +185,8 @@ pub struct Bindings {
     names: Vec<String>,
     /// The names of the calls a finding can be drawn from: the pre-filter uses them.
     anchors: Vec<String>,
+    /// The types of the modeled associated functions (`Buffer` of `Buffer::create`).
+    types: Vec<String>,
 }
 
 fn parse_access(s: &str) -> Result<Access, String> {
@@ -383,7 +385,7 @@ impl Bindings {
                 }
             }
         }
-        for v in [&mut b.names, &mut b.anchors] {
+        for v in [&mut b.names, &mut b.anchors, &mut b.types] {
             v.sort();
             v.dedup();
         }
@@ -394,6 +396,10 @@ impl Bindings {
         let name = api.last_name().to_string();
         if api.is_anchor() {
             self.anchors.push(name.clone());
+        }
+        if let Some((ty, _)) = api.name.rsplit_once("::") {
+            self.types
+                .push(ty.rsplit("::").next().unwrap_or(ty).to_string());
         }
         self.names.push(name);
     }
@@ -444,6 +450,11 @@ impl Bindings {
     /// identifier of every call that lowers to an enqueue or a kernel argument.
     pub fn anchors(&self) -> &[String] {
         &self.anchors
+    }
+
+    /// The types whose associated functions are modeled (`Buffer`, `ProQue`).
+    pub fn types(&self) -> &[String] {
+        &self.types
     }
 
     /// The embedded table texts, for `debug bindings` and tests.

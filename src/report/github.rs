@@ -22,7 +22,7 @@ pub fn render(report: &Report) -> String {
     let root = crate::source::src_root();
     let mut out = String::new();
     for p in &report.problems {
-        let command = if p.internal { "error" } else { "warning" };
+        let command = if p.is_error() { "error" } else { "warning" };
         let mut props = format!("file={}", property(&p.path.display().to_string()));
         if let Some(s) = p.span.filter(|s| !report.files[s.file].text.is_empty()) {
             let (line, col) = report.files[s.file].line_col(s.start);

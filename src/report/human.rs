@@ -55,6 +55,8 @@ pub fn emit(report: &Report, out: &mut dyn WriteColor) -> std::io::Result<()> {
     for p in &report.problems {
         let severity = if p.internal {
             Severity::Bug
+        } else if p.error {
+            Severity::Error
         } else {
             Severity::Warning
         };

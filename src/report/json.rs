@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{json, Value};
 
 use crate::ir::Span;
-use crate::rules::{Applicability, Finding, Level};
+use crate::rules::{Applicability, Finding};
 use crate::source::{read_regular, SourceFile, MAX_FILE_BYTES};
 use crate::Report;
 
@@ -230,7 +230,13 @@ pub fn render(report: &Report) -> String {
                 "$message_type": "diagnostic",
                 "message": text,
                 "code": null,
-                "level": if p.internal { "error: internal compiler error" } else { "warning" },
+                "level": if p.internal {
+                    "error: internal compiler error"
+                } else if p.error {
+                    "error"
+                } else {
+                    "warning"
+                },
                 "spans": spans,
                 "children": [],
                 "rendered": format!("warning: {text}\n"),
@@ -239,7 +245,7 @@ pub fn render(report: &Report) -> String {
         out.push_str(&msg.to_string());
         out.push('\n');
     }
-    let success = report.count(Level::Error) == 0;
+    let success = !report.has_errors();
     out.push_str(&json!({"reason": "build-finished", "success": success}).to_string());
     out.push('\n');
     out

@@ -34,5 +34,11 @@ pub fn summary(report: &Report) -> String {
             plural(report.problems.len(), "problem")
         ));
     }
+    if report.skipped > 0 {
+        s.push_str(&format!(
+            "; {} in crates without an OpenCL binding skipped",
+            plural(report.skipped, "file")
+        ));
+    }
     s
 }

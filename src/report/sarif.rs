@@ -388,7 +388,7 @@ pub fn log(report: &Report, root: &std::path::Path) -> Log {
         .problems
         .iter()
         .map(|p| Notification {
-            level: if p.internal { "error" } else { "warning" },
+            level: if p.is_error() { "error" } else { "warning" },
             message: Message {
                 text: format!("{}: {}", p.path.display(), p.message),
             },

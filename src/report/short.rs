@@ -7,7 +7,7 @@ use crate::Report;
 pub fn render(report: &Report) -> String {
     let mut out = String::new();
     for p in &report.problems {
-        let level = if p.internal { "error" } else { "warning" };
+        let level = if p.is_error() { "error" } else { "warning" };
         match p.span.map(|s| (s, &report.files[s.file])) {
             Some((s, file)) if !file.text.is_empty() => {
                 let (line, col) = file.line_col(s.start);
