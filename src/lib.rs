@@ -138,7 +138,7 @@ impl Report {
 }
 
 /// Stack size for the worker threads: deeply nested expressions recurse in the parser.
-const STACK_SIZE: usize = 256 << 20;
+pub(crate) const STACK_SIZE: usize = 256 << 20;
 
 fn display_path(p: &Path) -> String {
     let cwd = std::env::current_dir().ok();

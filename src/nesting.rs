@@ -12,7 +12,9 @@ use proc_macro2::{Delimiter, TokenStream, TokenTree};
 /// Files whose bound exceeds this are reported and not checked.
 pub const MAX_NESTING: usize = 5_000;
 
-/// Keywords that start an item: nothing before one continues into it.
+/// Keywords that start an item: nothing before one continues into it, unless it follows a
+/// punctuation mark (`-> fn()`, `: impl Fn()`, `= fn()`): it then starts a type, which
+/// nests like any other.
 const ITEM_KEYWORDS: &[&str] = &[
     "fn", "struct", "enum", "impl", "mod", "trait", "use", "type", "pub", "extern", "union",
 ];
@@ -39,6 +41,8 @@ struct Frame {
     run: usize,
     /// Whether the previous token was a `{ }` group (a statement may have ended there).
     after_block: bool,
+    /// Whether the previous token was a punctuation mark.
+    after_punct: bool,
 }
 
 fn walk(tokens: TokenStream) -> usize {
@@ -48,6 +52,7 @@ fn walk(tokens: TokenStream) -> usize {
         base: 0,
         run: 0,
         after_block: false,
+        after_punct: false,
     }];
     while let Some(top) = stack.last_mut() {
         let Some(tt) = top.tokens.next() else {
@@ -63,12 +68,16 @@ fn walk(tokens: TokenStream) -> usize {
             top.run = 0;
         }
         top.after_block = false;
+        let after_punct =
+            std::mem::replace(&mut top.after_punct, matches!(tt, TokenTree::Punct(_)));
         match &tt {
             TokenTree::Punct(p) if matches!(p.as_char(), ';' | ',') => {
                 top.run = 0;
                 continue;
             }
-            TokenTree::Ident(i) if ITEM_KEYWORDS.iter().any(|k| i == k) => top.run = 0,
+            TokenTree::Ident(i) if !after_punct && ITEM_KEYWORDS.iter().any(|k| i == k) => {
+                top.run = 0
+            }
             _ => {}
         }
         top.run += 1;
@@ -81,6 +90,7 @@ fn walk(tokens: TokenStream) -> usize {
                 base: depth,
                 run: 0,
                 after_block: false,
+                after_punct: false,
             });
         }
     }
@@ -109,6 +119,10 @@ mod tests {
             format!("fn f() {{ {}1 }}", "1 + ".repeat(n)),
             format!("fn f() {{ if a {{}} {} }}", "else if a {} ".repeat(n)),
             format!("fn f() {{ {}1 }}", "|| ".repeat(n)),
+            format!("type T = {}u8;", "fn() -> ".repeat(n)),
+            format!("fn f() -> {}u8 {{ 0 }}", "impl Fn() -> ".repeat(n)),
+            format!("fn f(g: {}u8) {{}}", "&dyn Fn() -> ".repeat(n)),
+            format!("fn f() {{ let c = {}1; }}", "move |x: u8| ".repeat(n)),
         ] {
             assert!(bound(&text).unwrap() >= n, "{text}");
         }

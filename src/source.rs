@@ -72,6 +72,15 @@ impl SourceFile {
             }
         }
         walk(ts, &mut at);
+        // The tokenizer counts a byte-order mark as a column; the parser and this file
+        // do not.
+        if self.text.starts_with('\u{feff}') {
+            for (line, col) in &mut at {
+                if *line == 1 {
+                    *col -= 1;
+                }
+            }
+        }
         if at.is_empty() {
             return None;
         }
@@ -110,12 +119,14 @@ impl SourceFile {
         col - moved
     }
 
-    /// Byte offset of a 1-based line and a 0-based column counted in characters.
+    /// Byte offset of a 1-based line and a 0-based column counted in characters. A
+    /// byte-order mark is not a column (the parser does not count it either).
     pub fn offset(&self, line: usize, column: usize) -> usize {
         let index = line.saturating_sub(1);
         let Some(&start) = self.line_starts.get(index) else {
             return self.text.len();
         };
+        let start = start + self.bom_at(index);
         let end = self
             .line_starts
             .get(index + 1)
@@ -130,11 +141,22 @@ impl SourceFile {
             .map_or(start + end, |(i, _)| start + i)
     }
 
-    /// 1-based line and column (in characters) of a byte offset.
+    /// The length of the byte-order mark at the start of line `index` (0-based): only the
+    /// first line can have one.
+    fn bom_at(&self, index: usize) -> usize {
+        if index == 0 && self.text.starts_with('\u{feff}') {
+            '\u{feff}'.len_utf8()
+        } else {
+            0
+        }
+    }
+
+    /// 1-based line and column (in characters) of a byte offset. A byte-order mark is not
+    /// a column.
     pub fn line_col(&self, offset: usize) -> (usize, usize) {
         let offset = offset.min(self.text.len());
         let line = self.line_starts.partition_point(|&s| s <= offset) - 1;
-        let start = self.line_starts[line];
+        let start = (self.line_starts[line] + self.bom_at(line)).min(offset);
         if self.ascii_lines[line] {
             return (line + 1, offset - start + 1);
         }
@@ -242,5 +264,23 @@ mod tests {
         // Past the end of a line or of the file: clamped.
         assert_eq!(f.offset(1, 100), text.find('\n').unwrap());
         assert_eq!(f.offset(9, 0), text.len());
+    }
+
+    /// A byte-order mark is not a column: spans of the parser (which skips it) land on
+    /// their tokens, and the first token of the file is in column 1.
+    #[test]
+    fn a_byte_order_mark_does_not_shift_columns() {
+        let text = "\u{feff}fn main() { let x = 1; }\nfn g() {}";
+        let f = SourceFile::new("t.rs".into(), "t.rs".into(), text.into());
+        let ast = syn::parse_file(text).unwrap();
+        let syn::Item::Fn(main) = &ast.items[0] else {
+            panic!("not a function")
+        };
+        let span = f.span(0, main.sig.ident.span());
+        assert_eq!(f.slice(span), "main");
+        assert_eq!(f.line_col(span.start), (1, 4));
+        assert_eq!(f.line_col(3), (1, 1));
+        assert_eq!(f.offset(1, 0), 3);
+        assert_eq!(f.line_col(text.find("g()").unwrap()), (2, 4));
     }
 }

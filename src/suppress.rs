@@ -182,7 +182,13 @@ pub fn parse(file_id: usize, src: &SourceFile) -> (Vec<Suppression>, Vec<Malform
                 }
                 let (line, _) = src.line_col(r.start);
                 let line_start = src.offset(line, 0);
-                let own_line = src.text[line_start..r.start].trim().is_empty();
+                let line_end = src.text[r.end..]
+                    .find('\n')
+                    .map_or(src.text.len(), |n| r.end + n);
+                // Alone on its line: no code before it, and none after it (a block comment
+                // can lead a statement: it then covers its own line).
+                let own_line = src.text[line_start..r.start].trim().is_empty()
+                    && only_comments(&src.text[r.end..line_end]);
                 let scope = match (file_wide, own_line) {
                     (true, _) => Scope::File,
                     (false, true) => Scope::Line(line + 1),
@@ -246,6 +252,30 @@ fn directive(body: &str) -> Result<(bool, Vec<&str>, Range<usize>), String> {
     Ok((file_wide, names, list_start..list_start + close))
 }
 
+/// Whether `s` holds nothing but blanks and comments (a doc comment is an attribute, code).
+fn only_comments(mut s: &str) -> bool {
+    loop {
+        s = s.trim_start();
+        let doc = (s.starts_with("///") && !s.starts_with("////"))
+            || s.starts_with("//!")
+            || (s.starts_with("/**") && !s.starts_with("/***") && !s.starts_with("/**/"))
+            || s.starts_with("/*!");
+        if doc {
+            return false;
+        }
+        if s.is_empty() || s.starts_with("//") {
+            return true;
+        }
+        match s
+            .strip_prefix("/*")
+            .and_then(|r| r.find("*/").map(|i| &r[i + 2..]))
+        {
+            Some(rest) => s = rest,
+            None => return false,
+        }
+    }
+}
+
 /// What applying suppressions did to one file's findings.
 #[derive(Debug, Default)]
 pub struct Outcome {
@@ -305,9 +335,12 @@ pub fn apply(
             .filter(|(r, &used)| used || !enabled(r))
             .map(|(r, _)| r.code)
             .collect();
-        let removal = removal(src, s);
         out.reported.push(rules::unused_suppression::finding(
-            s.span, s.list, &unused, &kept, removal,
+            s.span,
+            s.list,
+            &unused,
+            &kept,
+            removal(src, s),
         ));
     }
     for m in bad {
@@ -317,29 +350,36 @@ pub fn apply(
     out
 }
 
-/// What to delete to remove a suppression comment: its whole line when it is alone there,
-/// else the comment and the spaces before it.
-fn removal(src: &SourceFile, s: &Suppression) -> Span {
+/// What to delete to remove a suppression comment, and what to put in its place: its whole
+/// line when it is alone there, else the comment and the blanks on one side of it, or a
+/// space where the code on both sides would otherwise touch (`mut /* .. */x`).
+fn removal(src: &SourceFile, s: &Suppression) -> (Span, &'static str) {
     let text = &src.text;
+    let span = |start, end| Span {
+        file: s.span.file,
+        start,
+        end,
+    };
     if s.own_line {
         let (line, _) = src.line_col(s.span.start);
         let start = src.offset(line, 0);
         let end = text[s.span.end..]
             .find('\n')
             .map_or(text.len(), |n| s.span.end + n + 1);
-        Span {
-            file: s.span.file,
-            start,
-            end,
-        }
-    } else {
-        let before = &text[..s.span.start];
-        let start = before.trim_end_matches([' ', '\t']).len();
-        Span {
-            file: s.span.file,
-            start,
-            end: s.span.end,
-        }
+        return (span(start, end), "");
+    }
+    let blank = [' ', '\t'];
+    let before = text[..s.span.start].trim_end_matches(blank).len();
+    let after = text.len() - text[s.span.end..].trim_start_matches(blank).len();
+    let code_before = before > 0 && !text[..before].ends_with(['\n', '\r']);
+    let code_after = after < text.len() && !text[after..].starts_with(['\n', '\r']);
+    match (code_before, code_after) {
+        // Between two pieces of code: one space stays between them.
+        (true, true) => (span(before, after), " "),
+        // Code before only: the comment and the blanks before it (a line's end is kept).
+        (true, false) => (span(before, s.span.end), ""),
+        // Code after only: the comment and the blanks after it (the indentation is kept).
+        _ => (span(s.span.start, after), ""),
     }
 }
 

@@ -223,3 +223,341 @@ fn a_fix_that_breaks_the_syntax_is_refused() {
         "{refused:?}"
     );
 }
+
+/// Runs `--fix` passes over `text` in memory, as the binary does on a file, until no fix
+/// is left; a refused file fails the test.
+fn fix_in_memory(path: &Path, text: &str) -> String {
+    let mut text = text.to_string();
+    for _ in 0..fix::PASSES {
+        let report = clmigrate_lint::check_source(path, &text, &Settings::default());
+        let (edits, refused) = fix::plan(&report, false);
+        assert!(refused.is_empty(), "{refused:?}\n{text}");
+        let Some(e) = edits.into_iter().next() else {
+            break;
+        };
+        text = e.new;
+    }
+    text
+}
+
+/// The tokens of Rust source. (Whether a punctuation mark is joined to the next one is
+/// left out: the whitespace the cases insert changes that without changing the code.)
+fn token_list(text: &str) -> Vec<String> {
+    use proc_macro2::{Delimiter, TokenStream, TokenTree};
+    fn flatten(ts: TokenStream, out: &mut Vec<String>) {
+        for tt in ts {
+            match tt {
+                TokenTree::Group(g) => {
+                    let (open, close) = match g.delimiter() {
+                        Delimiter::Parenthesis => ("(", ")"),
+                        Delimiter::Brace => ("{", "}"),
+                        Delimiter::Bracket => ("[", "]"),
+                        Delimiter::None => ("", ""),
+                    };
+                    out.push(open.into());
+                    flatten(g.stream(), out);
+                    out.push(close.into());
+                }
+                other => out.push(other.to_string()),
+            }
+        }
+    }
+    let mut out = Vec::new();
+    flatten(text.parse().expect("tokenizes"), &mut out);
+    out
+}
+
+#[test]
+fn removing_a_suppression_keeps_the_code_that_shares_its_line() {
+    let text = "\
+fn g(q: &opencl3::command_queue::CommandQueue) { let _ = q.enqueue_barrier_with_wait_list(&[]); }
+fn f(x: u32) -> u32 {
+    let mut total = 0;
+    /* clmigrate-lint: allow(CLM003) */ total += x;
+    let mut /* clmigrate-lint: allow(CLM003) */x = 1;
+    let y = 2; // clmigrate-lint: allow(CLM003)
+    let z =/* clmigrate-lint: allow(CLM003) */-1;
+    // clmigrate-lint: allow(CLM003)
+    /* clmigrate-lint: allow(CLM003) *//// A doc comment is code.
+    total + x + y + z
+}
+";
+    let fixed = fix_in_memory(Path::new("lib.rs"), text);
+    assert_eq!(
+        fixed,
+        "\
+fn g(q: &opencl3::command_queue::CommandQueue) { let _ = q.enqueue_barrier_with_wait_list(&[]); }
+fn f(x: u32) -> u32 {
+    let mut total = 0;
+    total += x;
+    let mut x = 1;
+    let y = 2;
+    let z = -1;
+    /// A doc comment is code.
+    total + x + y + z
+}
+"
+    );
+}
+
+#[test]
+fn a_fix_that_changes_code_outside_its_edit_is_refused() {
+    let text = "\
+fn g(q: &opencl3::command_queue::CommandQueue) { let _ = q.enqueue_barrier_with_wait_list(&[]); }
+fn f() { let mut /* clmigrate-lint: allow(CLM003) */ x = 1; x += 1; }
+";
+    let path = Path::new("lib.rs");
+    let comment = text.find("/*").unwrap()..text.find("*/").unwrap() + 2;
+    for (span, replacement, why) in [
+        // The statement that shares the comment's line.
+        (comment.start..text.rfind('}').unwrap(), "", "remove"),
+        // `mut` and `x` glued into one identifier.
+        (
+            comment.start - 1..comment.end + 1,
+            "",
+            "make the token `mutx`",
+        ),
+        // Half of `mut`.
+        (comment.start - 3..comment.end, "", "cuts the token `mut`"),
+    ] {
+        let mut report = clmigrate_lint::check_source(path, text, &Settings::default());
+        let f = report
+            .findings
+            .iter_mut()
+            .find(|f| f.code == "CLM900")
+            .expect("the suppression is unused");
+        f.fix.as_mut().unwrap().edits[0] = Edit {
+            span: Span {
+                file: 0,
+                start: span.start,
+                end: span.end,
+            },
+            replacement: replacement.into(),
+        };
+        let (edits, refused) = fix::plan(&report, false);
+        assert!(edits.is_empty(), "{why}: {edits:?}");
+        assert!(refused[0].message.contains(why), "{refused:?}");
+    }
+}
+
+/// A small generator of pseudo-random numbers (xorshift), seeded for reproducible cases.
+struct Rng(u64);
+
+impl Rng {
+    fn below(&mut self, n: usize) -> usize {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 % n as u64) as usize
+    }
+}
+
+/// Comments and unused suppressions placed at random between the tokens of the seed
+/// program: fixing it changes the code exactly as fixing the seed does, and nothing else.
+#[test]
+fn fixes_with_random_comments_and_suppressions_change_no_other_token() {
+    let seed = fs::read_to_string("fixtures/seed/buggy.rs").unwrap();
+    let path = Path::new("buggy.rs");
+    let expected = token_list(&fix_in_memory(path, &seed));
+    // Token boundaries: where a comment can go without changing the tokens.
+    let ts: proc_macro2::TokenStream = seed.parse().unwrap();
+    let mut gaps = vec![0, seed.len()];
+    let mut stack = vec![ts];
+    let lines: Vec<usize> = std::iter::once(0)
+        .chain(seed.match_indices('\n').map(|(i, _)| i + 1))
+        .collect();
+    let offset = |lc: proc_macro2::LineColumn| {
+        let start = lines[lc.line - 1];
+        start
+            + seed[start..]
+                .char_indices()
+                .nth(lc.column)
+                .map_or(seed.len() - start, |(i, _)| i)
+    };
+    // The point inside `::`, `->`, `'a`: not a gap.
+    let mut joints = Vec::new();
+    while let Some(ts) = stack.pop() {
+        for tt in ts {
+            if let proc_macro2::TokenTree::Punct(p) = &tt {
+                if p.spacing() == proc_macro2::Spacing::Joint {
+                    joints.push(offset(tt.span().end()));
+                }
+            }
+            gaps.push(offset(tt.span().start()));
+            gaps.push(offset(tt.span().end()));
+            if let proc_macro2::TokenTree::Group(g) = tt {
+                gaps.push(offset(g.span_open().end()));
+                gaps.push(offset(g.span_close().start()));
+                stack.push(g.stream());
+            }
+        }
+    }
+    // A doc comment is a token: nothing goes inside it.
+    let comments = clmigrate_lint::suppress::comments(&seed);
+    let inside = |g: usize| {
+        comments.iter().any(|c| {
+            let line_comment = seed[c.clone()].starts_with("//");
+            c.start < g && (g < c.end || line_comment && g == c.end)
+        })
+    };
+    gaps.retain(|&g| !inside(g) && !joints.contains(&g));
+    gaps.sort_unstable();
+    gaps.dedup();
+    // Rules that report nothing in the seed, so every suppression of them is unused.
+    let unused = ["CLM005", "CLM006", "CLM007", "unreleased-event"];
+    let mut rng = Rng(0x5eed_f1c5);
+    for case in 0..150 {
+        let mut inserts: Vec<(usize, String)> = (0..1 + rng.below(6))
+            .map(|_| {
+                let at = gaps[rng.below(gaps.len())];
+                let code = unused[rng.below(unused.len())];
+                let pad = |rng: &mut Rng| [" ", "", "\n", "\t"][rng.below(4)];
+                let comment = match rng.below(4) {
+                    0 => format!("/* clmigrate-lint: allow({code}) */"),
+                    1 => format!("// clmigrate-lint: allow({code}) -- why\n"),
+                    2 => "/* a comment */".to_string(),
+                    _ => format!("/* clmigrate-lint: allow-file({code}) */"),
+                };
+                (at, format!("{}{comment}{}", pad(&mut rng), pad(&mut rng)))
+            })
+            .collect();
+        inserts.sort();
+        let mut text = String::new();
+        let mut last = 0;
+        for (at, s) in &inserts {
+            text.push_str(&seed[last..*at]);
+            text.push_str(s);
+            last = *at;
+        }
+        text.push_str(&seed[last..]);
+        let fixed = fix_in_memory(path, &text);
+        assert_eq!(
+            token_list(&fixed),
+            expected,
+            "case {case}:\n{text}\n---\n{fixed}"
+        );
+        assert!(
+            !fixed.contains("clmigrate-lint: allow"),
+            "case {case}: {fixed}"
+        );
+    }
+}
+
+#[test]
+fn the_host_flag_import_goes_when_the_fix_leaves_it_unused() {
+    let seed = fs::read_to_string("fixtures/seed/buggy.rs").unwrap();
+    let path = Path::new("buggy.rs");
+    let in_list =
+        "use opencl3::memory::{Buffer, ClMem, CL_MEM_READ_WRITE, CL_MIGRATE_MEM_OBJECT_HOST};\n";
+    assert!(seed.contains(in_list));
+    let fixed = fix_in_memory(path, &seed);
+    assert!(fixed.contains("use opencl3::memory::{Buffer, ClMem, CL_MEM_READ_WRITE};\n"));
+    assert!(!fixed.contains("CL_MIGRATE_MEM_OBJECT_HOST,"), "{fixed}");
+    // Alone in its declaration: the declaration and its line go.
+    let alone = seed.replace(
+        in_list,
+        "use opencl3::memory::{Buffer, ClMem, CL_MEM_READ_WRITE};\nuse opencl3::memory::CL_MIGRATE_MEM_OBJECT_HOST;\n",
+    );
+    let fixed = fix_in_memory(path, &alone);
+    assert!(
+        !fixed.contains("use opencl3::memory::CL_MIGRATE_MEM_OBJECT_HOST"),
+        "{fixed}"
+    );
+    assert!(fixed.contains("CL_MEM_READ_WRITE};\nuse opencl3::program::Program;"));
+    // First in a list.
+    let first = seed.replace(
+        in_list,
+        "use opencl3::memory::{CL_MIGRATE_MEM_OBJECT_HOST, Buffer, ClMem, CL_MEM_READ_WRITE};\n",
+    );
+    let fixed = fix_in_memory(path, &first);
+    assert!(fixed.contains("use opencl3::memory::{Buffer, ClMem, CL_MEM_READ_WRITE};\n"));
+    // Still used elsewhere (another function), or public: kept.
+    for kept in [
+        format!("{seed}\npub fn host_flags() -> u64 {{ CL_MIGRATE_MEM_OBJECT_HOST }}\n"),
+        seed.replace(in_list, &format!("pub {in_list}")),
+    ] {
+        let fixed = fix_in_memory(path, &kept);
+        assert!(!fixed.contains("CL_MIGRATE_MEM_OBJECT_HOST,\n"), "{fixed}");
+        assert!(
+            fixed.contains("CL_MEM_READ_WRITE, CL_MIGRATE_MEM_OBJECT_HOST};"),
+            "{fixed}"
+        );
+    }
+}
+
+#[test]
+fn a_file_changed_after_it_was_read_is_not_overwritten() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("host.rs");
+    fs::write(&file, "fn edited_meanwhile() {}\n").unwrap();
+    let err =
+        fix::replace_if_unchanged(&file, b"fn as_read() {}\n", b"fn fixed() {}\n").unwrap_err();
+    assert!(
+        err.to_string().contains("changed after it was read"),
+        "{err}"
+    );
+    assert_eq!(fs::read(&file).unwrap(), b"fn edited_meanwhile() {}\n");
+    let names: Vec<_> = fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names, ["host.rs"], "the temporary file is removed");
+    fix::replace_if_unchanged(&file, b"fn edited_meanwhile() {}\n", b"fn fixed() {}\n").unwrap();
+    assert_eq!(fs::read(&file).unwrap(), b"fn fixed() {}\n");
+}
+
+#[test]
+fn leftover_temporary_files_of_killed_runs_are_removed() {
+    let dir = tempfile::tempdir().unwrap();
+    let seed = dir.path().join("buggy.rs");
+    fs::copy("fixtures/seed/buggy.rs", &seed).unwrap();
+    // Beyond any process id Linux hands out (at most 2^22).
+    let stale = dir.path().join(".buggy.rs.99999999.clmigrate-lint.tmp");
+    fs::write(&stale, "half a file").unwrap();
+    let o = run(&["--fix", seed.to_str().unwrap()]);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("applied 2 fixes in 1 file"));
+    assert!(!stale.exists());
+}
+
+#[test]
+fn set_user_and_group_id_bits_are_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let seed = dir.path().join("buggy.rs");
+    fs::copy("fixtures/seed/buggy.rs", &seed).unwrap();
+    // Owned by another user where allowed (as root): changing the owner back after writing
+    // would clear the bits if it came after setting them.
+    let other = std::os::unix::fs::chown(&seed, Some(1), Some(1)).is_ok();
+    fs::set_permissions(&seed, fs::Permissions::from_mode(0o6750)).unwrap();
+    run(&["--fix", seed.to_str().unwrap()]);
+    assert_ne!(
+        fs::read(&seed).unwrap(),
+        fs::read("fixtures/seed/buggy.rs").unwrap()
+    );
+    let meta = fs::metadata(&seed).unwrap();
+    assert_eq!(meta.permissions().mode() & 0o7777, 0o6750);
+    if other {
+        use std::os::unix::fs::MetadataExt;
+        assert_eq!((meta.uid(), meta.gid()), (1, 1));
+    }
+}
+
+#[test]
+fn an_edition_2015_package_is_fixed() {
+    let dir = tempfile::tempdir().unwrap();
+    let krate = dir.path().join("legacy");
+    fs::create_dir_all(krate.join("src")).unwrap();
+    fs::copy(
+        "fixtures/crates/legacy/Cargo.toml",
+        krate.join("Cargo.toml"),
+    )
+    .unwrap();
+    let lib = fs::read_to_string("fixtures/crates/legacy/src/lib.rs").unwrap();
+    let line = lib.lines().find(|l| l.contains("let try = ")).unwrap();
+    let lib = lib.replacen(line, &format!("{line} // clmigrate-lint: allow(CLM006)"), 1);
+    fs::write(krate.join("src/lib.rs"), &lib).unwrap();
+    let o = run(&["--fix", krate.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("applied 1 fix in 1 file"), "{err}");
+    let fixed = fs::read_to_string(krate.join("src/lib.rs")).unwrap();
+    assert!(fixed.contains(&format!("{line}\n")), "{fixed}");
+}

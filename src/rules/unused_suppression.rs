@@ -20,13 +20,14 @@ fn check(_: &Fact) -> Option<Finding> {
 }
 
 /// The finding for a suppression whose `unused` rules matched nothing; `kept` are the codes
-/// that did, and `removal` is what deleting the whole comment deletes.
+/// that did, and `removal` is what deleting the whole comment deletes and what it leaves in
+/// its place.
 pub fn finding(
     comment: Span,
     list: Span,
     unused: &[&Rule],
     kept: &[&str],
-    removal: Span,
+    removal: (Span, &str),
 ) -> Finding {
     let names: Vec<String> = unused
         .iter()
@@ -51,8 +52,8 @@ pub fn finding(
             message: "remove the suppression".into(),
             applicability: Applicability::Safe,
             edits: vec![Edit {
-                span: removal,
-                replacement: String::new(),
+                span: removal.0,
+                replacement: removal.1.into(),
             }],
         }
     } else {

@@ -54,6 +54,15 @@ fn nested(depth: usize) -> Vec<(&'static str, String)> {
             format!("fn f() {{ let x = {}1; }}", "|| ".repeat(n)),
         ),
         (
+            "move-closures",
+            format!("fn f() {{ let x = {}1; }}", "move |a: u8| ".repeat(n)),
+        ),
+        ("fn-types", format!("type T = {}u8;", "fn() -> ".repeat(n))),
+        (
+            "impl-fn-types",
+            format!("fn f() -> {}u8 {{ 0 }}", "impl Fn() -> ".repeat(n)),
+        ),
+        (
             "types",
             format!("type T = {}u8{};", "Vec<".repeat(n), ">".repeat(n)),
         ),
@@ -116,8 +125,14 @@ fn deep_nesting_does_not_abort_the_binary() {
             .filter(|(k, _)| depth < 1_000_000 || matches!(*k, "parens" | "methods"))
         {
             let p = dir.join(format!("{kind}-{depth}.rs"));
+            // `--diff` parses the fixed file (here: without the unused suppression).
+            let text = format!("// clmigrate-lint: allow(CLM003)\n{text}");
             std::fs::write(&p, text).unwrap();
-            for args in [vec!["--color", "never"], vec!["debug", "ir"]] {
+            for args in [
+                vec!["--color", "never"],
+                vec!["--diff", "--no-prefilter"],
+                vec!["debug", "ir"],
+            ] {
                 let o = Command::new(env!("CARGO_BIN_EXE_cargo-clmigrate-lint"))
                     .args(&args)
                     .arg(&p)
@@ -125,7 +140,9 @@ fn deep_nesting_does_not_abort_the_binary() {
                     .unwrap();
                 let err = String::from_utf8_lossy(&o.stderr);
                 // `debug ir` exits 2 when it refuses the file, with the reason.
+                // `--diff` exits 1 when there is a fix to print.
                 let ok = o.status.code() == Some(0)
+                    || (args[0] == "--diff" && o.status.code() == Some(1))
                     || (args[0] == "debug" && o.status.code() == Some(2) && err.contains("nested"));
                 assert!(ok, "{kind} {depth} {args:?}: {:?} {err}", o.status);
             }
