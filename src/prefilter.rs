@@ -63,10 +63,11 @@ impl Prefilter {
         Prefilter { search }
     }
 
-    /// The search for the binding tables' anchor names.
+    /// The search for the binding tables' anchor names (Rust's, C's and C++'s).
     pub fn get() -> &'static Prefilter {
         static P: OnceLock<Prefilter> = OnceLock::new();
-        P.get_or_init(|| Prefilter::new(Bindings::get().anchors()))
+        let clike = crate::frontend::clike::bindings().anchors();
+        P.get_or_init(|| Prefilter::new(Bindings::get().anchors().iter().chain(clike)))
     }
 
     /// Whether one of the names occurs in `bytes` as a whole identifier (not inside a
