@@ -141,6 +141,11 @@ impl Lowerer<'_> {
                         _ => None,
                     }
                 });
+                if let Some(p) = event.as_ref().filter(|p| !p.proj.is_empty()) {
+                    if !self.event_elems.contains(p) {
+                        self.event_elems.push(p.clone());
+                    }
+                }
                 let id = self.cx.next_cmd;
                 self.cx.next_cmd += 1;
                 let cmd = Command {
@@ -251,10 +256,20 @@ impl Lowerer<'_> {
             Effect::Null => Value::Null,
             Effect::ByValue => Value::Scalar,
             Effect::Release => {
-                self.out.push(Stmt::Release {
-                    events: role_val(Role::Event),
-                    span,
-                });
+                // `ev[i]`: which event is not known, so none is taken to leak.
+                // `ev[i]` in a loop: every element of `ev` an event was written to.
+                let events = match role_val(Role::Event) {
+                    Value::Place(p) if !p.is_definite() => Value::List(
+                        self.event_elems
+                            .iter()
+                            .filter(|e| e.var == p.var)
+                            .cloned()
+                            .map(Value::Place)
+                            .collect(),
+                    ),
+                    v => v,
+                };
+                self.out.push(Stmt::Release { events, span });
                 Value::Scalar
             }
             // Rust-binding shapes (launch builders, owning wrappers, builder chains): no C

@@ -418,12 +418,15 @@ impl FileCx {
             scopes: vec![HashMap::new()],
             out: Vec::new(),
             in_switch: Vec::new(),
+            event_elems: Vec::new(),
         };
+        let mut params = Vec::new();
+        // A method's receiver is its first parameter, as `self` is in Rust.
         if let Some(c) = &owner {
             let v = l.bind("this", TypeHint::Unknown);
-            l.vars[v].fields = l.cx.structs.get(c).cloned().unwrap_or_default();
+            l.type_var(v, c, 0);
+            params.push(v);
         }
-        let mut params = Vec::new();
         let mut d = def.child_by_field_name("declarator");
         while let Some(n) = d {
             if n.kind() == "function_declarator" {
@@ -498,6 +501,8 @@ struct Lowerer<'c> {
     out: Vec<Stmt>,
     /// For each enclosing loop or switch, whether it is a switch (`break` leaves it).
     in_switch: Vec<bool>,
+    /// Elements of arrays (`ev[0]`) that commands wrote their events to.
+    event_elems: Vec<Place>,
 }
 
 impl Lowerer<'_> {
@@ -620,6 +625,20 @@ impl Lowerer<'_> {
         if n.has_error() && self.macro_statement(n) {
             return;
         }
+        self.stmt_kind(n);
+        // A simple statement tree-sitter could only partly read: what it does to the names
+        // in it is not known.
+        if n.has_error()
+            && matches!(
+                n.kind(),
+                "expression_statement" | "declaration" | "return_statement"
+            )
+        {
+            self.forget_named(n);
+        }
+    }
+
+    fn stmt_kind(&mut self, n: Node<'_>) {
         match n.kind() {
             "compound_statement" => {
                 self.scopes.push(HashMap::new());
@@ -661,17 +680,28 @@ impl Lowerer<'_> {
                     self.stmt_or_expr(i);
                 }
                 self.in_switch.push(false);
-                let body = self.separate(|l| {
-                    if let Some(c) = n.child_by_field_name("condition") {
-                        l.expr(c);
+                let iteration = |l: &mut Self| {
+                    l.separate(|l| {
+                        if let Some(c) = n.child_by_field_name("condition") {
+                            l.expr(c);
+                        }
+                        if let Some(b) = n.child_by_field_name("body") {
+                            l.stmt(b);
+                        }
+                        if let Some(u) = n.child_by_field_name("update") {
+                            l.expr(u);
+                        }
+                    })
+                };
+                // `for (i = 0; i < 4; i++)`: the first iteration always runs; it is lowered
+                // on its own, before the loop, when nothing in it leaves the loop early.
+                if self.runs_once(n) {
+                    let first = iteration(self);
+                    if !jumps(&first) {
+                        self.out.extend(first);
                     }
-                    if let Some(b) = n.child_by_field_name("body") {
-                        l.stmt(b);
-                    }
-                    if let Some(u) = n.child_by_field_name("update") {
-                        l.expr(u);
-                    }
-                });
+                }
+                let body = iteration(self);
                 self.in_switch.pop();
                 self.out.push(Stmt::Loop(body));
                 self.scopes.pop();
@@ -848,6 +878,35 @@ impl Lowerer<'_> {
                 self.expr(n);
             }
         }
+    }
+
+    /// Whether a `for` loop counts up from a constant below a constant bound
+    /// (`for (int i = 0; i < N; i++)`), so its body runs at least once.
+    fn runs_once(&self, n: Node<'_>) -> bool {
+        let text = self.text.clone();
+        let int = |x: Node<'_>| self.cx.int_of_in(&text, x);
+        let start = n.child_by_field_name("initializer").and_then(|i| {
+            let value = match i.kind() {
+                "declaration" => {
+                    let d = i.child_by_field_name("declarator")?;
+                    (d.kind() == "init_declarator").then(|| d.child_by_field_name("value"))??
+                }
+                "assignment_expression" => i.child_by_field_name("right")?,
+                _ => return None,
+            };
+            int(value)
+        });
+        let bound = n.child_by_field_name("condition").and_then(|c| {
+            let op = c.child_by_field_name("operator")?;
+            let right = c.child_by_field_name("right")?;
+            let b = int(right)?;
+            match text.get(op.byte_range())? {
+                "<" => Some(b),
+                "<=" => b.checked_add(1),
+                _ => None,
+            }
+        });
+        matches!((start, bound), (Some(s), Some(b)) if s < b)
     }
 
     /// The arms of an `#if`: its own lines, then each `#elif`/`#else`; an `#if` without
@@ -1313,26 +1372,11 @@ impl Lowerer<'_> {
             return Value::Scalar;
         }
         match left.kind() {
-            // A store through a pointer or a computed index changes what the base holds.
+            // A store through a pointer or into an element changes what the base holds.
             "subscript_expression" | "pointer_expression" => {
                 let base = left
                     .child_by_field_name("argument")
                     .map_or(Value::Unknown, |b| self.expr(b));
-                let definite = matches!(&base, Value::Place(_))
-                    && left.kind() == "subscript_expression"
-                    && left
-                        .child_by_field_name("index")
-                        .is_some_and(|i| self.cx.int_of_in(&self.text, i).is_some());
-                if definite {
-                    if let Some(dst) = self.place_of(left) {
-                        self.out.push(Stmt::Assign {
-                            dst,
-                            value: v.clone(),
-                            span,
-                        });
-                        return v;
-                    }
-                }
                 self.forget(vec![base], span);
             }
             _ => {
@@ -1552,6 +1596,16 @@ impl FileCx {
             _ => None,
         }
     }
+}
+
+/// Whether a loop body holds a `break`, `continue` or `return` of its own (not of a loop
+/// nested in it).
+fn jumps(body: &[Stmt]) -> bool {
+    body.iter().any(|s| match s {
+        Stmt::Break | Stmt::Continue | Stmt::Return { .. } => true,
+        Stmt::Branch(arms) => arms.iter().any(|a| jumps(a)),
+        _ => false,
+    })
 }
 
 /// A C++ path's segments without template arguments: `cl::Buffer` → `["cl", "Buffer"]`,
