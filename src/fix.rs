@@ -114,7 +114,11 @@ pub fn plan(report: &Report, unsafe_fixes: bool) -> (Vec<FileEdit>, Vec<Problem>
         if count == 0 || new == src.text {
             continue;
         }
-        if let Err(e) = syn::parse_file(&new) {
+        let parsed = match crate::frontend::Lang::of(&src.path) {
+            Some(lang) => crate::frontend::clike::still_parses(&src.text, &new, lang),
+            None => syn::parse_file(&new).map(drop).map_err(|e| e.to_string()),
+        };
+        if let Err(e) = parsed {
             refused.push(Problem {
                 path: src.path.clone(),
                 span: None,

@@ -11,6 +11,7 @@
 //! Calls the tables do not model forget what is known of their arguments.
 
 mod apply;
+pub mod comments;
 pub mod types;
 
 use std::collections::{HashMap, HashSet};
@@ -92,6 +93,35 @@ fn parse(text: &str, lang: Lang) -> Option<Tree> {
 fn named(n: Node<'_>) -> Vec<Node<'_>> {
     let mut c = n.walk();
     n.named_children(&mut c).collect()
+}
+
+/// Whether `after` (`before` with fixes applied) reads as well as `before`: it has no more
+/// pieces tree-sitter cannot parse.
+pub fn still_parses(before: &str, after: &str, lang: Lang) -> Result<(), String> {
+    let errors = |text: &str| {
+        let tree = parse(text, lang).ok_or("could not be parsed")?;
+        let mut c = tree.walk();
+        let mut n = 0usize;
+        loop {
+            let node = c.node();
+            if node.is_error() || node.is_missing() {
+                n += 1;
+            }
+            if c.goto_first_child() {
+                continue;
+            }
+            while !c.goto_next_sibling() {
+                if !c.goto_parent() {
+                    return Ok::<usize, String>(n);
+                }
+            }
+        }
+    };
+    let (b, a) = (errors(before)?, errors(after)?);
+    match a > b {
+        true => Err(format!("{} more syntax errors", a - b)),
+        false => Ok(()),
+    }
 }
 
 /// How deep a syntax tree may nest: the lowering recurses once per level.
