@@ -192,10 +192,9 @@ struct FileCx {
 
 /// The text of a string literal, escapes resolved.
 fn unescape(lit: &str) -> String {
-    let body = lit
-        .trim_start_matches(|c: char| c.is_ascii_alphanumeric())
-        .trim_start_matches('"')
-        .trim_end_matches('"');
+    let body = lit.trim_start_matches(|c: char| c.is_ascii_alphanumeric());
+    let body = body.strip_prefix('"').unwrap_or(body);
+    let body = body.strip_suffix('"').unwrap_or(body);
     let mut out = String::with_capacity(body.len());
     let mut chars = body.chars();
     while let Some(c) = chars.next() {
