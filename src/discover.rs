@@ -1,5 +1,6 @@
-//! Which files to read: every `.rs` file under the given paths, except cargo's output (a
-//! `target/` beside a `Cargo.toml`) and hidden directories.
+//! Which files to read: every `.rs`, `.c`, `.h`, `.cpp`, `.cc`, `.cxx`, `.hpp`, `.hh` and
+//! `.hxx` file under the given paths, except cargo's output (a `target/` beside a
+//! `Cargo.toml`) and hidden directories.
 //!
 //! Symbolic links are followed; a file reached by several paths is read once (under the
 //! first path in sorted order). A dangling link, a link loop, an unreadable directory and a
@@ -56,8 +57,9 @@ pub fn discover(paths: &[PathBuf]) -> Discovered {
     d
 }
 
+/// A file the checker reads: Rust, C or C++ ([`Lang`](crate::frontend::Lang)).
 fn is_rs(p: &Path) -> bool {
-    p.extension().is_some_and(|x| x == "rs")
+    p.extension().is_some_and(|x| x == "rs") || crate::frontend::Lang::of(p).is_some()
 }
 
 fn walk(root: &Path, d: &mut Discovered) {

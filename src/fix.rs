@@ -320,7 +320,12 @@ fn plan_here(report: &Report, unsafe_fixes: bool) -> (Vec<FileEdit>, Vec<Problem
             continue;
         }
         let bare = comment_edits.get(&file).map_or(&[][..], Vec::as_slice);
-        let check = same_tokens(&src.text, &new, &taken, bare).and_then(|()| {
+        // C and C++ are checked by their own parser; Rust by its token stream.
+        let check = match crate::frontend::Lang::of(&src.path) {
+            Some(lang) => crate::frontend::clike::still_parses(&src.text, &new, lang)
+                .map(|()| SourceFile::new(src.path.clone(), src.display.clone(), new))
+                .map_err(|e| format!("the fixed file would not parse: {e}")),
+            None => same_tokens(&src.text, &new, &taken, bare).and_then(|()| {
             let fixed = reparse(src, new)?;
             // The names the fixes took out of the code: an import only they used goes.
             let gone = removed_names(&src.text, &taken);
@@ -332,7 +337,8 @@ fn plan_here(report: &Report, unsafe_fixes: bool) -> (Vec<FileEdit>, Vec<Problem
             let text = splice(&fixed.0.text, &removals);
             same_tokens(&fixed.0.text, &text, &removals, &[])?;
             Ok(reparse(src, text)?.0)
-        });
+        }),
+        };
         proc_macro2::extra::invalidate_current_thread_spans();
         let fixed = match check {
             Ok(f) => f,

@@ -10,6 +10,7 @@ pub mod baseline;
 pub mod config;
 pub mod discover;
 pub mod fix;
+pub mod frontend;
 pub mod harness;
 pub mod ir;
 pub mod kernel_src;
@@ -300,6 +301,15 @@ fn lower_files(members: &mut [(usize, Input)], which: &[usize], lower: bool) -> 
         .map_err(|message| Problem::of_file(&input.path, message))?;
         let text = decode(bytes).map_err(|m| Problem::unparsable(&input.path, None, m))?;
         let src = SourceFile::new(input.path.clone(), display_path(&input.path), text);
+        if let Some(lang) = frontend::Lang::of(&input.path) {
+            return Ok(match frontend::clike::lower_file(id, &src, lang) {
+                Ok(ir) => Lowering::Done(Lowered { id, src, ir }),
+                Err(message) => {
+                    let p = Problem::of_file(&input.path, message);
+                    Lowering::Failed(Some(src), p)
+                }
+            });
+        }
         let ast = match parse(id, &src, input.placement.edition) {
             Ok(ast) => ast,
             Err(p) => return Ok(Lowering::Failed(Some(src), p)),
@@ -802,8 +812,13 @@ pub fn debug_ir(path: &Path) -> Result<String, String> {
             let text = read(&path)?;
             let src = SourceFile::new(path.clone(), display_path(&path), text);
             let placement = package::Locator::default().place(&path);
-            let ast = parse(0, &src, placement.edition).map_err(|p| p.message)?;
-            let ir = lower::lower_file(0, &src, &ast, &placement.module);
+            let ir = match frontend::Lang::of(&path) {
+                Some(lang) => frontend::clike::lower_file(0, &src, lang)?,
+                None => {
+                    let ast = parse(0, &src, placement.edition).map_err(|p| p.message)?;
+                    lower::lower_file(0, &src, &ast, &placement.module)
+                }
+            };
             let mut out = String::new();
             for f in &ir.functions {
                 out.push_str(&f.to_string());

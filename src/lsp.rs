@@ -145,7 +145,11 @@ impl Server {
             DidOpenTextDocument::METHOD => {
                 let p: DidOpenTextDocumentParams = serde_json::from_value(n.params).ok()?;
                 let doc = p.text_document;
-                if doc.language_id != "rust" && !doc.uri.path().ends_with(".rs") {
+                let path = std::path::Path::new(doc.uri.path());
+                let checked = matches!(doc.language_id.as_str(), "rust" | "c" | "cpp")
+                    || path.extension().is_some_and(|x| x == "rs")
+                    || crate::frontend::Lang::of(path).is_some();
+                if !checked {
                     return None;
                 }
                 self.docs.insert(

@@ -330,7 +330,8 @@ fn exit_code(code: i32) -> ExitCode {
     ExitCode::from(u8::try_from(code).unwrap_or(2))
 }
 
-fn main() -> ExitCode {
+/// Also the entry point of the plain `clmigrate-lint` binary (`src/bin/clmigrate-lint.rs`).
+pub fn main() -> ExitCode {
     let mut argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
     // As a cargo subcommand, cargo passes the subcommand's name first.
     if argv.get(1).is_some_and(|a| a == "clmigrate-lint") {

@@ -97,6 +97,12 @@ impl Prefilter {
 /// The crates of the OpenCL bindings, as Rust code names them (`-` as `_`).
 pub const BINDING_CRATES: &[&str] = &["opencl3", "cl3", "ocl", "ocl_core", "cl_sys", "opencl_sys"];
 
+/// Names that mark C or C++ code as OpenCL host code: the API's handle types and the
+/// C++ wrapper's namespace (`cl::Buffer`).
+const CLIKE_BINDING_NAMES: &[&str] = &[
+    "cl", "cl_mem", "cl_command_queue", "cl_kernel", "cl_event", "cl_context", "cl_program",
+];
+
 /// Modeled API names that ordinary Rust uses for other things (`std::process::Command::arg`,
 /// builders' `build`): never an anchor on their own.
 const ORDINARY: &[&str] = &[
@@ -167,9 +173,23 @@ impl Language {
         })
     }
 
+    /// C and C++: the OpenCL C API's handle types and the C++ wrapper's namespace, with
+    /// the anchors and types of the C and C++ tables.
+    pub fn clike() -> &'static Language {
+        static L: OnceLock<Language> = OnceLock::new();
+        L.get_or_init(|| {
+            let b = crate::frontend::clike::bindings();
+            let names: Vec<String> = CLIKE_BINDING_NAMES.iter().map(|c| c.to_string()).collect();
+            Language::new(&names, b.anchors(), ordinary, b.types())
+        })
+    }
+
     /// The language of a source file.
-    pub fn of(_path: &Path) -> &'static Language {
-        Language::rust()
+    pub fn of(path: &Path) -> &'static Language {
+        match crate::frontend::Lang::of(path) {
+            Some(_) => Language::clike(),
+            None => Language::rust(),
+        }
     }
 
     /// What `bytes` can matter to. `in_binding_crate`: the file's package names a binding

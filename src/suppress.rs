@@ -136,7 +136,11 @@ pub struct Malformed {
 pub fn parse(file_id: usize, src: &SourceFile) -> (Vec<Suppression>, Vec<Malformed>) {
     let mut sups = Vec::new();
     let mut bad = Vec::new();
-    for r in comments(&src.text) {
+    let ranges = match crate::frontend::Lang::of(&src.path) {
+        Some(_) => crate::frontend::clike::comments::comments(&src.text),
+        None => comments(&src.text),
+    };
+    for r in ranges {
         let c = &src.text[r.clone()];
         let (body, body_at) = if let Some(b) = c.strip_prefix("/*") {
             if b.starts_with('*') || b.starts_with('!') {

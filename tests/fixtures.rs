@@ -1,7 +1,7 @@
 //! Fixture-driven tests: every fixture's findings equal its `//~ CLMxxx` markers, and the
 //! rendered output of each fixture equals its committed snapshot (run with `BLESS=1` to
-//! rewrite the snapshots after reviewing the change). A fixture is a file (snapshot
-//! `<file>.out`), or a Cargo package under `fixtures/crates/` checked as a whole, its calls
+//! rewrite the snapshots after reviewing the change). A fixture is a Rust file (snapshot
+//! `<stem>.out`), a C or C++ file (snapshot `<file>.out`: `buggy.c.out`), or a Cargo package under `fixtures/crates/` checked as a whole, its calls
 //! followed across its files (snapshot `<package>/report.out`).
 
 use std::collections::BTreeMap;
@@ -9,12 +9,17 @@ use std::path::{Path, PathBuf};
 
 use clmigrate_lint::{check, report, Report, Settings};
 
+/// Rust, C and C++ sources.
 fn rs_files(dir: &str) -> Vec<PathBuf> {
     let mut files: Vec<PathBuf> = walkdir::WalkDir::new(dir)
         .sort_by_file_name()
         .into_iter()
         .filter_map(Result::ok)
-        .filter(|e| e.path().extension().is_some_and(|x| x == "rs"))
+        .filter(|e| {
+            e.path()
+                .extension()
+                .is_some_and(|x| ["rs", "c", "cpp"].iter().any(|l| x == *l))
+        })
         .map(|e| e.into_path())
         .collect();
     files.sort();
@@ -46,7 +51,10 @@ fn fixtures() -> Vec<Fixture> {
         .map(|f| Fixture {
             root: f.clone(),
             files: vec![f.clone()],
-            snapshot: f.with_extension("out"),
+            snapshot: match f.extension().is_some_and(|x| x == "rs") {
+                true => f.with_extension("out"),
+                false => PathBuf::from(format!("{}.out", f.display())),
+            },
         })
         .collect();
     assert!(out.len() >= 12, "fixtures missing");
@@ -150,7 +158,7 @@ fn packages_need_their_other_files() {
 fn fixed_variants_are_clean() {
     for path in fixture_files()
         .iter()
-        .filter(|p| p.file_name().is_some_and(|n| n == "fixed.rs"))
+        .filter(|p| p.file_stem().is_some_and(|n| n == "fixed"))
     {
         let report = check_one(path);
         assert!(
@@ -164,13 +172,20 @@ fn fixed_variants_are_clean() {
 
 #[test]
 fn seed_buggy_yields_exactly_its_four_bugs() {
-    let report = check_one(Path::new("fixtures/seed/buggy.rs"));
+    for lang in ["rs", "c", "cpp"] {
+        seed_bugs(lang);
+    }
+}
+
+fn seed_bugs(lang: &str) {
+    let report = check_one(Path::new(&format!("fixtures/seed/buggy.{lang}")));
     let mut codes: Vec<&str> = report.findings.iter().map(|f| f.code).collect();
     codes.sort();
-    assert_eq!(
-        codes,
-        ["CLM001", "CLM002", "CLM002", "CLM003", "CLM003", "CLM004"]
-    );
+    // C and C++ pass both host arrays the seed names (`&dev0_arr`, `&common_arr`).
+    let host_args = if lang == "rs" { 1 } else { 2 };
+    let mut want = vec!["CLM001"; host_args];
+    want.extend(["CLM002", "CLM002", "CLM003", "CLM003", "CLM004"]);
+    assert_eq!(codes, want, "buggy.{lang}");
     // Each CLM003 names both commands: the consumer (primary) and the producer.
     for f in report.findings.iter().filter(|f| f.code == "CLM003") {
         assert_eq!(f.secondary.len(), 1, "{f:?}");
@@ -181,8 +196,8 @@ fn seed_buggy_yields_exactly_its_four_bugs() {
             "{f:?}"
         );
     }
-    let fixed = check_one(Path::new("fixtures/seed/fixed.rs"));
-    assert!(fixed.findings.is_empty());
+    let fixed = check_one(Path::new(&format!("fixtures/seed/fixed.{lang}")));
+    assert!(fixed.findings.is_empty(), "fixed.{lang}");
 }
 
 #[test]

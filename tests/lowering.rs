@@ -100,3 +100,46 @@ fn lowering_snapshots() {
         }
     }
 }
+
+/// The C and C++ tables: `tests/lowering/c.c` calls every row of the C API (`ffi.toml`,
+/// `c.toml`), `tests/lowering/cpp.cpp` every row of `opencl.hpp` (`cpp.toml`); their IR
+/// must equal `c.ir` and `cpp.ir`.
+#[test]
+fn clike_lowering_snapshots() {
+    let bless = std::env::var_os("BLESS").is_some();
+    Bindings::from_tables(clmigrate_lint::frontend::clike::tables())
+        .expect("the embedded C and C++ tables are valid");
+    for (table, fixture) in [("ffi", "c.c"), ("c", "c.c"), ("cpp", "cpp.cpp")] {
+        let text_of = |name: &str| {
+            clmigrate_lint::frontend::clike::tables()
+                .iter()
+                .find(|(n, _)| *n == name)
+                .map(|(_, t)| *t)
+                .unwrap()
+        };
+        let src = Path::new("tests/lowering").join(fixture);
+        let text = std::fs::read_to_string(&src).unwrap();
+        for line in text_of(table).lines() {
+            let name = line
+                .strip_prefix("name = \"")
+                .or_else(|| line.strip_prefix("path = \""))
+                .map(|r| r.trim_end_matches('"'));
+            if let Some(name) = name {
+                let last = name.rsplit("::").next().unwrap_or(name);
+                assert!(
+                    text.contains(last),
+                    "{}: no call of `{name}`",
+                    src.display()
+                );
+            }
+        }
+        let ir = debug_ir(&src).expect("the fixture lowers");
+        let snap = src.with_extension("ir");
+        if bless {
+            std::fs::write(&snap, &ir).unwrap();
+        } else {
+            let want = std::fs::read_to_string(&snap).unwrap_or_default();
+            assert_eq!(want, ir, "{} changed; run with BLESS=1", snap.display());
+        }
+    }
+}

@@ -1,0 +1,307 @@
+//! A call of a modeled API, lowered from its binding-table row: which argument is the
+//! queue, the buffers, the flags, the wait list and the event out-parameter.
+
+use tree_sitter::Node;
+
+use super::{named, Lowerer};
+use crate::ir::*;
+use crate::lower::bindings::{Api, Effect, NewKind, Role};
+
+/// The out-of-order queue property.
+const OUT_OF_ORDER: &[&str] = &["CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE"];
+
+/// Buffer flags that make a buffer from host data.
+const FROM_HOST: &[&str] = &["CL_MEM_COPY_HOST_PTR", "CL_MEM_USE_HOST_PTR"];
+
+/// The migration flag to host memory.
+const TO_HOST: &[&str] = &["CL_MIGRATE_MEM_OBJECT_HOST"];
+
+impl Lowerer<'_> {
+    /// Whether the expression names one of `names` as an identifier.
+    fn mentions_any(&self, n: Node<'_>, names: &[&str]) -> bool {
+        let mut stack = vec![n];
+        while let Some(x) = stack.pop() {
+            if matches!(x.kind(), "identifier" | "qualified_identifier")
+                && names.contains(&super::types::last_name(self.txt(x)))
+            {
+                return true;
+            }
+            stack.extend(named(x));
+        }
+        false
+    }
+
+    fn int_lit(&self, n: Node<'_>) -> Option<u64> {
+        let n = strip(n);
+        self.cx.int_of_in(&self.text, n)
+    }
+
+    fn blocking_of(&self, n: Node<'_>) -> Blocking {
+        let n = strip(n);
+        match self.txt(n) {
+            "CL_TRUE" | "CL_BLOCKING" | "true" => Blocking::Yes,
+            "CL_FALSE" | "CL_NON_BLOCKING" | "false" => Blocking::No,
+            _ => match self.int_lit(n) {
+                Some(0) => Blocking::No,
+                Some(_) => Blocking::Yes,
+                None => Blocking::Unknown,
+            },
+        }
+    }
+
+    /// Lowers a call of `api`; `recv` is a method's receiver, `args` the arguments as
+    /// written (trailing arguments with defaults may be missing).
+    pub(super) fn apply(
+        &mut self,
+        api: &Api,
+        recv: Option<(Value, Node<'_>)>,
+        args: &[Node<'_>],
+        span: Span,
+    ) -> Value {
+        let mut vals: Vec<Value> = args.iter().map(|a| self.expr(*a)).collect();
+        vals.resize(api.args.len().max(vals.len()), Value::Unknown);
+        let role_arg = |role: Role| api.arg_index(role).and_then(|i| args.get(i).copied());
+        let role_val = |role: Role| {
+            api.arg_index(role)
+                .map_or(Value::Unknown, |i| vals[i].clone())
+        };
+        let recv_val = recv.as_ref().map_or(Value::Unknown, |(v, _)| v.clone());
+        match api.effect {
+            Effect::Command(kind) => {
+                let (queue, queue_node) = match (&api.receiver, &recv) {
+                    (Some(Role::Queue), Some((v, n))) => (v.clone(), Some(*n)),
+                    _ => (role_val(Role::Queue), role_arg(Role::Queue)),
+                };
+                let flags = role_arg(Role::MigrateFlags);
+                let to_host = flags
+                    .is_some_and(|f| self.mentions_any(f, TO_HOST) || self.int_lit(f) == Some(1));
+                let whole = role_arg(Role::Offset).is_some_and(|o| self.int_lit(o) == Some(0));
+                let host = api
+                    .args
+                    .iter()
+                    .position(|r| matches!(r, Role::Host { .. }))
+                    .map(|i| vals[i].clone());
+                let mut buffers = Vec::new();
+                for (i, role) in api.args.iter().enumerate() {
+                    match role {
+                        Role::Buffer(access) => buffers.push(BufferUse {
+                            buffer: vals[i].clone(),
+                            access: *access,
+                            whole,
+                            host: host.clone(),
+                        }),
+                        Role::Buffers(_) => {
+                            let items = match &vals[i] {
+                                Value::List(items) => items.clone(),
+                                v => vec![v.clone()],
+                            };
+                            buffers.extend(items.into_iter().map(|b| BufferUse {
+                                buffer: b,
+                                access: Access::Migrate { to_host },
+                                whole: true,
+                                host: None,
+                            }));
+                        }
+                        _ => {}
+                    }
+                }
+                let blocking = match role_arg(Role::Blocking) {
+                    Some(b) => self.blocking_of(b),
+                    None if api.blocks => Blocking::Yes,
+                    None => Blocking::No,
+                };
+                let none = |v: &Value| matches!(v, Value::Null | Value::Int(0));
+                let (waits, wait_node) = if let Some(i) = api.arg_index(Role::WaitPtr) {
+                    // A pointer-and-count pair: a zero count or a null pointer is none.
+                    let empty = role_arg(Role::WaitCount)
+                        .is_some_and(|c| self.int_lit(c) == Some(0))
+                        || none(&vals[i]);
+                    let w = if empty {
+                        Vec::new()
+                    } else {
+                        vec![vals[i].clone()]
+                    };
+                    (Some(w), args.get(i).copied())
+                } else {
+                    match api.arg_index(Role::Waits) {
+                        // Left out: the default, no wait list.
+                        Some(i) if i >= args.len() || none(&vals[i]) => (Some(Vec::new()), None),
+                        Some(i) => (Some(vec![vals[i].clone()]), args.get(i).copied()),
+                        None => (Some(Vec::new()), None),
+                    }
+                };
+                // `&ev` receives the command's event; a pointer the caller passed in writes
+                // the event where the caller keeps it, and is not this function's.
+                let event = api.arg_index(Role::EventOut).and_then(|i| {
+                    let arg = strip(*args.get(i)?);
+                    let is_addr = arg.kind() == "pointer_expression"
+                        && arg.child(0).is_some_and(|op| self.txt(op) == "&");
+                    match &vals[i] {
+                        Value::Place(p) if is_addr => Some(p.clone()),
+                        _ => None,
+                    }
+                });
+                if let Some(p) = event.as_ref().filter(|p| !p.proj.is_empty()) {
+                    if !self.event_elems.contains(p) {
+                        self.event_elems.push(p.clone());
+                    }
+                }
+                let id = self.cx.next_cmd;
+                self.cx.next_cmd += 1;
+                let cmd = Command {
+                    id,
+                    api: api.last_name().to_string(),
+                    binding: api.binding.clone(),
+                    kind,
+                    queue,
+                    queue_arg: queue_node.map(|n| self.arg_span(n)),
+                    buffers,
+                    kernel: api.arg_index(Role::Kernel).map(|i| vals[i].clone()),
+                    waits,
+                    wait_arg: wait_node.map(|n| self.arg_span(n)),
+                    blocking,
+                    flags_arg: flags.map(|n| self.arg_span(n)),
+                    raw_event: api.raw_event,
+                    span,
+                };
+                self.out.push(Stmt::Enqueue { cmd, event });
+                if kind == CommandKind::Read {
+                    self.forget(host.into_iter().collect(), span);
+                }
+                Value::Scalar
+            }
+            Effect::New(kind) => {
+                let obj = match kind {
+                    NewKind::Context => NewObject::Context,
+                    NewKind::Queue => NewObject::Queue {
+                        device: api
+                            .arg_index(Role::Device)
+                            .map(|i| Box::new(vals[i].clone())),
+                        out_of_order: role_arg(Role::QueueProps)
+                            .is_some_and(|p| self.mentions_any(p, OUT_OF_ORDER)),
+                    },
+                    NewKind::Buffer => {
+                        let copies = role_arg(Role::MemFlags)
+                            .is_some_and(|f| self.mentions_any(f, FROM_HOST));
+                        NewObject::Buffer {
+                            host_init: copies.then(|| Box::new(role_val(Role::HostPtr))),
+                        }
+                    }
+                    NewKind::Program => NewObject::Program {
+                        source: role_arg(Role::Source)
+                            .or_else(|| role_arg(Role::Sources))
+                            .and_then(|s| self.str_value(s)),
+                    },
+                    NewKind::Kernel => NewObject::Kernel {
+                        program: Box::new(role_val(Role::Program)),
+                        name: role_arg(Role::KernelName).and_then(|k| self.str_value(k)),
+                    },
+                    NewKind::UserEvent => NewObject::UserEvent { raw: api.raw_event },
+                    NewKind::Event => NewObject::EmptyEvent,
+                    NewKind::EventList => return Value::List(Vec::new()),
+                    NewKind::Launch => return self.forget_call(recv_val, vals, span),
+                };
+                Value::New(obj)
+            }
+            Effect::Finish => {
+                let queue = match &api.receiver {
+                    Some(Role::Queue) => recv_val,
+                    _ => role_val(Role::Queue),
+                };
+                self.out.push(Stmt::Finish { queue, span });
+                Value::Scalar
+            }
+            Effect::Wait => {
+                let events = match &api.receiver {
+                    Some(Role::Event) => recv_val,
+                    _ => role_val(Role::Events),
+                };
+                self.out.push(Stmt::Wait { events, span });
+                Value::Scalar
+            }
+            Effect::SetArg => {
+                let kernel = match &api.receiver {
+                    Some(Role::Kernel) => recv_val,
+                    _ => role_val(Role::Kernel),
+                };
+                let index = match role_val(Role::ArgIndex) {
+                    Value::Int(n) => Some(n),
+                    _ => None,
+                };
+                let (value, arg) = match role_arg(Role::ArgValue) {
+                    Some(a) => (role_val(Role::ArgValue), self.arg_span(a)),
+                    None => (
+                        Value::Scalar,
+                        ArgSpan {
+                            span,
+                            text: String::new(),
+                        },
+                    ),
+                };
+                self.out.push(Stmt::SetArg {
+                    kernel,
+                    index,
+                    name: None,
+                    value,
+                    arg,
+                    span,
+                });
+                Value::Scalar
+            }
+            Effect::Same => recv_val,
+            Effect::Alias => match api.arg_index(Role::ArgValue) {
+                Some(i) => vals[i].clone(),
+                None => vals.first().cloned().unwrap_or(Value::Unknown),
+            },
+            Effect::Null => Value::Null,
+            Effect::ByValue => Value::Scalar,
+            Effect::Release => {
+                // `ev[i]`: which event is not known, so none is taken to leak.
+                // `ev[i]` in a loop: every element of `ev` an event was written to.
+                let events = match role_val(Role::Event) {
+                    Value::Place(p) if !p.is_definite() => Value::List(
+                        self.event_elems
+                            .iter()
+                            .filter(|e| e.var == p.var)
+                            .cloned()
+                            .map(Value::Place)
+                            .collect(),
+                    ),
+                    v => v,
+                };
+                self.out.push(Stmt::Release { events, span });
+                Value::Scalar
+            }
+            // Rust-binding shapes (launch builders, owning wrappers, builder chains): no C
+            // or C++ row has them; such a call is unknown.
+            Effect::LaunchArg
+            | Effect::LaunchWait
+            | Effect::LaunchEnqueue
+            | Effect::Wrap
+            | Effect::Op(_) => self.forget_call(recv_val, vals, span),
+        }
+    }
+
+    fn forget_call(&mut self, recv: Value, mut vals: Vec<Value>, span: Span) -> Value {
+        vals.push(recv);
+        self.forget(vals, span);
+        Value::Unknown
+    }
+}
+
+/// The expression inside parentheses and casts.
+fn strip(mut n: Node<'_>) -> Node<'_> {
+    loop {
+        n = match n.kind() {
+            "parenthesized_expression" => match named(n).into_iter().next() {
+                Some(c) => c,
+                None => return n,
+            },
+            "cast_expression" => match n.child_by_field_name("value") {
+                Some(c) => c,
+                None => return n,
+            },
+            _ => return n,
+        };
+    }
+}

@@ -1,0 +1,1712 @@
+//! The C and C++ frontend: a tree-sitter syntax tree to the host IR, one [`Function`] per
+//! function or method definition.
+//!
+//! tree-sitter reads any text: a missing header or an unknown macro leaves the rest of the
+//! file readable, and a piece it cannot make sense of is an `ERROR` node, local to itself.
+//! What is in such a node is forgotten (every variable it names). Both sides of an `#if`
+//! are read, as the two arms of a branch. A call of a macro or function the binding
+//! tables do not name has its arguments read as code (`OCL_CHECK(err, err = clFinish(q))`
+//! lowers the `clFinish`), and an argument that is no expression (a declaration in
+//! `OCL_CHECK(err, cl::Buffer b(ctx, flags, n, p, &err))`) is parsed again as a statement.
+//! Calls the tables do not model forget what is known of their arguments.
+
+mod apply;
+pub mod comments;
+pub mod types;
+
+use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
+use std::sync::OnceLock;
+
+use tree_sitter::{Node, Parser, Tree};
+
+use super::Lang;
+use crate::ir::*;
+use crate::lower::bindings::Bindings;
+use crate::lower::{Const, Fields, FileIr};
+use crate::source::SourceFile;
+use types::{declared_hint, handle_hint, last_name};
+
+/// The embedded tables of the C API and of the C++ wrapper.
+const TABLES: &[(&str, &str)] = &[
+    ("ffi", include_str!("../../../rules/bindings/ffi.toml")),
+    ("c", include_str!("../../../rules/bindings/c.toml")),
+    ("cpp", include_str!("../../../rules/bindings/cpp.toml")),
+];
+
+/// The binding tables C and C++ code is read with: the C API (shared with raw FFI) and
+/// `opencl.hpp`. They are checked by a test, so a bad row never ships.
+pub fn bindings() -> &'static Bindings {
+    static B: OnceLock<Bindings> = OnceLock::new();
+    B.get_or_init(|| Bindings::from_tables(TABLES).unwrap_or_default())
+}
+
+/// The table texts, for tests.
+pub fn tables() -> &'static [(&'static str, &'static str)] {
+    TABLES
+}
+
+/// How deep macro arguments parsed again as statements may nest.
+const MAX_REPARSE: usize = 4;
+
+/// Functions that only read their arguments (printing, asserting, error checks).
+const READING_CALLS: &[&str] = &[
+    "printf",
+    "fprintf",
+    "puts",
+    "assert",
+    "strlen",
+    "sizeof",
+    "test_error",
+    "checkError",
+    "check_error",
+    "CHECK_CL_ERROR",
+    "CHECK_ERROR",
+    "CL_CHECK",
+    "OCL_CHECK",
+    "CHECK",
+];
+
+fn parse(text: &str, lang: Lang) -> Option<Tree> {
+    thread_local! {
+        static PARSERS: std::cell::RefCell<[Option<Parser>; 2]> = const {
+            std::cell::RefCell::new([None, None])
+        };
+    }
+    PARSERS.with(|p| {
+        let mut p = p.borrow_mut();
+        let slot = &mut p[lang as usize];
+        if slot.is_none() {
+            let mut parser = Parser::new();
+            let language: tree_sitter::Language = match lang {
+                Lang::C => tree_sitter_c::LANGUAGE.into(),
+                Lang::Cpp => tree_sitter_cpp::LANGUAGE.into(),
+            };
+            parser.set_language(&language).ok()?;
+            *slot = Some(parser);
+        }
+        slot.as_mut()?.parse(text, None)
+    })
+}
+
+/// The named children of a node.
+fn named(n: Node<'_>) -> Vec<Node<'_>> {
+    let mut c = n.walk();
+    n.named_children(&mut c).collect()
+}
+
+/// Whether `after` (`before` with fixes applied) reads as well as `before`: it has no more
+/// pieces tree-sitter cannot parse.
+pub fn still_parses(before: &str, after: &str, lang: Lang) -> Result<(), String> {
+    let errors = |text: &str| {
+        let tree = parse(text, lang).ok_or("could not be parsed")?;
+        let mut c = tree.walk();
+        let mut n = 0usize;
+        loop {
+            let node = c.node();
+            if node.is_error() || node.is_missing() {
+                n += 1;
+            }
+            if c.goto_first_child() {
+                continue;
+            }
+            while !c.goto_next_sibling() {
+                if !c.goto_parent() {
+                    return Ok::<usize, String>(n);
+                }
+            }
+        }
+    };
+    let (b, a) = (errors(before)?, errors(after)?);
+    match a > b {
+        true => Err(format!("{} more syntax errors", a - b)),
+        false => Ok(()),
+    }
+}
+
+/// How deep a syntax tree may nest: the lowering recurses once per level.
+pub const MAX_DEPTH: usize = crate::nesting::MAX_NESTING;
+
+/// The depth of a syntax tree, walked without recursion.
+fn depth(tree: &Tree) -> usize {
+    let mut c = tree.walk();
+    let (mut d, mut max) = (0usize, 0usize);
+    loop {
+        if c.goto_first_child() {
+            d += 1;
+            max = max.max(d);
+            continue;
+        }
+        while !c.goto_next_sibling() {
+            if !c.goto_parent() {
+                return max;
+            }
+            d -= 1;
+        }
+    }
+}
+
+/// Lowers every function and method definition of a C or C++ file. A file nested too
+/// deeply to lower safely is refused with the reason.
+pub fn lower_file(file_id: usize, src: &SourceFile, lang: Lang) -> Result<FileIr, String> {
+    let tree = parse(&src.text, lang).ok_or("could not be parsed; the file was not checked")?;
+    if depth(&tree) > MAX_DEPTH {
+        return Err(format!(
+            "nested more than {MAX_DEPTH} levels deep; the file was not checked"
+        ));
+    }
+    let text: Rc<str> = Rc::from(src.text.as_str());
+    let mut cx = FileCx {
+        file: file_id,
+        lang,
+        text: text.clone(),
+        consts: HashMap::new(),
+        defined: HashSet::new(),
+        structs: HashMap::new(),
+        next_cmd: 0,
+        functions: Vec::new(),
+    };
+    let root = tree.root_node();
+    cx.collect(root, None);
+    cx.items(root, None);
+    let mut structs: Vec<(String, Fields)> = cx.structs.into_iter().collect();
+    structs.sort_by(|a, b| a.0.cmp(&b.0));
+    Ok(FileIr {
+        functions: cx.functions,
+        structs,
+    })
+}
+
+struct FileCx {
+    file: usize,
+    lang: Lang,
+    text: Rc<str>,
+    /// `#define N 1024`, `const char *src = "..."`: integers and strings.
+    consts: HashMap<String, Const>,
+    /// Functions and methods (`Class::method`) defined in the file.
+    defined: HashSet<String>,
+    structs: HashMap<String, Fields>,
+    next_cmd: usize,
+    functions: Vec<Function>,
+}
+
+/// The text of a string literal, escapes resolved.
+fn unescape(lit: &str) -> String {
+    let body = lit.trim_start_matches(|c: char| c.is_ascii_alphanumeric());
+    let body = body.strip_prefix('"').unwrap_or(body);
+    let body = body.strip_suffix('"').unwrap_or(body);
+    let mut out = String::with_capacity(body.len());
+    let mut chars = body.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('n') => out.push('\n'),
+            Some('t') => out.push('\t'),
+            Some('0') => {}
+            Some('\n') => {}
+            Some(o) => out.push(o),
+            None => {}
+        }
+    }
+    out
+}
+
+/// An integer literal's value (`1024`, `0x10`, `4u`, `8UL`).
+fn int_text(t: &str) -> Option<u64> {
+    let t = t.trim_end_matches(['u', 'U', 'l', 'L']);
+    match t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+        Some(h) => u64::from_str_radix(h, 16).ok(),
+        None => t.parse().ok(),
+    }
+}
+
+impl FileCx {
+    fn txt(&self, n: Node<'_>) -> &str {
+        self.text.get(n.byte_range()).unwrap_or("")
+    }
+
+    /// Collects the file's constants, struct fields and defined functions, in every arm
+    /// of every `#if`.
+    fn collect(&mut self, n: Node<'_>, class: Option<&str>) {
+        for c in named(n) {
+            match c.kind() {
+                "preproc_def" => {
+                    let (Some(name), Some(value)) = (
+                        c.child_by_field_name("name"),
+                        c.child_by_field_name("value"),
+                    ) else {
+                        continue;
+                    };
+                    let v = self.txt(value).trim().trim_matches(['(', ')']).trim();
+                    let k = if v.starts_with('"') {
+                        Some(Const::Str(unescape(v)))
+                    } else {
+                        int_text(v).map(Const::Int)
+                    };
+                    if let Some(k) = k {
+                        self.consts.insert(self.txt(name).to_string(), k);
+                    }
+                }
+                "declaration" if class.is_none() => self.global_const(c),
+                "function_definition" => {
+                    if let Some(name) = self.function_name(c, class) {
+                        self.defined.insert(name);
+                    }
+                }
+                "struct_specifier" | "class_specifier" => self.record(c, None),
+                "type_definition" => {
+                    let alias = c
+                        .child_by_field_name("declarator")
+                        .map(|d| self.txt(d).to_string());
+                    if let Some(t) = c.child_by_field_name("type") {
+                        if matches!(t.kind(), "struct_specifier" | "class_specifier") {
+                            self.record(t, alias);
+                        }
+                    }
+                }
+                "template_declaration"
+                | "linkage_specification"
+                | "namespace_definition"
+                | "declaration_list"
+                | "preproc_if"
+                | "preproc_ifdef"
+                | "preproc_else"
+                | "preproc_elif"
+                | "preproc_elifdef" => self.collect(c, class),
+                _ => {}
+            }
+        }
+    }
+
+    /// `static const int N = 4;`, `const char *src = "...";` at file level.
+    fn global_const(&mut self, d: Node<'_>) {
+        let mut cur = d.walk();
+        for decl in d.children_by_field_name("declarator", &mut cur) {
+            if decl.kind() != "init_declarator" {
+                continue;
+            }
+            let (Some(name), Some(value)) = (
+                decl.child_by_field_name("declarator")
+                    .map(declarator_name_node),
+                decl.child_by_field_name("value"),
+            ) else {
+                continue;
+            };
+            let k = match value.kind() {
+                "string_literal" | "concatenated_string" | "raw_string_literal" => {
+                    Some(Const::Str(self.string_of_in(&self.text, value)))
+                }
+                "number_literal" => self.int_of_in(&self.text, value).map(Const::Int),
+                _ => None,
+            };
+            if let (Some(k), Some(name)) = (k, name) {
+                self.consts.insert(self.txt(name).to_string(), k);
+            }
+        }
+    }
+
+    /// The fields of a struct or class with a body (and its methods, as defined names).
+    fn record(&mut self, s: Node<'_>, alias: Option<String>) {
+        let Some(body) = s.child_by_field_name("body") else {
+            return;
+        };
+        let name = s
+            .child_by_field_name("name")
+            .map(|n| self.txt(n).to_string())
+            .or(alias);
+        let Some(name) = name else { return };
+        let mut fields = Vec::new();
+        for f in named(body) {
+            match f.kind() {
+                "field_declaration" => {
+                    let ty = f.child_by_field_name("type").map_or("", |t| self.txt(t));
+                    let ty = ty.to_string();
+                    let mut cur = f.walk();
+                    for d in f.children_by_field_name("declarator", &mut cur) {
+                        let shape = self.declarator(&self.text, d);
+                        if let Some(n) = shape.name {
+                            fields.push((
+                                self.txt(n).to_string(),
+                                declared_hint(&ty, shape.array, shape.pointers),
+                            ));
+                        }
+                    }
+                }
+                "function_definition" => {
+                    if let Some(m) = self.function_name(f, Some(&name)) {
+                        self.defined.insert(m);
+                    }
+                }
+                _ => {}
+            }
+        }
+        self.structs.insert(name, fields);
+    }
+
+    /// The name a function definition is known by: `f`, `Class::method`.
+    fn function_name(&self, def: Node<'_>, class: Option<&str>) -> Option<String> {
+        let mut d = def.child_by_field_name("declarator")?;
+        while d.kind() != "function_declarator" {
+            d = d.child_by_field_name("declarator")?;
+        }
+        let name = d.child_by_field_name("declarator")?;
+        let text: String = self
+            .txt(name)
+            .split("::")
+            .map(|s| s.split('<').next().unwrap_or(s).trim())
+            .collect::<Vec<_>>()
+            .join("::");
+        Some(match class {
+            Some(c) => format!("{c}::{text}"),
+            None => text,
+        })
+    }
+
+    /// What a declarator declares: the name node, pointer depth, array length.
+    fn declarator<'t>(&self, text: &str, d: Node<'t>) -> Shape<'t> {
+        let mut shape = Shape::default();
+        let mut d = Some(d);
+        while let Some(n) = d {
+            match n.kind() {
+                "identifier" | "field_identifier" => {
+                    shape.name = Some(n);
+                    break;
+                }
+                "pointer_declarator" => shape.pointers += 1,
+                "array_declarator" => {
+                    let len = n
+                        .child_by_field_name("size")
+                        .and_then(|s| self.int_of_in(text, s));
+                    shape.array = Some(len);
+                }
+                "init_declarator" => shape.init = n.child_by_field_name("value"),
+                "function_declarator" => return Shape::default(),
+                "reference_declarator" | "parenthesized_declarator" => {
+                    d = named(n).into_iter().next();
+                    continue;
+                }
+                _ => break,
+            }
+            d = n.child_by_field_name("declarator");
+        }
+        shape
+    }
+
+    /// Lowers the function definitions under `n`.
+    fn items(&mut self, n: Node<'_>, class: Option<&str>) {
+        for c in named(n) {
+            match c.kind() {
+                "function_definition" => self.function(c, class),
+                "struct_specifier" | "class_specifier" => {
+                    let name = c
+                        .child_by_field_name("name")
+                        .map(|n| self.txt(n).to_string());
+                    if let (Some(name), Some(body)) = (name, c.child_by_field_name("body")) {
+                        self.items(body, Some(&name));
+                    }
+                }
+                "template_declaration"
+                | "linkage_specification"
+                | "namespace_definition"
+                | "declaration_list"
+                | "field_declaration_list"
+                | "preproc_if"
+                | "preproc_ifdef"
+                | "preproc_else"
+                | "preproc_elif"
+                | "preproc_elifdef" => self.items(c, class),
+                _ => {}
+            }
+        }
+    }
+
+    fn function(&mut self, def: Node<'_>, class: Option<&str>) {
+        let (Some(name), Some(body)) = (
+            self.function_name(def, class),
+            def.child_by_field_name("body"),
+        ) else {
+            return;
+        };
+        // A method defined outside its class: `void Halo::step() {..}`.
+        let owner = class
+            .map(str::to_string)
+            .or_else(|| name.rsplit_once("::").map(|(c, _)| c.to_string()))
+            .filter(|c| self.structs.contains_key(c));
+        let text = self.text.clone();
+        let mut l = Lowerer {
+            cx: self,
+            text,
+            base: 0,
+            reparse_depth: 0,
+            class: owner.clone(),
+            strs: HashMap::new(),
+            vars: Vec::new(),
+            scopes: vec![HashMap::new()],
+            out: Vec::new(),
+            in_switch: Vec::new(),
+            event_elems: Vec::new(),
+        };
+        let mut params = Vec::new();
+        // A method's receiver is its first parameter, as `self` is in Rust.
+        if let Some(c) = &owner {
+            let v = l.bind("this", TypeHint::Unknown);
+            l.type_var(v, c, 0);
+            params.push(v);
+        }
+        let mut d = def.child_by_field_name("declarator");
+        while let Some(n) = d {
+            if n.kind() == "function_declarator" {
+                break;
+            }
+            d = n.child_by_field_name("declarator");
+        }
+        if let Some(list) = d.and_then(|f| f.child_by_field_name("parameters")) {
+            for p in named(list) {
+                let ty = p
+                    .child_by_field_name("type")
+                    .map_or(String::new(), |t| l.txt(t).to_string());
+                let shape = p
+                    .child_by_field_name("declarator")
+                    .map(|d| l.cx.declarator(&l.text, d))
+                    .unwrap_or_default();
+                let Some(name) = shape.name else { continue };
+                let name = l.txt(name).to_string();
+                let v = l.bind(&name, declared_hint(&ty, shape.array, shape.pointers));
+                l.type_var(v, &ty, shape.pointers);
+                params.push(v);
+            }
+        }
+        l.stmt(body);
+        let span = l.span(def);
+        let function = Function {
+            name,
+            span,
+            vars: l.vars,
+            params,
+            body: l.out,
+        };
+        self.functions.push(function);
+    }
+}
+
+/// What a declarator declares.
+#[derive(Default)]
+struct Shape<'t> {
+    name: Option<Node<'t>>,
+    pointers: usize,
+    /// `Some(len)` for an array (`len` when it is a known constant).
+    array: Option<Option<u64>>,
+    init: Option<Node<'t>>,
+}
+
+/// The identifier a declarator declares.
+fn declarator_name_node(d: Node<'_>) -> Option<Node<'_>> {
+    match d.kind() {
+        "identifier" | "field_identifier" => Some(d),
+        _ => d
+            .child_by_field_name("declarator")
+            .or_else(|| named(d).into_iter().next())
+            .and_then(declarator_name_node),
+    }
+}
+
+struct Lowerer<'c> {
+    cx: &'c mut FileCx,
+    /// The text the nodes being lowered come from: the file's, or a macro argument's
+    /// wrapped to be parsed again.
+    text: Rc<str>,
+    /// Where `text` starts in the file (negative for a wrapper's prefix).
+    base: isize,
+    reparse_depth: usize,
+    /// The class of a method: bare names of its fields are `this`'s.
+    class: Option<String>,
+    /// Locals bound to a known string (kernel names and sources).
+    strs: HashMap<Var, String>,
+    vars: Vec<VarInfo>,
+    scopes: Vec<HashMap<String, Var>>,
+    out: Vec<Stmt>,
+    /// For each enclosing loop or switch, whether it is a switch (`break` leaves it).
+    in_switch: Vec<bool>,
+    /// Elements of arrays (`ev[0]`) that commands wrote their events to.
+    event_elems: Vec<Place>,
+}
+
+impl Lowerer<'_> {
+    fn txt(&self, n: Node<'_>) -> &str {
+        self.text.get(n.byte_range()).unwrap_or("")
+    }
+
+    fn span(&self, n: Node<'_>) -> Span {
+        let at = |b: usize| (b as isize + self.base).max(0) as usize;
+        Span {
+            file: self.cx.file,
+            start: at(n.start_byte()),
+            end: at(n.end_byte()),
+        }
+    }
+
+    fn arg_span(&self, n: Node<'_>) -> ArgSpan {
+        ArgSpan {
+            span: self.span(n),
+            text: self.txt(n).to_string(),
+        }
+    }
+
+    fn bind(&mut self, name: &str, hint: TypeHint) -> Var {
+        let v = self.vars.len();
+        self.vars.push(VarInfo {
+            name: name.to_string(),
+            hint,
+            fields: Vec::new(),
+            ty: None,
+        });
+        if let Some(s) = self.scopes.last_mut() {
+            s.insert(name.to_string(), v);
+        }
+        v
+    }
+
+    /// Gives a variable of a struct type of the file its fields.
+    fn type_var(&mut self, v: Var, ty: &str, pointers: usize) {
+        if pointers > 1 {
+            return;
+        }
+        let name = last_name(ty);
+        if let Some(fields) = self.cx.structs.get(name) {
+            self.vars[v].fields = fields.clone();
+            self.vars[v].ty = Some(name.to_string());
+        }
+    }
+
+    fn lookup(&self, name: &str) -> Option<Var> {
+        self.scopes.iter().rev().find_map(|s| s.get(name).copied())
+    }
+
+    fn new_temp(&mut self, hint: TypeHint) -> Var {
+        let t = self.vars.len();
+        self.vars.push(VarInfo {
+            name: format!("%{t}"),
+            hint,
+            fields: Vec::new(),
+            ty: None,
+        });
+        t
+    }
+
+    fn forget(&mut self, values: Vec<Value>, span: Span) {
+        let values: Vec<Value> = values
+            .into_iter()
+            .filter(|v| {
+                matches!(
+                    v,
+                    Value::Place(_) | Value::Host { base: Some(_), .. } | Value::List(_)
+                )
+            })
+            .collect();
+        if !values.is_empty() {
+            self.out.push(Stmt::Forget { values, span });
+        }
+    }
+
+    /// Forgets every variable named in `n`: what an `ERROR` node or a lambda does with them
+    /// is not known.
+    fn forget_named(&mut self, n: Node<'_>) {
+        let mut names = Vec::new();
+        let mut stack = vec![n];
+        while let Some(x) = stack.pop() {
+            if x.kind() == "identifier" {
+                names.push(self.txt(x).to_string());
+            }
+            stack.extend(named(x));
+        }
+        // An `ERROR` node can hold bare tokens: the words of its text count too.
+        if n.is_error() || n.has_error() {
+            names.extend(
+                self.txt(n)
+                    .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                    .filter(|w| !w.is_empty())
+                    .map(str::to_string),
+            );
+        }
+        names.sort();
+        names.dedup();
+        let values: Vec<Value> = names
+            .iter()
+            .filter_map(|i| self.lookup(i))
+            .map(|v| Value::Place(Place::var(v)))
+            .collect();
+        let span = self.span(n);
+        self.forget(values, span);
+    }
+
+    fn separate(&mut self, f: impl FnOnce(&mut Self)) -> Vec<Stmt> {
+        let saved = std::mem::take(&mut self.out);
+        self.scopes.push(HashMap::new());
+        f(self);
+        self.scopes.pop();
+        std::mem::replace(&mut self.out, saved)
+    }
+
+    fn stmt(&mut self, n: Node<'_>) {
+        if n.has_error() && self.macro_statement(n) {
+            return;
+        }
+        self.stmt_kind(n);
+        // A simple statement tree-sitter could only partly read: what it does to the names
+        // in it is not known.
+        if n.has_error()
+            && matches!(
+                n.kind(),
+                "expression_statement" | "declaration" | "return_statement"
+            )
+        {
+            self.forget_named(n);
+        }
+    }
+
+    fn stmt_kind(&mut self, n: Node<'_>) {
+        match n.kind() {
+            "compound_statement" => {
+                self.scopes.push(HashMap::new());
+                for c in named(n) {
+                    self.stmt(c);
+                }
+                self.scopes.pop();
+            }
+            "declaration" => self.declaration(n),
+            "expression_statement" => {
+                for c in named(n) {
+                    self.expr(c);
+                }
+            }
+            "if_statement" => {
+                if let Some(c) = n.child_by_field_name("condition") {
+                    self.condition(c);
+                }
+                let then_arm = match n.child_by_field_name("consequence") {
+                    Some(t) => self.separate(|l| l.stmt(t)),
+                    None => Vec::new(),
+                };
+                let else_arm = match n.child_by_field_name("alternative") {
+                    Some(e) => self.separate(|l| {
+                        for c in named(e) {
+                            l.stmt(c);
+                        }
+                        if e.kind() != "else_clause" {
+                            l.stmt(e);
+                        }
+                    }),
+                    None => Vec::new(),
+                };
+                self.out.push(Stmt::Branch(vec![then_arm, else_arm]));
+            }
+            "for_statement" => {
+                self.scopes.push(HashMap::new());
+                if let Some(i) = n.child_by_field_name("initializer") {
+                    self.stmt_or_expr(i);
+                }
+                self.in_switch.push(false);
+                let iteration = |l: &mut Self| {
+                    l.separate(|l| {
+                        if let Some(c) = n.child_by_field_name("condition") {
+                            l.expr(c);
+                        }
+                        if let Some(b) = n.child_by_field_name("body") {
+                            l.stmt(b);
+                        }
+                        if let Some(u) = n.child_by_field_name("update") {
+                            l.expr(u);
+                        }
+                    })
+                };
+                // `for (i = 0; i < 4; i++)`: the first iteration always runs; it is lowered
+                // on its own, before the loop, when nothing in it leaves the loop early.
+                if self.runs_once(n) {
+                    let first = iteration(self);
+                    if !jumps(&first) {
+                        self.out.extend(first);
+                    }
+                }
+                let body = iteration(self);
+                self.in_switch.pop();
+                self.out.push(Stmt::Loop(body));
+                self.scopes.pop();
+            }
+            "for_range_loop" => {
+                let member = match n.child_by_field_name("right").map(|r| self.expr(r)) {
+                    Some(Value::Place(mut p)) => {
+                        p.proj.push(Proj::AnyIndex);
+                        Value::Place(p)
+                    }
+                    _ => Value::Unknown,
+                };
+                self.in_switch.push(false);
+                let body = self.separate(|l| {
+                    let ty = n
+                        .child_by_field_name("type")
+                        .map_or(String::new(), |t| l.txt(t).to_string());
+                    let shape = n
+                        .child_by_field_name("declarator")
+                        .map(|d| l.cx.declarator(&l.text, d))
+                        .unwrap_or_default();
+                    if let Some(name) = shape.name {
+                        let name = l.txt(name).to_string();
+                        let v = l.bind(&name, declared_hint(&ty, None, shape.pointers));
+                        let span = l.span(n);
+                        l.out.push(Stmt::Assign {
+                            dst: Place::var(v),
+                            value: member,
+                            span,
+                        });
+                    }
+                    if let Some(b) = n.child_by_field_name("body") {
+                        l.stmt(b);
+                    }
+                });
+                self.in_switch.pop();
+                self.out.push(Stmt::Loop(body));
+            }
+            "while_statement" => {
+                self.in_switch.push(false);
+                let body = self.separate(|l| {
+                    if let Some(c) = n.child_by_field_name("condition") {
+                        l.condition(c);
+                    }
+                    let inner = match n.child_by_field_name("body") {
+                        Some(b) => l.separate(|l| l.stmt(b)),
+                        None => Vec::new(),
+                    };
+                    l.out.push(Stmt::Branch(vec![inner, vec![Stmt::Break]]));
+                });
+                self.in_switch.pop();
+                self.out.push(Stmt::Loop(body));
+            }
+            "do_statement" => {
+                // The body runs once, then as long as the condition holds.
+                let body = n.child_by_field_name("body");
+                self.in_switch.push(false);
+                if let Some(b) = body {
+                    let first = self.separate(|l| l.stmt(b));
+                    self.out
+                        .push(Stmt::Loop(first.into_iter().chain([Stmt::Break]).collect()));
+                }
+                let rest = self.separate(|l| {
+                    if let Some(c) = n.child_by_field_name("condition") {
+                        l.condition(c);
+                    }
+                    if let Some(b) = body {
+                        let inner = l.separate(|l| l.stmt(b));
+                        l.out.push(Stmt::Branch(vec![inner, vec![Stmt::Break]]));
+                    }
+                });
+                self.in_switch.pop();
+                self.out.push(Stmt::Loop(rest));
+            }
+            "switch_statement" => {
+                if let Some(c) = n.child_by_field_name("condition") {
+                    self.condition(c);
+                }
+                self.in_switch.push(true);
+                let mut arms = Vec::new();
+                let mut has_default = false;
+                if let Some(body) = n.child_by_field_name("body") {
+                    for case in named(body) {
+                        if case.kind() != "case_statement" {
+                            continue;
+                        }
+                        let value = case.child_by_field_name("value");
+                        has_default |= value.is_none();
+                        arms.push(self.separate(|l| {
+                            for s in named(case) {
+                                if Some(s) != value {
+                                    l.stmt(s);
+                                }
+                            }
+                        }));
+                    }
+                }
+                self.in_switch.pop();
+                if !has_default {
+                    arms.push(Vec::new());
+                }
+                self.out.push(Stmt::Branch(arms));
+            }
+            "return_statement" => {
+                let value = match named(n).into_iter().next() {
+                    Some(e) => self.expr(e),
+                    None => Value::Unknown,
+                };
+                self.out.push(Stmt::Return { value });
+            }
+            // A jump (often to a cleanup label) or a throw leaves the straight path.
+            "goto_statement" | "throw_statement" => {
+                for c in named(n) {
+                    self.expr(c);
+                }
+                self.out.push(Stmt::Return {
+                    value: Value::Unknown,
+                });
+            }
+            "break_statement" => {
+                if self.in_switch.last() == Some(&false) {
+                    self.out.push(Stmt::Break);
+                }
+            }
+            "continue_statement" => self.out.push(Stmt::Continue),
+            "labeled_statement" => {
+                for c in named(n) {
+                    if c.kind() != "statement_identifier" {
+                        self.stmt(c);
+                    }
+                }
+            }
+            "try_statement" => {
+                if let Some(b) = n.child_by_field_name("body") {
+                    self.stmt(b);
+                }
+                for c in named(n) {
+                    if c.kind() == "catch_clause" {
+                        let arm = self.separate(|l| {
+                            if let Some(b) = c.child_by_field_name("body") {
+                                l.stmt(b);
+                            }
+                        });
+                        self.out.push(Stmt::Branch(vec![arm, Vec::new()]));
+                    }
+                }
+            }
+            "preproc_if" | "preproc_ifdef" | "preproc_elif" | "preproc_elifdef" => {
+                let arms = self.preproc_arms(n);
+                self.out.push(Stmt::Branch(arms));
+            }
+            "preproc_else" => {
+                for c in named(n) {
+                    self.stmt(c);
+                }
+            }
+            "ERROR" => self.forget_named(n),
+            "comment"
+            | "type_definition"
+            | "struct_specifier"
+            | "class_specifier"
+            | "enum_specifier"
+            | "preproc_include"
+            | "preproc_def"
+            | "preproc_function_def"
+            | "preproc_call"
+            | "function_definition"
+            | "empty_statement"
+            | "using_declaration"
+            | "alias_declaration"
+            | "namespace_alias_definition"
+            | "static_assert_declaration" => {}
+            _ => {
+                self.expr(n);
+            }
+        }
+    }
+
+    /// Whether a `for` loop counts up from a constant below a constant bound
+    /// (`for (int i = 0; i < N; i++)`), so its body runs at least once.
+    fn runs_once(&self, n: Node<'_>) -> bool {
+        let text = self.text.clone();
+        let int = |x: Node<'_>| self.cx.int_of_in(&text, x);
+        let start = n.child_by_field_name("initializer").and_then(|i| {
+            let value = match i.kind() {
+                "declaration" => {
+                    let d = i.child_by_field_name("declarator")?;
+                    (d.kind() == "init_declarator").then(|| d.child_by_field_name("value"))??
+                }
+                "assignment_expression" => i.child_by_field_name("right")?,
+                _ => return None,
+            };
+            int(value)
+        });
+        let bound = n.child_by_field_name("condition").and_then(|c| {
+            let op = c.child_by_field_name("operator")?;
+            let right = c.child_by_field_name("right")?;
+            let b = int(right)?;
+            match text.get(op.byte_range())? {
+                "<" => Some(b),
+                "<=" => b.checked_add(1),
+                _ => None,
+            }
+        });
+        matches!((start, bound), (Some(s), Some(b)) if s < b)
+    }
+
+    /// The arms of an `#if`: its own lines, then each `#elif`/`#else`; an `#if` without
+    /// `#else` has an empty arm.
+    fn preproc_arms(&mut self, n: Node<'_>) -> Vec<Vec<Stmt>> {
+        let alternative = n.child_by_field_name("alternative");
+        let skip = [
+            n.child_by_field_name("condition"),
+            n.child_by_field_name("name"),
+        ];
+        let own = self.separate(|l| {
+            for c in named(n) {
+                if Some(c) != alternative && !skip.contains(&Some(c)) {
+                    l.stmt(c);
+                }
+            }
+        });
+        let mut arms = vec![own];
+        match alternative {
+            Some(a) if a.kind() == "preproc_else" => arms.push(self.separate(|l| l.stmt(a))),
+            Some(a) => arms.extend(self.preproc_arms(a)),
+            None => arms.push(Vec::new()),
+        }
+        arms
+    }
+
+    fn stmt_or_expr(&mut self, n: Node<'_>) {
+        if n.kind() == "declaration" {
+            self.declaration(n);
+        } else {
+            self.expr(n);
+        }
+    }
+
+    /// An `if`, `while` or `switch` condition (C++ allows a declaration in it).
+    fn condition(&mut self, c: Node<'_>) {
+        for x in named(c) {
+            self.stmt_or_expr(x);
+        }
+        if !matches!(c.kind(), "condition_clause" | "parenthesized_expression") {
+            self.expr(c);
+        }
+    }
+
+    /// A statement tree-sitter could not read that has the shape of a macro call,
+    /// `NAME(arg, ...);`: each argument is read as a statement of its own. Returns whether
+    /// it had that shape.
+    fn macro_statement(&mut self, n: Node<'_>) -> bool {
+        if self.reparse_depth >= MAX_REPARSE {
+            return false;
+        }
+        let whole = self.text.clone();
+        let text = whole
+            .get(n.byte_range())
+            .unwrap_or("")
+            .trim_end()
+            .trim_end_matches(';')
+            .trim_end();
+        let Some(open) = text.find('(') else {
+            return false;
+        };
+        let name = text[..open].trim();
+        if name.is_empty()
+            || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            || !text.ends_with(')')
+        {
+            return false;
+        }
+        let inner_start = n.start_byte() + open + 1;
+        let inner = &text[open + 1..text.len() - 1];
+        let mut parts = Vec::new();
+        let (mut depth, mut start) = (0i32, 0usize);
+        let mut in_str: Option<char> = None;
+        let mut prev = ' ';
+        for (i, c) in inner.char_indices() {
+            match (in_str, c) {
+                (Some(q), c) if c == q && prev != '\\' => in_str = None,
+                (Some(_), _) => {}
+                (None, '"' | '\'') => in_str = Some(c),
+                (None, '(' | '[' | '{') => depth += 1,
+                (None, ')' | ']' | '}') => depth -= 1,
+                (None, ',') if depth == 0 => {
+                    parts.push((start, i));
+                    start = i + 1;
+                }
+                _ => {}
+            }
+            prev = if prev == '\\' && c == '\\' { ' ' } else { c };
+        }
+        parts.push((start, inner.len()));
+        for (s, e) in parts {
+            let arg = inner[s..e].to_string();
+            if arg.trim().is_empty() {
+                continue;
+            }
+            self.reparse(&arg, inner_start + s);
+        }
+        true
+    }
+
+    /// Parses `code` (found at byte `at` of the current text) as statements and lowers them
+    /// in the current scope.
+    fn reparse(&mut self, code: &str, at: usize) {
+        self.with_reparsed("", code, at, |l, body| {
+            for s in named(body) {
+                l.stmt(s);
+            }
+        });
+    }
+
+    /// Parses `lead` and `code` (`code` found at byte `at` of the current text) as the body
+    /// of a function, and runs `f` on it with the spans of `code` mapped back to the file.
+    fn with_reparsed(
+        &mut self,
+        lead: &str,
+        code: &str,
+        at: usize,
+        f: impl FnOnce(&mut Self, Node<'_>),
+    ) {
+        if self.reparse_depth >= MAX_REPARSE {
+            return;
+        }
+        let prefix = format!("void m(void){{{lead}");
+        let wrapped = format!("{prefix}{code};}}");
+        let Some(tree) = parse(&wrapped, self.cx.lang) else {
+            return;
+        };
+        let body = named(tree.root_node())
+            .into_iter()
+            .find(|f| f.kind() == "function_definition")
+            .and_then(|f| f.child_by_field_name("body"));
+        let Some(body) = body else { return };
+        let saved = (
+            std::mem::replace(&mut self.text, Rc::from(wrapped.as_str())),
+            self.base,
+        );
+        self.base = saved.1 + at as isize - prefix.len() as isize;
+        self.reparse_depth += 1;
+        f(self, body);
+        self.reparse_depth -= 1;
+        self.text = saved.0;
+        self.base = saved.1;
+    }
+
+    /// `T x(a, b);` read as C++ reads it in a function body: a variable constructed from
+    /// `a` and `b` (tree-sitter takes it for the declaration of a function `x`).
+    fn vexing(&mut self, ty: &str, decl: Node<'_>, n: Node<'_>) -> bool {
+        let (Some(name), Some(params)) = (
+            decl.child_by_field_name("declarator"),
+            decl.child_by_field_name("parameters"),
+        ) else {
+            return false;
+        };
+        if name.kind() != "identifier" || named(params).is_empty() {
+            return false;
+        }
+        let name = self.txt(name).to_string();
+        let code = self.txt(params).to_string();
+        let span = self.span(n);
+        let mut value = Value::Unknown;
+        self.with_reparsed("m", &code, params.start_byte(), |l, body| {
+            let call = named(body)
+                .into_iter()
+                .next()
+                .and_then(|s| named(s).into_iter().next())
+                .filter(|c| c.kind() == "call_expression");
+            if let Some(args) = call.and_then(|c| c.child_by_field_name("arguments")) {
+                value = l.construct(ty, args, span);
+            }
+        });
+        let v = self.bind(&name, declared_hint(ty, None, 0));
+        self.type_var(v, ty, 0);
+        self.out.push(Stmt::Assign {
+            dst: Place::var(v),
+            value,
+            span,
+        });
+        true
+    }
+
+    fn declaration(&mut self, n: Node<'_>) {
+        let ty = n
+            .child_by_field_name("type")
+            .map_or(String::new(), |t| self.txt(t).to_string());
+        let mut cur = n.walk();
+        let decls: Vec<Node<'_>> = n.children_by_field_name("declarator", &mut cur).collect();
+        for d in decls {
+            let shape = self.cx.declarator(&self.text, d);
+            let Some(name_node) = shape.name else {
+                if !(d.kind() == "function_declarator" && self.vexing(&ty, d, n)) {
+                    self.expr(d);
+                }
+                continue;
+            };
+            let name = self.txt(name_node).to_string();
+            let hint = declared_hint(&ty, shape.array, shape.pointers);
+            let span = self.span(n);
+            let mut text = None;
+            let value = match shape.init {
+                Some(init) if init.kind() == "argument_list" => self.construct(&ty, init, span),
+                Some(init)
+                    if init.kind() == "initializer_list"
+                        && handle_hint(last_name(&ty)) != TypeHint::Unknown =>
+                {
+                    self.construct(&ty, init, span)
+                }
+                Some(init) => {
+                    text = self.str_value(init);
+                    self.expr(init)
+                }
+                None => Value::Unknown,
+            };
+            let value = match (value, hint) {
+                (Value::List(items), TypeHint::Host(kind)) if items.is_empty() => {
+                    Value::Host { kind, base: None }
+                }
+                (v, _) => v,
+            };
+            let v = self.bind(&name, hint);
+            self.type_var(v, &ty, shape.pointers);
+            if let Some(t) = text {
+                self.strs.insert(v, t);
+            }
+            self.out.push(Stmt::Assign {
+                dst: Place::var(v),
+                value,
+                span,
+            });
+        }
+    }
+
+    /// `T x(args)` / `T x{args}`: a constructor call of the class `T`.
+    fn construct(&mut self, ty: &str, args: Node<'_>, span: Span) -> Value {
+        let segs = path_segments(ty.trim_start_matches("const ").trim());
+        let items = named(args);
+        match self.cx_bindings().function(&segs, items.len()) {
+            Some(api) => self.apply(api, None, &items, span),
+            None => {
+                let vals: Vec<Value> = items.iter().map(|a| self.expr(*a)).collect();
+                self.forget(vals, span);
+                Value::Unknown
+            }
+        }
+    }
+
+    fn cx_bindings(&self) -> &'static Bindings {
+        bindings()
+    }
+
+    /// The place an assignment target names, if it is one.
+    fn place_of(&mut self, n: Node<'_>) -> Option<Place> {
+        match self.expr(n) {
+            Value::Place(p) => Some(p),
+            _ => None,
+        }
+    }
+
+    fn expr(&mut self, n: Node<'_>) -> Value {
+        match n.kind() {
+            "identifier" | "field_identifier" => {
+                let name = self.txt(n).to_string();
+                if let Some(v) = self.lookup(&name) {
+                    return Value::Place(Place::var(v));
+                }
+                if let Some(this) = self.member_of_this(&name) {
+                    return Value::Place(this);
+                }
+                match self.cx.consts.get(&name) {
+                    Some(Const::Int(v)) => Value::Int(*v),
+                    Some(Const::Str(s)) => Value::Str(s.clone()),
+                    None if name == "NULL" => Value::Null,
+                    None => Value::Unknown,
+                }
+            }
+            "null" | "nullptr" => Value::Null,
+            "number_literal" => int_text(self.txt(n)).map_or(Value::Scalar, Value::Int),
+            "true" | "false" | "char_literal" | "sizeof_expression" | "alignof_expression" => {
+                Value::Scalar
+            }
+            "string_literal" | "concatenated_string" | "raw_string_literal" => {
+                Value::Str(self.cx.string_of_in(&self.text, n))
+            }
+            "this" => match self.lookup("this") {
+                Some(v) => Value::Place(Place::var(v)),
+                None => Value::Unknown,
+            },
+            "parenthesized_expression" | "compound_literal_expression" => {
+                let mut v = Value::Unknown;
+                for c in named(n) {
+                    if c.kind() != "type_descriptor" {
+                        v = self.expr(c);
+                    }
+                }
+                v
+            }
+            "pointer_expression" => match n.child_by_field_name("argument") {
+                Some(a) => self.expr(a),
+                None => Value::Unknown,
+            },
+            "cast_expression" => match n.child_by_field_name("value") {
+                Some(a) => self.expr(a),
+                None => Value::Unknown,
+            },
+            "field_expression" => {
+                let base = n.child_by_field_name("argument").map(|a| self.expr(a));
+                let field = n
+                    .child_by_field_name("field")
+                    .map(|f| self.txt(f).to_string());
+                match (base, field) {
+                    (Some(Value::Place(mut p)), Some(f)) => {
+                        p.proj.push(Proj::Field(f));
+                        Value::Place(p)
+                    }
+                    _ => Value::Unknown,
+                }
+            }
+            "subscript_expression" => {
+                let base = n.child_by_field_name("argument").map(|a| self.expr(a));
+                let index = n
+                    .child_by_field_name("index")
+                    .or_else(|| n.child_by_field_name("indices"));
+                let constant = index.and_then(|i| {
+                    let i = if i.kind() == "subscript_argument_list" {
+                        named(i).into_iter().next()?
+                    } else {
+                        i
+                    };
+                    self.cx.int_of_in(&self.text, i)
+                });
+                if let Some(i) = index {
+                    self.expr(i);
+                }
+                match base {
+                    Some(Value::Place(mut p)) => {
+                        p.proj.push(match constant {
+                            Some(k) => Proj::Index(k),
+                            None => Proj::AnyIndex,
+                        });
+                        Value::Place(p)
+                    }
+                    Some(Value::List(items)) => match constant {
+                        Some(k) => items.get(k as usize).cloned().unwrap_or(Value::Unknown),
+                        None => Value::Unknown,
+                    },
+                    _ => Value::Unknown,
+                }
+            }
+            "call_expression" => self.call(n),
+            "assignment_expression" => self.assign(n),
+            "binary_expression" => {
+                let op = n
+                    .child_by_field_name("operator")
+                    .map(|o| self.txt(o).to_string());
+                if let Some(l) = n.child_by_field_name("left") {
+                    self.expr(l);
+                }
+                if let Some(r) = n.child_by_field_name("right") {
+                    if matches!(op.as_deref(), Some("&&" | "||")) {
+                        // The right side runs only on one outcome of the left.
+                        let arm = self.separate(|l| {
+                            l.expr(r);
+                        });
+                        self.out.push(Stmt::Branch(vec![arm, Vec::new()]));
+                    } else {
+                        self.expr(r);
+                    }
+                }
+                Value::Scalar
+            }
+            "unary_expression" | "update_expression" => {
+                for c in named(n) {
+                    self.expr(c);
+                }
+                Value::Scalar
+            }
+            "conditional_expression" => {
+                if let Some(c) = n.child_by_field_name("condition") {
+                    self.expr(c);
+                }
+                let t = self.new_temp(TypeHint::Unknown);
+                let span = self.span(n);
+                let arms: Vec<Vec<Stmt>> = ["consequence", "alternative"]
+                    .iter()
+                    .map(|f| {
+                        let arm = n.child_by_field_name(f);
+                        self.separate(|l| {
+                            let value = arm.map_or(Value::Unknown, |a| l.expr(a));
+                            l.out.push(Stmt::Assign {
+                                dst: Place::var(t),
+                                value,
+                                span,
+                            });
+                        })
+                    })
+                    .collect();
+                self.out.push(Stmt::Branch(arms));
+                Value::Place(Place::var(t))
+            }
+            "comma_expression" => {
+                let mut v = Value::Unknown;
+                for c in named(n) {
+                    v = self.expr(c);
+                }
+                v
+            }
+            "initializer_list" => {
+                let items: Vec<Value> = named(n)
+                    .into_iter()
+                    .filter(|c| c.kind() != "comment")
+                    .map(|c| self.expr(c))
+                    .collect();
+                let len = items.len() as u64;
+                list_or_host(items, HostKind::Array { len: Some(len) })
+            }
+            "lambda_expression" => {
+                self.forget_named(n);
+                Value::Unknown
+            }
+            "ERROR" => {
+                self.forget_named(n);
+                Value::Unknown
+            }
+            "comment" => Value::Unknown,
+            _ => {
+                let vals: Vec<Value> = named(n).into_iter().map(|c| self.expr(c)).collect();
+                let span = self.span(n);
+                self.forget(vals, span);
+                Value::Unknown
+            }
+        }
+    }
+
+    /// A field of the class of the method being lowered, named bare.
+    fn member_of_this(&self, name: &str) -> Option<Place> {
+        let this = self.lookup("this")?;
+        self.vars[this]
+            .fields
+            .iter()
+            .any(|(f, _)| f == name)
+            .then(|| Place {
+                var: this,
+                proj: vec![Proj::Field(name.to_string())],
+            })
+    }
+
+    fn assign(&mut self, n: Node<'_>) -> Value {
+        let op = n
+            .child_by_field_name("operator")
+            .map_or("=", |o| self.txt(o))
+            .to_string();
+        let right = n.child_by_field_name("right");
+        let text = right.and_then(|r| self.str_value(r));
+        let v = right.map_or(Value::Unknown, |r| self.expr(r));
+        let Some(left) = n.child_by_field_name("left") else {
+            return v;
+        };
+        let span = self.span(n);
+        if op != "=" {
+            let target = self.expr(left);
+            if !matches!(target, Value::Place(ref p) if self.vars[p.var].hint == TypeHint::Scalar) {
+                self.forget(vec![target], span);
+            }
+            return Value::Scalar;
+        }
+        match left.kind() {
+            // A store through a pointer or into an element changes what the base holds.
+            "subscript_expression" | "pointer_expression" => {
+                let base = left
+                    .child_by_field_name("argument")
+                    .map_or(Value::Unknown, |b| self.expr(b));
+                self.forget(vec![base], span);
+            }
+            _ => {
+                if let Some(dst) = self.place_of(left) {
+                    if let (Some(t), true) = (text, dst.proj.is_empty()) {
+                        self.strs.insert(dst.var, t);
+                    }
+                    self.out.push(Stmt::Assign {
+                        dst,
+                        value: v.clone(),
+                        span,
+                    });
+                }
+            }
+        }
+        v
+    }
+
+    fn call(&mut self, n: Node<'_>) -> Value {
+        let span = self.span(n);
+        let args: Vec<Node<'_>> = n
+            .child_by_field_name("arguments")
+            .map(|a| {
+                named(a)
+                    .into_iter()
+                    .filter(|c| c.kind() != "comment")
+                    .collect()
+            })
+            .unwrap_or_default();
+        let Some(func) = n.child_by_field_name("function") else {
+            return self.unknown_call(None, &args, span);
+        };
+        let b = self.cx_bindings();
+        if func.kind() == "field_expression" {
+            let recv = func.child_by_field_name("argument");
+            let method = func
+                .child_by_field_name("field")
+                .map(|f| {
+                    self.txt(f)
+                        .split('<')
+                        .next()
+                        .unwrap_or("")
+                        .trim()
+                        .to_string()
+                })
+                .unwrap_or_default();
+            let Some(recv) = recv else {
+                return self.unknown_call(None, &args, span);
+            };
+            if let Some(api) = b.method(&method, args.len()) {
+                let rv = self.expr(recv);
+                return self.apply(api, Some((rv, recv)), &args, span);
+            }
+            let rv = self.expr(recv);
+            match (method.as_str(), &rv) {
+                ("push_back" | "emplace_back", Value::Place(list)) if args.len() == 1 => {
+                    let item = self.expr(args[0]);
+                    self.out.push(Stmt::Push {
+                        list: list.clone(),
+                        item,
+                    });
+                    return Value::Scalar;
+                }
+                // The host data itself, read.
+                ("data", _) if args.is_empty() => return rv,
+                ("size" | "empty" | "begin" | "end" | "cbegin" | "cend", _) if args.is_empty() => {
+                    return Value::Scalar
+                }
+                _ => {}
+            }
+            if let Value::Place(p) = &rv {
+                if p.proj.is_empty() {
+                    if let Some(ty) = self.vars[p.var].ty.clone() {
+                        let callee = format!("{ty}::{method}");
+                        if self.cx.defined.contains(&callee) {
+                            let vals = args.iter().map(|a| self.expr(*a)).collect();
+                            return self.emit_call(callee, Some(rv), vals, span);
+                        }
+                    }
+                }
+            }
+            return self.unknown_call(Some(rv), &args, span);
+        }
+        let path = self.txt(func).to_string();
+        let segs = path_segments(&path);
+        if let Some(api) = b.function(&segs, args.len()) {
+            return self.apply(api, None, &args, span);
+        }
+        let name = segs.join("::");
+        if let Some(class) = &self.class {
+            let callee = format!("{class}::{name}");
+            if self.cx.defined.contains(&callee) {
+                let this = self.lookup("this").map(|v| Value::Place(Place::var(v)));
+                let vals = args.iter().map(|a| self.expr(*a)).collect();
+                return self.emit_call(callee, this, vals, span);
+            }
+        }
+        if self.cx.defined.contains(&name) {
+            let vals = args.iter().map(|a| self.expr(*a)).collect();
+            return self.emit_call(name, None, vals, span);
+        }
+        if READING_CALLS.contains(&name.as_str()) {
+            for a in &args {
+                self.expr(*a);
+            }
+            return Value::Scalar;
+        }
+        self.unknown_call(None, &args, span)
+    }
+
+    /// A call nothing models: its arguments are read as code, then forgotten.
+    fn unknown_call(&mut self, recv: Option<Value>, args: &[Node<'_>], span: Span) -> Value {
+        let mut vals: Vec<Value> = args.iter().map(|a| self.expr(*a)).collect();
+        vals.extend(recv);
+        self.forget(vals, span);
+        Value::Unknown
+    }
+
+    fn emit_call(
+        &mut self,
+        callee: String,
+        recv: Option<Value>,
+        args: Vec<Value>,
+        span: Span,
+    ) -> Value {
+        let t = self.new_temp(TypeHint::Unknown);
+        self.out.push(Stmt::Call {
+            callee,
+            recv,
+            args,
+            dst: Place::var(t),
+            span,
+        });
+        Value::Place(Place::var(t))
+    }
+
+    /// A string the expression is known to hold: a literal, a constant, a local bound to
+    /// one, through `&`, casts and parentheses; a braced list of strings, joined.
+    fn str_value(&self, n: Node<'_>) -> Option<String> {
+        match n.kind() {
+            "string_literal" | "concatenated_string" | "raw_string_literal" => {
+                Some(self.cx.string_of_in(&self.text, n))
+            }
+            "identifier" => {
+                let name = self.txt(n);
+                if let Some(v) = self.lookup(name) {
+                    return self.strs.get(&v).cloned();
+                }
+                match self.cx.consts.get(name) {
+                    Some(Const::Str(s)) => Some(s.clone()),
+                    _ => None,
+                }
+            }
+            "pointer_expression" | "cast_expression" | "parenthesized_expression" => {
+                let inner = n
+                    .child_by_field_name("argument")
+                    .or_else(|| n.child_by_field_name("value"))
+                    .or_else(|| named(n).into_iter().last())?;
+                self.str_value(inner)
+            }
+            "initializer_list" => {
+                let parts: Option<Vec<String>> =
+                    named(n).into_iter().map(|c| self.str_value(c)).collect();
+                parts.map(|p| p.join("\n"))
+            }
+            "call_expression" => {
+                // `std::string(SRC)`, `src.c_str()`.
+                let func = n.child_by_field_name("function")?;
+                let args = named(n.child_by_field_name("arguments")?);
+                match func.kind() {
+                    "field_expression" => {
+                        let m = func.child_by_field_name("field")?;
+                        matches!(self.txt(m), "c_str" | "data")
+                            .then(|| func.child_by_field_name("argument"))
+                            .flatten()
+                            .and_then(|r| self.str_value(r))
+                    }
+                    _ if args.len() == 1 && last_name(self.txt(func)) == "string" => {
+                        self.str_value(args[0])
+                    }
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
+}
+
+impl FileCx {
+    fn string_of_in(&self, text: &str, n: Node<'_>) -> String {
+        let t = |x: Node<'_>| text.get(x.byte_range()).unwrap_or("").to_string();
+        match n.kind() {
+            "concatenated_string" => named(n)
+                .into_iter()
+                .filter(|p| p.kind() != "identifier")
+                .map(|p| self.string_of_in(text, p))
+                .collect(),
+            "raw_string_literal" => {
+                let s = t(n);
+                let open = s.find('(').map_or(0, |i| i + 1);
+                let close = s.rfind(')').unwrap_or(s.len());
+                s.get(open..close).unwrap_or("").to_string()
+            }
+            _ => unescape(&t(n)),
+        }
+    }
+
+    fn int_of_in(&self, text: &str, n: Node<'_>) -> Option<u64> {
+        let t = text.get(n.byte_range()).unwrap_or("");
+        match n.kind() {
+            "number_literal" => int_text(t),
+            "identifier" => match self.consts.get(t) {
+                Some(Const::Int(v)) => Some(*v),
+                _ => None,
+            },
+            "parenthesized_expression" => self.int_of_in(text, named(n).into_iter().next()?),
+            _ => None,
+        }
+    }
+}
+
+/// Whether a loop body holds a `break`, `continue` or `return` of its own (not of a loop
+/// nested in it).
+fn jumps(body: &[Stmt]) -> bool {
+    body.iter().any(|s| match s {
+        Stmt::Break | Stmt::Continue | Stmt::Return { .. } => true,
+        Stmt::Branch(arms) => arms.iter().any(|a| jumps(a)),
+        _ => false,
+    })
+}
+
+/// A C++ path's segments without template arguments: `cl::Buffer` → `["cl", "Buffer"]`,
+/// `::clFinish` → `["clFinish"]`.
+fn path_segments(path: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut depth = 0;
+    let mut cur = String::new();
+    for c in path.chars() {
+        match c {
+            '<' => depth += 1,
+            '>' => depth -= 1,
+            _ if depth > 0 => {}
+            ':' => {
+                if !cur.trim().is_empty() {
+                    out.push(cur.trim().to_string());
+                }
+                cur.clear();
+            }
+            _ => cur.push(c),
+        }
+    }
+    if !cur.trim().is_empty() {
+        out.push(cur.trim().to_string());
+    }
+    out
+}
+
+/// A braced list: a list of values (a wait list when it holds events); a list of numbers is
+/// host data.
+fn list_or_host(items: Vec<Value>, kind: HostKind) -> Value {
+    if !items.is_empty()
+        && items
+            .iter()
+            .all(|v| matches!(v, Value::Int(_) | Value::Scalar))
+    {
+        Value::Host { kind, base: None }
+    } else {
+        Value::List(items)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_tables_parse() {
+        let b = Bindings::from_tables(TABLES).unwrap();
+        assert!(b
+            .function(&["clEnqueueMigrateMemObjects".into()], 7)
+            .is_some());
+        assert!(b.method("enqueueMigrateMemObjects", 4).is_some());
+        assert!(b.function(&["cl".into(), "Buffer".into()], 4).is_some());
+        assert!(b.function(&["Buffer".into()], 3).is_some());
+    }
+
+    #[test]
+    fn paths_lose_their_template_arguments() {
+        assert_eq!(path_segments("cl::Buffer"), ["cl", "Buffer"]);
+        assert_eq!(path_segments("::clFinish"), ["clFinish"]);
+        assert_eq!(
+            path_segments("std::vector<cl::Event>::size"),
+            ["std", "vector", "size"]
+        );
+    }
+
+    #[test]
+    fn literals() {
+        assert_eq!(int_text("1024"), Some(1024));
+        assert_eq!(int_text("0x10"), Some(16));
+        assert_eq!(int_text("8UL"), Some(8));
+        assert_eq!(unescape(r#""a\n\"b\"""#), "a\n\"b\"");
+    }
+}

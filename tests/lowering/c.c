@@ -1,0 +1,72 @@
+/* Every C API row (ffi.toml, c.toml) called the way C host code calls it, and the shapes
+ * the C frontend must read: error-check macros around calls, both sides of `#if`, an
+ * unknown macro, a piece tree-sitter cannot parse. */
+#include <CL/cl.h>
+#include "missing_header.h"
+
+#define N 256
+#define OCL_CHECK(err, call) do { call; if (err != CL_SUCCESS) exit(1); } while (0)
+
+static const char *src = "__kernel void k(__global float* a) { a[0] = 1.0f; }";
+
+void api(cl_context ctx, cl_device_id dev, cl_command_queue q, cl_command_queue q2, float *host)
+{
+    cl_int err;
+    cl_event ev, evs[2];
+    cl_command_queue oq = clCreateCommandQueue(ctx, dev, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, &err);
+    cl_command_queue pq = clCreateCommandQueueWithProperties(ctx, dev, NULL, &err);
+    cl_context c2 = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
+    cl_program p = clCreateProgramWithSource(ctx, 1, &src, NULL, &err);
+    cl_program pb = clCreateProgramWithBinary(ctx, 1, &dev, NULL, NULL, NULL, &err);
+    cl_kernel k = clCreateKernel(p, "k", &err);
+    cl_mem a = clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, N * 4, host, &err);
+    cl_mem b = clCreateBufferWithProperties(ctx, NULL, CL_MEM_READ_WRITE, N * 4, NULL, &err);
+    cl_mem sub = clCreateSubBuffer(a, CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &region, &err);
+    cl_event user = clCreateUserEvent(ctx, &err);
+
+    err = clEnqueueWriteBuffer(q, a, CL_FALSE, 0, N * 4, host, 0, NULL, &ev);
+    err = clEnqueueReadBuffer(q, a, CL_TRUE, 0, N * 4, host, 1, &ev, NULL);
+    err = clEnqueueFillBuffer(q, b, &pattern, 4, 0, N * 4, 0, NULL, &evs[0]);
+    err = clEnqueueCopyBuffer(q2, a, b, 0, 0, N * 4, 2, evs, NULL);
+    err = clEnqueueMigrateMemObjects(q2, 1, &a, 0, 1, &user, &ev);
+    err = clEnqueueNDRangeKernel(q, k, 1, NULL, global, NULL, 0, NULL, NULL);
+    err = clEnqueueTask(q, k, 0, NULL, NULL);
+    err = clEnqueueMarkerWithWaitList(q, 1, &ev, &evs[1]);
+    err = clEnqueueBarrierWithWaitList(q, 0, NULL, NULL);
+    void *m = clEnqueueMapBuffer(q, b, CL_TRUE, CL_MAP_READ, 0, N * 4, 0, NULL, NULL, &err);
+    err = clEnqueueUnmapMemObject(q, b, m, 0, NULL, NULL);
+    err = clEnqueueWriteBufferRect(q, a, CL_TRUE, o, o, r, 0, 0, 0, 0, host, 0, NULL, NULL);
+    err = clEnqueueReadBufferRect(q, a, CL_TRUE, o, o, r, 0, 0, 0, 0, host, 0, NULL, NULL);
+    err = clEnqueueCopyBufferRect(q, a, b, o, o, r, 0, 0, 0, 0, 0, NULL, NULL);
+    err = clEnqueueMarker(q, &ev);
+    err = clSetKernelArg(k, 0, sizeof(cl_mem), &a);
+    err = clSetUserEventStatus(user, CL_COMPLETE);
+    err = clRetainEvent(ev);
+    err = clWaitForEvents(1, &ev);
+    err = clFlush(q);
+    err = clFinish(q2);
+    err = clReleaseEvent(ev);
+}
+
+void shapes(cl_command_queue q, cl_kernel k, cl_mem a, float *host)
+{
+    cl_int err;
+    /* The macro's arguments are code: the enqueue inside is read. */
+    OCL_CHECK(err, err = clEnqueueWriteBuffer(q, a, CL_TRUE, 0, N * 4, host, 0, NULL, NULL));
+    CHECK_CL_ERROR(clSetKernelArg(k, 0, sizeof(cl_mem), &a));
+    err = clFinish(q);
+    test_error(err, "clFinish failed");
+#if defined(USE_EVENTS)
+    cl_event done;
+    err = clEnqueueNDRangeKernel(q, k, 1, NULL, global, NULL, 0, NULL, &done);
+    clWaitForEvents(1, &done);
+#else
+    err = clEnqueueNDRangeKernel(q, k, 1, NULL, global, NULL, 0, NULL, NULL);
+    clFinish(q);
+#endif
+    /* An unknown macro that takes the buffer: what it does is not known. */
+    UNKNOWN_MACRO(a);
+    /* Not C: the names in it are forgotten, the lines around it still read. */
+    host = @@ a ## $$;
+    err = clEnqueueReadBuffer(q, a, CL_TRUE, 0, N * 4, host, 0, NULL, NULL);
+}

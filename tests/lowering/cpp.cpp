@@ -1,0 +1,76 @@
+// Every opencl.hpp row (cpp.toml) called the way C++ host code calls it, and the shapes
+// the C++ frontend must read: `OCL_CHECK` around declarations, as the Vitis examples
+// write them, `std::vector<cl::Event>` wait lists, braced object lists, methods of a class.
+#include <CL/opencl.hpp>
+#include <vector>
+
+#define OCL_CHECK(error, call) call; if (error != CL_SUCCESS) { exit(EXIT_FAILURE); }
+
+void api(cl::Context &ctx, cl::Device &dev, std::vector<float> &host)
+{
+    cl_int err;
+    cl::Context c2(dev);
+    cl::CommandQueue q(ctx, dev, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE);
+    cl::CommandQueue q2(ctx, dev, 0, &err);
+    cl::Program p(ctx, "__kernel void k(__global float* a) { a[0] = 1.0f; }");
+    cl::Program p2(ctx, "__kernel void k(__global float* a) { }", true);
+    cl::Kernel k(p, "k");
+    cl::Buffer a(ctx, CL_MEM_READ_WRITE, 1024);
+    cl::Buffer b(ctx, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR, 1024, host.data());
+    cl::Buffer c(ctx, CL_MEM_READ_WRITE, 1024, nullptr, &err);
+    cl::UserEvent user(ctx);
+    cl::Event ev, ev2;
+    std::vector<cl::Event> deps;
+
+    q.enqueueWriteBuffer(a, CL_FALSE, 0, 1024, host.data(), nullptr, &ev);
+    deps.push_back(ev);
+    q2.enqueueReadBuffer(a, CL_TRUE, 0, 1024, host.data(), &deps);
+    q.enqueueWriteBufferRect(a, CL_TRUE, o, o, r, 0, 0, 0, 0, host.data());
+    q.enqueueReadBufferRect(a, CL_TRUE, o, o, r, 0, 0, 0, 0, host.data());
+    q.enqueueCopyBuffer(a, b, 0, 0, 1024, &deps, &ev2);
+    q.enqueueFillBuffer(c, 0.0f, 0, 1024);
+    q2.enqueueMigrateMemObjects({a, b}, 0, &deps, &ev);
+    q.enqueueNDRangeKernel(k, cl::NullRange, cl::NDRange(256), cl::NullRange, &deps, &ev2);
+    q.enqueueTask(k);
+    q.enqueueMarkerWithWaitList(&deps, &ev);
+    q.enqueueBarrierWithWaitList();
+    void *m = q.enqueueMapBuffer(b, CL_TRUE, CL_MAP_READ, 0, 1024);
+    q.enqueueUnmapMemObject(b, m);
+    k.setArg(0, a);
+    k.setArg(1, sizeof(float), &scale);
+    ev.wait();
+    cl::WaitForEvents(deps);
+    cl::Event::waitForEvents(deps);
+    q.flush();
+    q2.finish();
+}
+
+void vitis(cl::Context &context, cl::CommandQueue &q, std::vector<float> &in)
+{
+    cl_int err;
+    OCL_CHECK(err, cl::Buffer buffer_in(context, CL_MEM_USE_HOST_PTR | CL_MEM_READ_ONLY, 1024, in.data(), &err));
+    OCL_CHECK(err, cl::Kernel krnl(program, "vadd", &err));
+    OCL_CHECK(err, err = krnl.setArg(0, buffer_in));
+    OCL_CHECK(err, err = q.enqueueMigrateMemObjects({buffer_in}, 0 /* 0 means from host*/));
+    OCL_CHECK(err, err = q.enqueueTask(krnl));
+    OCL_CHECK(err, err = q.finish());
+}
+
+class Halo {
+  public:
+    void step(int i);
+    void sync() { q0.finish(); }
+
+  private:
+    cl::CommandQueue q0, q1;
+    cl::Buffer halo;
+    cl::Kernel k0;
+};
+
+void Halo::step(int i)
+{
+    k0.setArg(0, halo);
+    q0.enqueueNDRangeKernel(k0, cl::NullRange, cl::NDRange(256));
+    sync();
+    q1.enqueueMigrateMemObjects({halo}, 0);
+}
