@@ -242,7 +242,7 @@ unsafe fn know_queue(queue: H) {
     model().add_queue(
         queue as Handle,
         device,
-        index,
+        (index, devices.len()),
         properties & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE != 0,
     );
 }

@@ -90,6 +90,8 @@ pub struct Mem {
 #[derive(Clone, Debug)]
 pub struct Queue {
     pub device: Handle,
+    /// How many devices its context has.
+    pub context_devices: usize,
     pub out_of_order: bool,
     /// Numbered in the order queues are first used, for messages.
     pub number: usize,
@@ -196,8 +198,7 @@ pub struct Model {
     buffers: HashMap<Handle, BufferState>,
     queues: HashMap<Handle, Queue>,
     queue_numbers: HashMap<Handle, usize>,
-    /// The devices queues were seen on, and each one's index in its context.
-    devices: HashSet<Handle>,
+    /// Each device's index in its context.
     device_index: HashMap<Handle, usize>,
     kernels: HashMap<Handle, Kernel>,
     events: HashMap<Handle, Event>,
@@ -230,9 +231,14 @@ impl Model {
 
     /// A queue's device (and its index among the context's devices) and properties, the
     /// first time it is used.
-    pub fn add_queue(&mut self, queue: Handle, device: Handle, index: usize, out_of_order: bool) {
+    pub fn add_queue(
+        &mut self,
+        queue: Handle,
+        device: Handle,
+        (index, context_devices): (usize, usize),
+        out_of_order: bool,
+    ) {
         self.device_index.insert(device, index);
-        self.devices.insert(device);
         let number = match self.queue_numbers.get(&queue) {
             Some(n) => *n,
             None => {
@@ -245,6 +251,7 @@ impl Model {
             queue,
             Queue {
                 device,
+                context_devices,
                 out_of_order,
                 number,
                 last: None,
@@ -611,7 +618,7 @@ impl Model {
         mode: Mode,
     ) -> Vec<Finding> {
         let mut findings = Vec::new();
-        let multi_device = self.devices.len() > 1;
+        let multi_device = queue.context_devices > 1;
         let device_number = self.device_number(queue.device);
         let state = self.buffers.entry(root).or_default();
         let mut pending = Vec::new();
