@@ -124,7 +124,8 @@ struct CheckArgs {
 /// `cargo clmigrate-lint run [OPTIONS] -- COMMAND ARGS..`.
 #[derive(Args)]
 struct RunArgs {
-    /// Output format [default: human].
+    /// Output format [default: human]; with any other, the program's standard output goes to
+    /// standard error.
     #[arg(long, value_enum)]
     format: Option<Format>,
     /// When to color human output.
@@ -147,6 +148,7 @@ fn run_program(args: RunArgs) -> ExitCode {
         command: args.command,
         layer: args.layer,
         loader: args.loader,
+        program_stdout_to_stderr: !matches!(args.format, None | Some(Format::Human)),
     };
     let outcome = match runtime::run(&options) {
         Ok(o) => o,

@@ -43,6 +43,9 @@ pub struct RunOptions {
     pub layer: Option<PathBuf>,
     /// The ICD loader to preload; the first one with layer support when `None`.
     pub loader: Option<PathBuf>,
+    /// Send the program's standard output to standard error, so that a machine-readable
+    /// report is alone on standard output.
+    pub program_stdout_to_stderr: bool,
 }
 
 /// What a run gave.
@@ -95,6 +98,9 @@ pub fn run(options: &RunOptions) -> Result<RunOutcome, String> {
     let mut notes = Vec::new();
     let mut command = Command::new(program);
     command.args(args);
+    if options.program_stdout_to_stderr {
+        command.stdout(std::io::stderr());
+    }
     if let Some(preload) = choose_loader(options.loader.as_deref(), &mut notes)? {
         let mut value = OsString::from(&preload);
         if let Some(old) = std::env::var_os("LD_PRELOAD").filter(|v| !v.is_empty()) {
@@ -523,5 +529,55 @@ mod tests {
         );
         let here = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/runtime.rs");
         assert_eq!(user_file(&here.to_string_lossy()), Some(here));
+    }
+
+    #[test]
+    fn a_loader_must_read_opencl_layers() {
+        let dir = std::env::temp_dir().join(format!("clmigrate-loader-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (with, without) = (dir.join("with.so.1"), dir.join("without.so.1"));
+        std::fs::write(&with, b"\x7fELF...getenv\0OPENCL_LAYERS\0").unwrap();
+        std::fs::write(&without, b"\x7fELF...getenv\0OCL_ICD_VENDORS\0").unwrap();
+        let mut notes = Vec::new();
+        assert_eq!(
+            choose_loader(Some(&with), &mut notes),
+            Ok(Some(with.clone()))
+        );
+        let refused = choose_loader(Some(&without), &mut notes).unwrap_err();
+        assert!(refused.contains("does not support layers"), "{refused}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn findings_point_at_the_program_s_source_once() {
+        let here = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/harness/../runtime.rs");
+        let finding = format!(
+            r#"{{"code":"CLM003","message":"m","label":"l","help":"h","stack":[{{"function":"cl3::f","file":"/root/.cargo/registry/src/x/cl3/src/lib.rs","line":9,"col":1}},{{"function":"app::run","file":"{}","line":3,"col":5}}],"related":[]}}"#,
+            here.display()
+        );
+        let text = format!("{{\"layer\":\"init\",\"entries\":149}}\n{finding}\n{finding}\n");
+        let (report, started) = read_output(&text);
+        assert!(started);
+        assert_eq!(report.findings.len(), 1, "the same finding twice is one");
+        let f = &report.findings[0];
+        assert_eq!(f.code, "CLM003");
+        assert_eq!(f.level, Level::Error);
+        let file = &report.files[f.primary.span.file];
+        assert!(
+            file.path.ends_with("src/runtime.rs"),
+            "{}",
+            file.path.display()
+        );
+        let line = &file.text[f.primary.span.start..f.primary.span.end];
+        assert_eq!(Some(line), file.text.lines().nth(2).map(str::trim));
+        assert!(
+            f.note
+                .as_deref()
+                .unwrap_or("")
+                .contains("runtime.rs:3 (run)"),
+            "{:?}",
+            f.note
+        );
+        assert!(!read_output("").1, "no init line: the layer did not start");
     }
 }
