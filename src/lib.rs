@@ -21,6 +21,7 @@ pub mod package;
 pub mod prefilter;
 pub mod report;
 pub mod rules;
+pub mod runtime;
 pub mod source;
 pub mod suppress;
 

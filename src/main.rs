@@ -11,7 +11,7 @@ use clmigrate_lint::baseline::Baseline;
 use clmigrate_lint::config::Config;
 use clmigrate_lint::harness::{self, ChildArgs, ConfirmArgs};
 use clmigrate_lint::rules::{Level, RULES};
-use clmigrate_lint::{check, debug_ir, fix, report, rules, source, Report, Settings};
+use clmigrate_lint::{check, debug_ir, fix, report, rules, runtime, source, Report, Settings};
 
 #[derive(Parser)]
 #[command(
@@ -52,6 +52,8 @@ enum Command {
     },
     /// Run the fixture scenarios on the OpenCL devices found: each bug shows, each fix works.
     Confirm(ConfirmArgs),
+    /// Run a program with the OpenCL layer and report the bugs it makes at run time.
+    Run(RunArgs),
     /// Run one variant of one scenario (used by `confirm`).
     #[command(name = "confirm-child", hide = true)]
     ConfirmChild(ChildArgs),
@@ -117,6 +119,59 @@ struct CheckArgs {
     /// without this flag it is counted as checked, unparsed).
     #[arg(long)]
     no_prefilter: bool,
+}
+
+/// `cargo clmigrate-lint run [OPTIONS] -- COMMAND ARGS..`.
+#[derive(Args)]
+struct RunArgs {
+    /// Output format [default: human]; with any other, the program's standard output goes to
+    /// standard error.
+    #[arg(long, value_enum)]
+    format: Option<Format>,
+    /// When to color human output.
+    #[arg(long, value_enum, default_value_t = Color::Auto)]
+    color: Color,
+    /// The layer, `libclmigrate_layer.so` [default: next to this executable].
+    #[arg(long, value_name = "FILE")]
+    layer: Option<PathBuf>,
+    /// The OpenCL ICD loader to run the program with, when the one it would load lacks
+    /// layer support [default: the first one found that has it].
+    #[arg(long, value_name = "FILE")]
+    loader: Option<PathBuf>,
+    /// The program and its arguments, after `--`.
+    #[arg(required = true, last = true, value_name = "COMMAND")]
+    command: Vec<std::ffi::OsString>,
+}
+
+fn run_program(args: RunArgs) -> ExitCode {
+    let options = runtime::RunOptions {
+        command: args.command,
+        layer: args.layer,
+        loader: args.loader,
+        program_stdout_to_stderr: !matches!(args.format, None | Some(Format::Human)),
+    };
+    let outcome = match runtime::run(&options) {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    for note in &outcome.notes {
+        eprintln!("note: {note}");
+    }
+    if !outcome.status.success() {
+        eprintln!("note: the program ended with {}", outcome.status);
+    }
+    let shown = CheckArgs {
+        format: args.format,
+        color: args.color,
+        ..CheckArgs::default()
+    };
+    if emit(&outcome.report, &shown).is_err() {
+        return ExitCode::from(2);
+    }
+    exit_code(runtime::exit_code(&outcome))
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -359,6 +414,7 @@ pub fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Some(Command::Confirm(args)) => exit_code(harness::confirm(&args)),
+        Some(Command::Run(args)) => run_program(args),
         Some(Command::ConfirmChild(args)) => exit_code(harness::child(&args)),
         Some(Command::Lsp) => match clmigrate_lint::lsp::run_stdio(&Settings::default()) {
             Ok(true) => ExitCode::SUCCESS,

@@ -110,7 +110,12 @@ pub fn judge(
                     "the buggy variant uploads no more than the fixed one".into(),
                 ),
             },
-            Evidence::Timing => match set.why_moves_unobservable() {
+            Evidence::Timing {
+                host_round_trip: true,
+            } if set.devices.len() < 2 && !set.devices.iter().all(|d| d.host_unified_memory) => {
+                round_trip_verdict(&buggy, &fixed)
+            }
+            Evidence::Timing { .. } => match set.why_moves_unobservable() {
                 Some(why) => (Verdict::NotObservable, why.into()),
                 None if step_ratio.is_some_and(|r| r > 1.05) => (
                     Verdict::Confirmed,
@@ -243,11 +248,128 @@ fn cell(record: &VariantRecord, migrate_ratio: Option<f64>, step_ratio: Option<f
     text
 }
 
+/// Runs of each variant a cost must show in to be confirmed.
+const MIN_RUNS: usize = 3;
+
+/// On one device with its own memory, a migration to the host and back costs a round trip
+/// through host memory: confirmed when every run of the buggy variant was slower than every
+/// run of the fixed one, by more than 5 %, over at least [`MIN_RUNS`] runs each.
+fn round_trip_verdict(buggy: &VariantRecord, fixed: &VariantRecord) -> (Verdict, String) {
+    let range = |runs: &[f64]| {
+        let min = runs.iter().copied().fold(f64::INFINITY, f64::min);
+        let max = runs.iter().copied().fold(0.0, f64::max);
+        (min, max)
+    };
+    let (b, f) = (&buggy.step_ms_runs, &fixed.step_ms_runs);
+    if b.len() < MIN_RUNS || f.len() < MIN_RUNS {
+        return (
+            Verdict::NotConfirmed,
+            format!("fewer than {MIN_RUNS} timed runs of each variant"),
+        );
+    }
+    let ((b_min, b_max), (f_min, f_max)) = (range(b), range(f));
+    if b_min > f_max * 1.05 {
+        (
+            Verdict::Confirmed,
+            format!(
+                "one device: the round trip through host memory that \
+                 `CL_MIGRATE_MEM_OBJECT_HOST` forces costs {} per step; each of the buggy \
+                 variant's {} runs ({} to {}) is slower than each of the fixed variant's {} \
+                 ({} to {})",
+                duration(b_min - f_max),
+                b.len(),
+                duration(b_min),
+                duration(b_max),
+                f.len(),
+                duration(f_min),
+                duration(f_max)
+            ),
+        )
+    } else {
+        (
+            Verdict::NotConfirmed,
+            format!(
+                "one device: the buggy variant's steps ({} to {}) are not all slower than the \
+                 fixed variant's ({} to {})",
+                duration(b_min),
+                duration(b_max),
+                duration(f_min),
+                duration(f_max)
+            ),
+        )
+    }
+}
+
 /// Milliseconds, or microseconds below a tenth of a millisecond.
 fn duration(ms: f64) -> String {
     if ms < 0.1 {
         format!("{:.1} us", ms * 1e3)
     } else {
         format!("{ms:.3} ms")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::harness::devices::DeviceInfo;
+    use crate::harness::scenarios;
+
+    fn timed(step_ms_runs: &[f64]) -> VariantRecord {
+        VariantRecord {
+            step_ms: step_ms_runs.iter().copied().reduce(f64::min),
+            step_ms_runs: step_ms_runs.to_vec(),
+            runs: step_ms_runs.len(),
+            ..VariantRecord::without_result(Outcome::Matches)
+        }
+    }
+
+    fn one_gpu(host_unified_memory: bool) -> DeviceSet {
+        DeviceSet {
+            platform_index: 0,
+            platform: "GPU".into(),
+            platform_version: "OpenCL 3.0".into(),
+            devices: vec![DeviceInfo {
+                name: "GPU".into(),
+                vendor: "vendor".into(),
+                kind: "GPU".into(),
+                version: "OpenCL 3.0".into(),
+                driver_version: "1".into(),
+                host_unified_memory,
+            }],
+        }
+    }
+
+    #[test]
+    fn a_host_round_trip_on_one_gpu_is_a_confirmed_cost() {
+        let scenario = scenarios::find("CLM002").expect("the scenario");
+        let r = judge(
+            scenario,
+            &one_gpu(false),
+            timed(&[16.1, 16.4, 16.2]),
+            timed(&[0.046, 0.045, 0.047]),
+        );
+        assert_eq!(r.verdict, Verdict::Confirmed, "{}", r.reason);
+        assert!(
+            r.reason.contains("each of the buggy variant's 3 runs"),
+            "{}",
+            r.reason
+        );
+        let overlap = judge(
+            scenario,
+            &one_gpu(false),
+            timed(&[1.0, 3.0, 1.1]),
+            timed(&[1.0, 1.2, 2.0]),
+        );
+        assert_eq!(overlap.verdict, Verdict::NotConfirmed, "{}", overlap.reason);
+        let few = judge(scenario, &one_gpu(false), timed(&[16.1]), timed(&[0.05]));
+        assert_eq!(few.verdict, Verdict::NotConfirmed, "{}", few.reason);
+        let shared = judge(
+            scenario,
+            &one_gpu(true),
+            timed(&[16.1, 16.4, 16.2]),
+            timed(&[0.046, 0.045, 0.047]),
+        );
+        assert_eq!(shared.verdict, Verdict::NotObservable, "{}", shared.reason);
     }
 }

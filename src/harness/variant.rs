@@ -58,6 +58,9 @@ pub struct VariantRecord {
     pub migrate_ms: Option<f64>,
     /// Device time from the first kernel or migration to the last, per time step.
     pub step_ms: Option<f64>,
+    /// `step_ms` of every run, in the order they ran (timing scenarios only).
+    #[serde(default)]
+    pub step_ms_runs: Vec<f64>,
     /// Host time spent in the scenario's `run`, hold-back included.
     pub wall_ms: f64,
     /// Runs measured; timings are the fastest run's.
@@ -72,6 +75,7 @@ impl VariantRecord {
             uploaded_bytes: None,
             migrate_ms: None,
             step_ms: None,
+            step_ms_runs: Vec::new(),
             wall_ms: 0.0,
             runs: 0,
         }
@@ -104,16 +108,18 @@ pub fn run_variant(
     let reference = (scenario.reference)();
     // A first build fills the driver's compiler cache; its errors show again in the run.
     let _ = Program::create_and_build_from_source(&env.context, scenario.source, "");
-    let runs = if scenario.evidence == Evidence::Timing {
+    let runs = if !scenario.evidence.is_deterministic() {
         runs.max(1)
     } else {
         1
     };
     let mut best: Option<VariantRecord> = None;
     let mut done = 0;
+    let mut step_ms_runs = Vec::new();
     while done < runs {
         let record = run_once(&env, scenario, run, &reference, hold);
         done += 1;
+        step_ms_runs.extend(record.step_ms);
         if record.outcome != Outcome::Matches {
             best = Some(record);
             break;
@@ -125,6 +131,7 @@ pub fn run_variant(
     }
     let mut best = best.expect("at least one run");
     best.runs = done;
+    best.step_ms_runs = step_ms_runs;
     best
 }
 
@@ -166,7 +173,7 @@ fn run_once(
         }
         (Ok(output), Ok(())) => output,
     };
-    let (migrate_ms, step_ms) = if scenario.evidence == Evidence::Timing {
+    let (migrate_ms, step_ms) = if !scenario.evidence.is_deterministic() {
         timings(&events, scenario.steps)
     } else {
         (None, None)
@@ -181,6 +188,7 @@ fn run_once(
         },
         migrate_ms,
         step_ms,
+        step_ms_runs: Vec::new(),
         wall_ms,
         runs: 1,
     }
