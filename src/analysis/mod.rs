@@ -248,6 +248,8 @@ struct Init {
     version: u32,
     site: Span,
     queue: Option<String>,
+    /// The upload that initialized the buffer; `None` for a buffer created from the data.
+    inst: Option<usize>,
 }
 
 /// One path's knowledge.
@@ -1094,6 +1096,7 @@ impl<'f> Analyzer<'f> {
                                 version,
                                 site: self.cur_span,
                                 queue: None,
+                                inst: None,
                             },
                         );
                         st.host_buffers.entry(id).or_default().insert(b);
@@ -1981,6 +1984,18 @@ impl<'f> Analyzer<'f> {
         // Races with earlier accesses: report the latest unordered ones, since waiting on
         // them orders the earlier ones too.
         let before = self.insts[i].before.clone();
+        // A second upload of the data the buffer already holds (CLM004) does not race with
+        // the upload it repeats: either order leaves the same bytes.
+        let repeats = info
+            .host
+            .filter(|_| kind == CommandKind::Write && info.whole && mode == Mode::Write)
+            .and_then(|h| {
+                let version = st.host_version.get(&h).copied().unwrap_or(0);
+                st.init
+                    .get(&b)
+                    .filter(|init| init.host == h && init.version == version)
+                    .and_then(|init| init.inst)
+            });
         let unordered: Vec<(usize, Mode)> = st
             .accesses
             .get(&b)
@@ -1989,7 +2004,11 @@ impl<'f> Analyzer<'f> {
             .iter()
             .filter(|(a, am)| {
                 // A command does not race with itself (a kernel reading and writing one buffer).
-                *a != i && conflict(*am, mode) && !before.contains(*a) && !st.completed.contains(*a)
+                *a != i
+                    && Some(*a) != repeats
+                    && conflict(*am, mode)
+                    && !before.contains(*a)
+                    && !st.completed.contains(*a)
             })
             .copied()
             .collect();
@@ -2078,6 +2097,7 @@ impl<'f> Analyzer<'f> {
                         version,
                         site: cmd_span,
                         queue: Some(self.objs[q].name.clone()),
+                        inst: Some(i),
                     },
                 );
                 st.host_buffers.entry(h).or_default().insert(b);
