@@ -259,6 +259,10 @@ pub enum Op {
     Block,
     /// Enqueues the command (`enq`), or a kernel on its default queue.
     Enq,
+    /// Enqueues the command without blocking, for a future (`enq_async`).
+    EnqAsync,
+    /// A map for writing (`map().write()`, `map().write_invalidate()`).
+    MapWrite,
     /// Starts a buffer, kernel or queue-and-program builder.
     Builder(BuilderKind),
     /// Host data a new buffer is made from (`copy_host_slice`).

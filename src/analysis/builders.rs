@@ -22,6 +22,8 @@ pub(super) struct CmdBuild {
     dst: Option<ObjId>,
     /// An argument the analysis could not follow.
     unknown: bool,
+    /// A map for writing: the host writes the mapped region.
+    map_write: bool,
 }
 
 /// A buffer being built.
@@ -47,6 +49,7 @@ impl CmdBuild {
             host: None,
             dst: None,
             unknown: false,
+            map_write: false,
         }
     }
 }
@@ -116,7 +119,7 @@ impl<'f> Analyzer<'f> {
     ) {
         let role = match op {
             Op::Kind(_) => Some(RoleHint::Buffer),
-            Op::Enq => Some(RoleHint::Kernel),
+            Op::Enq | Op::EnqAsync => Some(RoleHint::Kernel),
             _ => None,
         };
         let r = self.eval(st, recv, role, "receiver");
@@ -240,15 +243,27 @@ impl<'f> Analyzer<'f> {
                 self.cmd_mut(o)?.blocking = Some(b);
                 Some(r.clone())
             }
-            Op::Enq => {
+            Op::Enq | Op::EnqAsync => {
                 let o = recv_obj?;
-                let c = match &self.objs[o].kind {
+                let mut c = match &self.objs[o].kind {
                     ObjKind::CmdBuilder(c) => (**c).clone(),
                     ObjKind::Kernel { .. } => CmdBuild::new(o, Some(CommandKind::Kernel)),
                     _ => return None,
                 };
+                if op == Op::EnqAsync && c.blocking.is_none() {
+                    c.blocking = Some(Blocking::No);
+                }
                 self.enq_built(st, c, id, span);
                 Some(AVal::Scalar)
+            }
+            Op::MapWrite => {
+                let o = recv_obj?;
+                let c = self.cmd_mut(o)?;
+                if c.kind != Some(CommandKind::Map) {
+                    return None;
+                }
+                c.map_write = true;
+                Some(r.clone())
             }
             Op::Builder(kind) => {
                 let pro_que = match self.builder_kind(r) {
@@ -477,6 +492,7 @@ impl<'f> Analyzer<'f> {
                     version,
                     site: span,
                     queue: None,
+                    uploads: Vec::new(),
                 },
             );
             st.host_buffers.entry(h).or_default().insert(buf);
@@ -529,12 +545,18 @@ impl<'f> Analyzer<'f> {
                 }
             }
             CommandKind::Kernel => self.add_launch(st, &AVal::Obj(c.target), &mut r),
+            // A mapping is an access of the buffer: a read, or a write when the host writes
+            // the mapped region.
+            CommandKind::Map => {
+                let mode = if c.map_write { Mode::Write } else { Mode::Read };
+                r.uses.push((c.target, mode, UseInfo::default()));
+            }
             _ => {}
         }
-        // Reads and writes block unless told otherwise; nothing else blocks.
+        // Reads, writes and maps block unless told otherwise; nothing else blocks.
         let blocking = match (kind, c.blocking) {
             (_, Some(b)) => b,
-            (CommandKind::Write | CommandKind::Read, None) => Blocking::Yes,
+            (CommandKind::Write | CommandKind::Read | CommandKind::Map, None) => Blocking::Yes,
             _ => Blocking::No,
         };
         let api = match kind {
@@ -542,6 +564,7 @@ impl<'f> Analyzer<'f> {
             CommandKind::Read => "read",
             CommandKind::Fill => "fill",
             CommandKind::Copy => "copy",
+            CommandKind::Map => "map",
             _ => "enq",
         };
         let cmd = Command {

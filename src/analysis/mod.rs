@@ -248,6 +248,9 @@ struct Init {
     version: u32,
     site: Span,
     queue: Option<String>,
+    /// The uploads that put this data there (one, then its repetitions); none for a buffer
+    /// created from the data.
+    uploads: Vec<usize>,
 }
 
 /// One path's knowledge.
@@ -276,6 +279,8 @@ struct State {
     escaped: BTreeSet<ObjId>,
     /// Raw events made and not yet released or handed on.
     live_raw: BTreeSet<RawKey>,
+    /// Buffers mapped for writing and not yet unmapped: the unmap writes them.
+    mapped_for_write: BTreeSet<ObjId>,
 }
 
 /// A raw event: a command's, or a user event.
@@ -413,6 +418,11 @@ impl State {
             residency: join_map(&self.residency, &o.residency),
             escaped: self.escaped.union(&o.escaped).copied().collect(),
             live_raw: self.live_raw.union(&o.live_raw).copied().collect(),
+            mapped_for_write: self
+                .mapped_for_write
+                .intersection(&o.mapped_for_write)
+                .copied()
+                .collect(),
         }
     }
 }
@@ -1094,6 +1104,7 @@ impl<'f> Analyzer<'f> {
                                 version,
                                 site: self.cur_span,
                                 queue: None,
+                                uploads: Vec::new(),
                             },
                         );
                         st.host_buffers.entry(id).or_default().insert(b);
@@ -1933,7 +1944,18 @@ impl<'f> Analyzer<'f> {
             frame: self.frame(),
         });
         for (b, mode, info) in &r.uses {
-            self.check_buffer(st, i, q, *b, *mode, info);
+            // The host writes a region mapped for writing between the map and the unmap, and
+            // the buffer holds what it wrote once the unmap has run: the map reads the buffer,
+            // the unmap writes it.
+            let mode = match kind {
+                CommandKind::Map if *mode == Mode::Write => {
+                    st.mapped_for_write.insert(*b);
+                    Mode::Read
+                }
+                CommandKind::Unmap if st.mapped_for_write.remove(b) => Mode::Write,
+                _ => *mode,
+            };
+            self.check_buffer(st, i, q, *b, mode, info);
         }
         st.trace.insert(i);
         st.on_queue.entry(q).or_default().insert(i);
@@ -1942,7 +1964,13 @@ impl<'f> Analyzer<'f> {
             t.insert(i);
             st.tail.insert(q, t);
         }
-        if blocking != Blocking::No {
+        // A blocking read or map returns once the command has completed. A blocking write
+        // does not complete anything: clEnqueueWriteBuffer with `blocking_write` "copies the
+        // data referred to by ptr and enqueues the write operation in the command-queue. The
+        // memory pointed to by ptr can be reused by the application after the
+        // clEnqueueWriteBuffer call returns" (OpenCL 3.0): the host may reuse its data, and
+        // the write is merely enqueued.
+        if blocking != Blocking::No && kind != CommandKind::Write {
             self.complete(st, i);
         }
         if let Some(e) = event {
@@ -1981,6 +2009,18 @@ impl<'f> Analyzer<'f> {
         // Races with earlier accesses: report the latest unordered ones, since waiting on
         // them orders the earlier ones too.
         let before = self.insts[i].before.clone();
+        // A second upload of the data the buffer already holds (CLM004) does not race with
+        // the uploads it repeats: any order leaves the same bytes.
+        let repeats: &[usize] = info
+            .host
+            .filter(|_| kind == CommandKind::Write && info.whole && mode == Mode::Write)
+            .and_then(|h| {
+                let version = st.host_version.get(&h).copied().unwrap_or(0);
+                st.init
+                    .get(&b)
+                    .filter(|init| init.host == h && init.version == version)
+            })
+            .map_or(&[], |init| &init.uploads);
         let unordered: Vec<(usize, Mode)> = st
             .accesses
             .get(&b)
@@ -1989,7 +2029,11 @@ impl<'f> Analyzer<'f> {
             .iter()
             .filter(|(a, am)| {
                 // A command does not race with itself (a kernel reading and writing one buffer).
-                *a != i && conflict(*am, mode) && !before.contains(*a) && !st.completed.contains(*a)
+                *a != i
+                    && !repeats.contains(a)
+                    && conflict(*am, mode)
+                    && !before.contains(*a)
+                    && !st.completed.contains(*a)
             })
             .copied()
             .collect();
@@ -2061,16 +2105,20 @@ impl<'f> Analyzer<'f> {
         match (mode, host) {
             (Mode::Write, Some(h)) => {
                 let version = st.host_version.get(&h).copied().unwrap_or(0);
+                let mut uploads = Vec::new();
                 if let Some(init) = st.init.get(&b) {
-                    if init.host == h && init.version == version && self.seen.insert((4, cmd_id, 0))
-                    {
-                        self.raw.push(RawFact::Reinit {
-                            write: i,
-                            first: init.clone(),
-                            buffer: b,
-                        });
+                    if init.host == h && init.version == version {
+                        if self.seen.insert((4, cmd_id, 0)) {
+                            self.raw.push(RawFact::Reinit {
+                                write: i,
+                                first: init.clone(),
+                                buffer: b,
+                            });
+                        }
+                        uploads.clone_from(&init.uploads);
                     }
                 }
+                uploads.push(i);
                 st.init.insert(
                     b,
                     Init {
@@ -2078,6 +2126,7 @@ impl<'f> Analyzer<'f> {
                         version,
                         site: cmd_span,
                         queue: Some(self.objs[q].name.clone()),
+                        uploads,
                     },
                 );
                 st.host_buffers.entry(h).or_default().insert(b);

@@ -40,6 +40,8 @@ pub enum Role {
     Blocking,
     Offset,
     MigrateFlags,
+    /// A map's flags: with a write flag the mapping writes the buffer.
+    MapFlags,
     MemFlags,
     HostPtr,
     QueueProps,
@@ -132,7 +134,10 @@ impl Api {
                     | Effect::SetArg
                     | Effect::LaunchArg
                     | Effect::Op(
-                        crate::ir::Op::Enq | crate::ir::Op::Arg { .. } | crate::ir::Op::Build
+                        crate::ir::Op::Enq
+                            | crate::ir::Op::EnqAsync
+                            | crate::ir::Op::Arg { .. }
+                            | crate::ir::Op::Build
                     )
             ),
         }
@@ -224,6 +229,7 @@ fn parse_role(s: &str) -> Result<Role, String> {
         "blocking" => Role::Blocking,
         "offset" => Role::Offset,
         "migrate_flags" => Role::MigrateFlags,
+        "map_flags" => Role::MapFlags,
         "mem_flags" => Role::MemFlags,
         "host_ptr" => Role::HostPtr,
         "queue_props" => Role::QueueProps,
@@ -250,6 +256,9 @@ fn parse_op(s: &str) -> Result<crate::ir::Op, String> {
         "new_event" => Op::NewEvent,
         "block" => Op::Block,
         "enq" => Op::Enq,
+        "enq_async" => Op::EnqAsync,
+        "map" => Op::Kind(CommandKind::Map),
+        "map_write" => Op::MapWrite,
         "builder:buffer" => Op::Builder(BuilderKind::Buffer),
         "builder:kernel" => Op::Builder(BuilderKind::Kernel),
         "builder:pro_que" => Op::Builder(BuilderKind::ProQue),

@@ -697,6 +697,19 @@ const OUT_OF_ORDER: &[&str] = &[
     "out_of_order",
 ];
 
+/// Map flags that let the host write the mapped region (its contents reach the buffer at
+/// the unmap), as each binding spells them.
+const MAP_WRITE: &[&str] = &[
+    "CL_MAP_WRITE",
+    "CL_MAP_WRITE_INVALIDATE_REGION",
+    "MAP_WRITE",
+    "MAP_WRITE_INVALIDATE_REGION",
+    "WRITE",
+    "WRITE_INVALIDATE_REGION",
+    "write",
+    "write_invalidate_region",
+];
+
 /// Buffer flags that make a buffer from host data, as each binding spells them.
 const FROM_HOST: &[&str] = &[
     "CL_MEM_COPY_HOST_PTR",
@@ -1563,6 +1576,12 @@ impl Lowerer<'_, '_> {
                 };
                 let flags_expr = role_arg(Role::MigrateFlags);
                 let to_host = flags_expr.is_some_and(is_host_flag);
+                // A mapping for writing is a write of the buffer: "If a memory object is
+                // currently mapped for writing, the application must ensure that the memory
+                // object is unmapped before any enqueued kernels or commands that read from or
+                // write to this memory object [..] begin execution" (OpenCL 3.0, 5.5.3).
+                let map_write = role_arg(Role::MapFlags)
+                    .is_some_and(|e| mentions_any(e, MAP_WRITE) || int_lit(e).is_some_and(|f| f & 6 != 0));
                 let whole = role_arg(Role::Offset).is_some_and(|e| int_lit(e) == Some(0));
                 let host = api
                     .args
@@ -1574,7 +1593,7 @@ impl Lowerer<'_, '_> {
                     match role {
                         Role::Buffer(access) => buffers.push(BufferUse {
                             buffer: vals[i].clone(),
-                            access: *access,
+                            access: if map_write { Access::Write } else { *access },
                             whole,
                             host: host.clone(),
                         }),

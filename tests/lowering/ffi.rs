@@ -36,6 +36,7 @@ unsafe fn commands(q: cl_command_queue, a: cl_mem, b: cl_mem, k: cl_kernel, host
     err |= clEnqueueBarrierWithWaitList(q, 0, ptr::null(), ptr::null_mut());
     let mapped = clEnqueueMapBuffer(q, b, CL_TRUE, CL_MAP_READ, 0, 256, 0, ptr::null(), &mut mapped_ev, &mut err);
     err |= clEnqueueUnmapMemObject(q, b, mapped, 1, &mapped_ev, ptr::null_mut());
+    let for_writing = clEnqueueMapBuffer(q, b, CL_FALSE, CL_MAP_WRITE_INVALIDATE_REGION, 0, 256, 0, ptr::null(), ptr::null_mut(), &mut err);
     err |= clFlush(q);
     err |= clFinish(q);
     err |= clWaitForEvents(2, [w, r].as_ptr());

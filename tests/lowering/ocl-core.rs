@@ -55,6 +55,7 @@ unsafe fn commands(q: &CommandQueue, a: &Mem, b: &Mem, k: &Kernel, host: &mut [f
     core::enqueue_barrier_with_wait_list(q, None::<Event>, Some(&mut br), None)?;
     let map = core::enqueue_map_buffer::<f32, _, _, _>(q, b, true, core::MAP_READ, 0, 256, None::<Event>, None::<&mut Event>)?;
     core::enqueue_unmap_mem_object(q, b, &map, None::<Event>, None::<&mut Event>)?;
+    let for_writing = core::enqueue_map_buffer::<f32, _, _, _>(q, b, false, core::MAP_WRITE, 0, 256, None::<Event>, None::<&mut Event>)?;
     core::flush(q)?;
     core::finish(q)?;
     core::wait_for_event(&t)?;

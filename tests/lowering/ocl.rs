@@ -44,6 +44,8 @@ fn objects(context: &Context, device: Device, data: &[f32]) {
     let pq_buffer = pro_que.create_buffer::<f32>()?;
     let bb = pro_que.buffer_builder::<f32>().len(64).build()?;
     let pk = pro_que.kernel_builder("k").arg(&pq_buffer).build()?;
+    let gate = Event::user(context)?;
+    gate.set_complete()?;
 }
 
 fn commands(q: &Queue, other: &Queue, buffer: &Buffer<f32>, dst: &Buffer<f32>, kernel: &Kernel, data: &mut Vec<f32>) {
@@ -56,6 +58,10 @@ fn commands(q: &Queue, other: &Queue, buffer: &Buffer<f32>, dst: &Buffer<f32>, k
     buffer.cmd().copy(dst, None, None).offset(0).src_offset(0).dst_offset(0).enq()?;
     unsafe { kernel.cmd().queue(q).gws(64).lws(8).gwo(0).ewait(&list).enq()? };
     unsafe { kernel.enq()? };
+    let read_map = unsafe { buffer.map().queue(other).read().enq()? };
+    let write_map = unsafe { buffer.map().write().enq_async()? };
+    let overwrite = unsafe { buffer.map().write_invalidate().queue(q).enq()? };
+    let future_read = buffer.read(data).queue(other).enq_async()?;
     ev.wait_for()?;
     list.wait_for()?;
     q.finish()?;

@@ -18,6 +18,8 @@ fn objects(device: &Device, devices: &[cl_device_id]) {
     let p3 = Program::create_from_source(&context, include_str!("missing.cl"))?;
     let p4 = Program::create_from_sources(&context, &[SRC_A])?;
     let k = Kernel::create(&p, "k")?;
+    let gate = UserEvent::create(&context)?;
+    gate.set_user_event_status(CL_COMPLETE)?;
 }
 
 fn commands(q: &CommandQueue, a: &mut Buffer<f32>, b: &Buffer<f32>, k: &Kernel, host: &mut Vec<f32>, ev: &Event) {
@@ -37,6 +39,7 @@ fn commands(q: &CommandQueue, a: &mut Buffer<f32>, b: &Buffer<f32>, k: &Kernel, 
     let mut mapped = ptr::null_mut();
     let mp = q.enqueue_map_buffer(b, CL_BLOCKING, CL_MAP_READ, 0, 256, &mut mapped, &[])?;
     let um = q.enqueue_unmap_mem_object(b.get(), mapped, &[mp.get()])?;
+    let mw = q.enqueue_map_buffer(a, CL_NON_BLOCKING, CL_MAP_WRITE, 0, 256, &mut mapped, &[um.get()])?;
     q.flush()?;
     q.finish()?;
     ev.wait()?;
