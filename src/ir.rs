@@ -285,6 +285,27 @@ pub enum Op {
     Same,
 }
 
+/// What a loop walks: the members of a list, or the integers `0..n`.
+#[derive(Clone, Debug, PartialEq)]
+pub enum EachSource {
+    /// `for x in &list`, `list.iter()`, `[a, b, c]`.
+    Members(Value),
+    /// `for i in 0..n`.
+    Upto(Value),
+    /// `for i in 0..list.len()`.
+    UptoLen(Value),
+}
+
+/// What a loop binds on each iteration.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EachPart {
+    /// The current member of source `n` (zipped sources advance together).
+    Member(usize),
+    /// The iteration's number (`enumerate`).
+    Count,
+    Unknown,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BuilderKind {
     Buffer,
@@ -378,6 +399,31 @@ pub enum Stmt {
         args: Vec<Value>,
         dst: Place,
         span: Span,
+    },
+    /// A loop over lists or a range: the body runs once per member when the analysis knows
+    /// the lists, else as a [`Stmt::Loop`] whose bindings are "some member". `tail` is the
+    /// body's value; the values of all iterations, in order, go to `dst` (`map(..).collect()`).
+    ForEach {
+        sources: Vec<EachSource>,
+        binds: Vec<(Place, EachPart)>,
+        body: Vec<Stmt>,
+        tail: Value,
+        dst: Option<Place>,
+    },
+    /// A host thread runs `body` (`thread::spawn`, `Builder::spawn`, a scope's `spawn`):
+    /// its commands are unordered with the spawning thread's later ones until a join.
+    /// `handle` holds the thread; joining it gives `value`.
+    Spawn {
+        body: Vec<Stmt>,
+        value: Value,
+        handle: Place,
+        span: Span,
+    },
+    /// `handle.join()`: the thread's host work happened before; its value goes to `dst`.
+    /// An unknown handle joins every thread spawned so far.
+    Join {
+        handle: Value,
+        dst: Place,
     },
     Break,
     Continue,
@@ -645,6 +691,53 @@ fn write_stmt(f: &mut fmt::Formatter<'_>, func: &Function, s: &Stmt, depth: usiz
             write_block(f, func, body, depth + 1)?;
             writeln!(f, "{pad}end")
         }
+        Stmt::ForEach {
+            sources,
+            binds,
+            body,
+            tail,
+            dst,
+        } => {
+            write!(f, "{pad}for_each")?;
+            for b in binds {
+                write!(f, " {}={:?}", func.place_name(&b.0), b.1)?;
+            }
+            write!(f, " in")?;
+            for src in sources {
+                match src {
+                    EachSource::Members(v) => write!(f, " members({})", Show(func, v))?,
+                    EachSource::Upto(v) => write!(f, " upto({})", Show(func, v))?,
+                    EachSource::UptoLen(v) => write!(f, " upto_len({})", Show(func, v))?,
+                }
+            }
+            writeln!(f)?;
+            write_block(f, func, body, depth + 1)?;
+            match dst {
+                Some(d) => writeln!(
+                    f,
+                    "{pad}end collect {} into {}",
+                    Show(func, tail),
+                    func.place_name(d)
+                ),
+                None => writeln!(f, "{pad}end"),
+            }
+        }
+        Stmt::Spawn {
+            body,
+            value,
+            handle,
+            ..
+        } => {
+            writeln!(f, "{pad}{} = spawn", func.place_name(handle))?;
+            write_block(f, func, body, depth + 1)?;
+            writeln!(f, "{pad}end returns {}", Show(func, value))
+        }
+        Stmt::Join { handle, dst } => writeln!(
+            f,
+            "{pad}{} = join {}",
+            func.place_name(dst),
+            Show(func, handle)
+        ),
         Stmt::Break => writeln!(f, "{pad}break"),
         Stmt::Continue => writeln!(f, "{pad}continue"),
         Stmt::Call {

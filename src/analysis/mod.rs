@@ -164,6 +164,8 @@ enum AVal {
     /// A value from outside the function (a parameter): its parts become objects when
     /// they are used in a role (a queue, a buffer).
     External,
+    /// A host thread spawned here (an index into `Analyzer::threads`).
+    Thread(usize),
     Unknown,
 }
 
@@ -434,6 +436,8 @@ struct LaunchInfo {
 struct Inst {
     cmd: Command,
     queue: ObjId,
+    /// The queue as the code names it where the command is made (`queues[1]`).
+    queue_name: String,
     before: BitSet,
     kernel: Option<String>,
     /// The call frame that enqueued it.
@@ -462,7 +466,9 @@ fn stmt_count(body: &[Stmt]) -> usize {
     body.iter()
         .map(|s| match s {
             Stmt::Branch(arms) => 1 + arms.iter().map(|a| stmt_count(a)).sum::<usize>(),
-            Stmt::Loop(b) => 1 + stmt_count(b),
+            Stmt::Loop(b) | Stmt::ForEach { body: b, .. } | Stmt::Spawn { body: b, .. } => {
+                1 + stmt_count(b)
+            }
             _ => 1,
         })
         .sum()
@@ -604,6 +610,41 @@ fn shift_stmt(s: &Stmt, by: usize) -> Stmt {
         },
         Stmt::Branch(arms) => Stmt::Branch(arms.iter().map(|a| shift_block(a, by)).collect()),
         Stmt::Loop(body) => Stmt::Loop(shift_block(body, by)),
+        Stmt::ForEach {
+            sources,
+            binds,
+            body,
+            tail,
+            dst,
+        } => Stmt::ForEach {
+            sources: sources
+                .iter()
+                .map(|s| match s {
+                    EachSource::Members(x) => EachSource::Members(v(x)),
+                    EachSource::Upto(x) => EachSource::Upto(v(x)),
+                    EachSource::UptoLen(x) => EachSource::UptoLen(v(x)),
+                })
+                .collect(),
+            binds: binds.iter().map(|(p, part)| (pl(p), *part)).collect(),
+            body: shift_block(body, by),
+            tail: v(tail),
+            dst: dst.as_ref().map(pl),
+        },
+        Stmt::Spawn {
+            body,
+            value,
+            handle,
+            span,
+        } => Stmt::Spawn {
+            body: shift_block(body, by),
+            value: v(value),
+            handle: pl(handle),
+            span: *span,
+        },
+        Stmt::Join { handle, dst } => Stmt::Join {
+            handle: v(handle),
+            dst: pl(dst),
+        },
         Stmt::Call {
             callee,
             recv,
@@ -626,6 +667,13 @@ fn shift_stmt(s: &Stmt, by: usize) -> Stmt {
 /// Loops nested up to this depth run for two iterations; deeper ones for one, so the work
 /// stays linear in the size of the function (at most `2^TWO_ITERATION_DEPTH` times).
 const TWO_ITERATION_DEPTH: usize = 4;
+
+/// A loop over a known list runs once per member when the list has at most this many.
+const MAX_UNROLL: usize = 16;
+
+/// Statements interpreted in loops run once per member, all loops of a function together:
+/// past this, loops run as loops over "some member" (nested unrolling would multiply).
+const MAX_UNROLLED_STMTS: usize = 20_000;
 
 /// Commands tracked per function (each iteration of a loop counts): happens-before is
 /// quadratic in them. Past this the analysis forgets what later commands touch.
@@ -788,6 +836,15 @@ struct Analyzer<'f> {
     arg_names: HashMap<ObjId, Vec<(String, u64)>>,
     /// Per kernel made by a builder: its program's source, when visible.
     program_sources: HashMap<ObjId, Option<String>>,
+    /// Host threads spawned: what they completed on the host when they end, and the
+    /// value they return.
+    threads: Vec<(BitSet, AVal)>,
+    /// Statements interpreted in unrolled loops so far.
+    unrolled: usize,
+    /// Per object: the member or field place the code last named it by (`queues[1]`).
+    shown: HashMap<ObjId, String>,
+    /// Parameters of the callees interpreted at call sites: a name only the callee knows.
+    callee_params: HashSet<Var>,
 }
 
 /// A fact with instance numbers, resolved to names when the function is done.
@@ -850,6 +907,10 @@ pub fn analyze<'f>(func: &Function, index: &'f Index<'f>, kernels: &mut Kernels)
         default_queue: HashMap::new(),
         arg_names: HashMap::new(),
         program_sources: HashMap::new(),
+        threads: Vec::new(),
+        unrolled: 0,
+        shown: HashMap::new(),
+        callee_params: HashSet::new(),
     };
     let mut st = State::default();
     for &p in &func.params {
@@ -957,6 +1018,23 @@ impl<'f> Analyzer<'f> {
     /// The value of a place; parts of outside values become objects of the role they play,
     /// or of the type their struct field declares.
     fn resolve(&mut self, st: &mut State, p: &Place, role: Option<RoleHint>) -> AVal {
+        let v = self.resolve_place(st, p, role);
+        // A member or field of the function's own variables names the object as the code
+        // does where it is used (`queueball_th[1]`); a callee's parameter would not.
+        if let AVal::Obj(o) = v {
+            if !p.proj.is_empty()
+                && p.is_definite()
+                && !self.callee_params.contains(&p.var)
+                && !self.vars[p.var].name.starts_with('%')
+            {
+                let name = self.place_name(p);
+                self.shown.insert(o, name);
+            }
+        }
+        v
+    }
+
+    fn resolve_place(&mut self, st: &mut State, p: &Place, role: Option<RoleHint>) -> AVal {
         let p = &self.canonical(p);
         if let Some(v) = st.env.get(p) {
             if *v == AVal::External {
@@ -1032,9 +1110,13 @@ impl<'f> Analyzer<'f> {
             Value::Scalar => AVal::Scalar,
             Value::Int(n) => AVal::Int(*n),
             Value::Null => AVal::Null,
-            Value::List(items) => {
-                AVal::List(items.iter().map(|i| self.eval(st, i, role, name)).collect())
-            }
+            Value::List(items) => AVal::List(
+                items
+                    .iter()
+                    .enumerate()
+                    .map(|(k, i)| self.eval(st, i, role, &format!("{name}[{k}]")))
+                    .collect(),
+            ),
             Value::New(obj) => self.create(st, obj, name),
             Value::Str(t) => AVal::Str(t.clone()),
             Value::Unknown => AVal::Unknown,
@@ -1349,7 +1431,18 @@ impl<'f> Analyzer<'f> {
                     st.completed.union_with(&all);
                 }
             },
-            Stmt::Forget { values, .. } => self.forget(&mut st, values),
+            Stmt::Forget { values, .. } => {
+                self.forget(&mut st, values);
+                // A list something unknown had may have other members now.
+                for v in values {
+                    if let Value::Place(p) = v {
+                        let p = self.canonical(p);
+                        if let Some(x @ AVal::List(_)) = st.env.get_mut(&p) {
+                            *x = AVal::Unknown;
+                        }
+                    }
+                }
+            }
             Stmt::Branch(arms) => {
                 let outs: Vec<State> = arms
                     .iter()
@@ -1382,6 +1475,64 @@ impl<'f> Analyzer<'f> {
                     exits.append(&mut cx2.breaks);
                 }
                 return join_all(exits);
+            }
+            Stmt::ForEach {
+                sources,
+                binds,
+                body,
+                tail,
+                dst,
+            } => return self.for_each(st, sources, binds, body, tail, dst.as_ref()),
+            Stmt::Spawn {
+                body,
+                value,
+                handle,
+                span,
+            } => {
+                self.cur_span = *span;
+                let before = st.clone();
+                let (ended, v) = match self.block(body, st) {
+                    Some(mut end) => {
+                        let v = self.eval(&mut end, value, None, "%returned");
+                        (end, v)
+                    }
+                    // The thread always panics or diverges: nothing to join.
+                    None => (before.clone(), AVal::Unknown),
+                };
+                let t = self.threads.len();
+                self.threads.push((ended.completed.clone(), v));
+                // The spawning thread goes on with its own bindings and host knowledge;
+                // the thread's commands exist, unordered with what it enqueues next except
+                // through one in-order queue.
+                let mut st = before.join(&ended);
+                st.env = before.env;
+                st.completed = before.completed;
+                st.tail = ended.tail;
+                st.live_raw = before
+                    .live_raw
+                    .intersection(&ended.live_raw)
+                    .copied()
+                    .chain(ended.live_raw.difference(&before.live_raw).copied())
+                    .collect();
+                self.overwrite(&mut st, handle);
+                st.env.insert(handle.clone(), AVal::Thread(t));
+                return Some(st);
+            }
+            Stmt::Join { handle, dst } => {
+                let joined: Vec<usize> = match self.eval(&mut st, handle, None, "thread") {
+                    AVal::Thread(t) => vec![t],
+                    // Not known which thread: every one spawned so far.
+                    _ => (0..self.threads.len()).collect(),
+                };
+                let mut value = AVal::Unknown;
+                for &t in &joined {
+                    let (done, v) = self.threads[t].clone();
+                    st.completed.union_with(&done);
+                    if joined.len() == 1 {
+                        value = v;
+                    }
+                }
+                st.env.insert(dst.clone(), value);
             }
             Stmt::Break => {
                 if let Some(cx) = self.loops.last_mut() {
@@ -1467,6 +1618,7 @@ impl<'f> Analyzer<'f> {
         self.vars.extend(f.vars.iter().cloned());
         for (param, arg) in f.params.iter().zip(&all) {
             let p = Place::var(param + offset);
+            self.callee_params.insert(p.var);
             match arg {
                 Value::Place(a) if self.resolve(&mut st, a, None) == AVal::External => {
                     let c = self.canonical(a);
@@ -1496,6 +1648,128 @@ impl<'f> Analyzer<'f> {
         let mut st = join_all(outs.into_iter().map(|(s, _)| s).collect())?;
         st.env.insert(dst.clone(), value);
         Some(st)
+    }
+
+    /// A loop over lists or a range: once per member when every list is known and short,
+    /// else as a loop whose bindings are "some member".
+    fn for_each(
+        &mut self,
+        mut st: State,
+        sources: &[EachSource],
+        binds: &[(Place, EachPart)],
+        body: &[Stmt],
+        tail: &Value,
+        dst: Option<&Place>,
+    ) -> Option<State> {
+        let mut members: Vec<Vec<AVal>> = Vec::new();
+        for src in sources {
+            let items = match src {
+                EachSource::Members(v) => match self.eval(&mut st, v, None, "list") {
+                    AVal::List(items) => Some(items),
+                    _ => None,
+                },
+                EachSource::Upto(v) => match self.eval(&mut st, v, None, "n") {
+                    AVal::Int(n) if n as usize <= MAX_UNROLL => {
+                        Some((0..n).map(AVal::Int).collect())
+                    }
+                    _ => None,
+                },
+                EachSource::UptoLen(v) => match self.eval(&mut st, v, None, "list") {
+                    AVal::List(items) => Some((0..items.len() as u64).map(AVal::Int).collect()),
+                    _ => None,
+                },
+            };
+            match items {
+                Some(i) => members.push(i),
+                None => break,
+            }
+        }
+        let n = members.iter().map(Vec::len).min().unwrap_or(0);
+        let cost = stmt_count(body) * n;
+        let known = members.len() == sources.len() && !sources.is_empty();
+        if !known || n > MAX_UNROLL || self.unrolled + cost > MAX_UNROLLED_STMTS {
+            // Some member: a place `list[_]` never proves two members equal.
+            let mut looped: Vec<Stmt> = binds
+                .iter()
+                .map(|(p, part)| Stmt::Assign {
+                    dst: p.clone(),
+                    value: match (
+                        part,
+                        sources.get(match part {
+                            EachPart::Member(s) => *s,
+                            _ => usize::MAX,
+                        }),
+                    ) {
+                        (EachPart::Member(_), Some(EachSource::Members(Value::Place(l)))) => {
+                            let mut l = l.clone();
+                            l.proj.push(Proj::AnyIndex);
+                            Value::Place(l)
+                        }
+                        (EachPart::Count, _) => Value::Scalar,
+                        (
+                            EachPart::Member(_),
+                            Some(EachSource::Upto(_) | EachSource::UptoLen(_)),
+                        ) => Value::Scalar,
+                        _ => Value::Unknown,
+                    },
+                    span: Span::default(),
+                })
+                .collect();
+            looped.extend(body.iter().cloned());
+            let mut out = self.stmt(&Stmt::Loop(looped), st)?;
+            if let Some(d) = dst {
+                out.env.insert(d.clone(), AVal::Unknown);
+            }
+            return Some(out);
+        }
+        self.unrolled += cost;
+        let mut cur = Some(st);
+        let mut exits = Vec::new();
+        let mut values = Vec::new();
+        for k in 0..n {
+            let Some(mut s) = cur.take() else { break };
+            for (p, part) in binds {
+                let v = match part {
+                    EachPart::Member(src) => members[*src][k].clone(),
+                    EachPart::Count => AVal::Int(k as u64),
+                    EachPart::Unknown => AVal::Unknown,
+                };
+                s.env
+                    .retain(|key, _| !(key.var == p.var && key.proj.starts_with(&p.proj)));
+                s.env.insert(p.clone(), v);
+            }
+            self.loops.push(LoopCx::default());
+            let end = self.block(body, s);
+            let cx = self.loops.pop().unwrap_or_default();
+            let mut ends: Vec<State> = Vec::new();
+            if let Some(mut e) = end {
+                if dst.is_some() {
+                    values.push(self.eval(&mut e, tail, None, "%item"));
+                }
+                ends.push(e);
+            }
+            if !cx.continues.is_empty() {
+                values.clear();
+            }
+            ends.extend(cx.continues);
+            if !cx.breaks.is_empty() {
+                values.clear();
+            }
+            exits.extend(cx.breaks);
+            cur = join_all(ends);
+        }
+        let complete = cur.is_some() && values.len() == n;
+        exits.extend(cur);
+        let mut out = join_all(exits)?;
+        if let Some(d) = dst {
+            let v = if complete {
+                AVal::List(values)
+            } else {
+                AVal::Unknown
+            };
+            out.env.insert(d.clone(), v);
+        }
+        Some(out)
     }
 
     /// The frame being interpreted.
@@ -1925,9 +2199,15 @@ impl<'f> Analyzer<'f> {
             }
         }
         let (kind, blocking, raw) = (cmd.kind, cmd.blocking, cmd.raw_event);
+        let queue_name = self
+            .shown
+            .get(&q)
+            .cloned()
+            .unwrap_or_else(|| self.objs[q].name.clone());
         self.insts.push(Inst {
             cmd,
             queue: q,
+            queue_name,
             before: before.clone(),
             kernel: r.kernel_name,
             frame: self.frame(),
@@ -2077,7 +2357,7 @@ impl<'f> Analyzer<'f> {
                         host: h,
                         version,
                         site: cmd_span,
-                        queue: Some(self.objs[q].name.clone()),
+                        queue: Some(self.insts[i].queue_name.clone()),
                     },
                 );
                 st.host_buffers.entry(h).or_default().insert(b);
@@ -2176,7 +2456,7 @@ impl<'f> Analyzer<'f> {
             binding: c.binding.clone(),
             kind: c.kind,
             span: c.span,
-            queue: self.objs[inst.queue].name.clone(),
+            queue: inst.queue_name.clone(),
             queue_arg: c.queue_arg.clone(),
             flags_arg: c.flags_arg.clone(),
             wait_arg: c.wait_arg.clone(),
@@ -2196,14 +2476,26 @@ impl<'f> Analyzer<'f> {
                     consumer,
                     cm,
                     buffer,
-                } => Fact::Unordered {
-                    producer: self.info(*producer, Some(*consumer)),
-                    producer_mode: *pm,
-                    consumer: self.info(*consumer, None),
-                    consumer_mode: *cm,
-                    buffer: self.objs[*buffer].name.clone(),
-                    same_queue: self.insts[*producer].queue == self.insts[*consumer].queue,
-                },
+                } => {
+                    let (mut p, mut c) = (
+                        self.info(*producer, Some(*consumer)),
+                        self.info(*consumer, None),
+                    );
+                    let (pq, cq) = (self.insts[*producer].queue, self.insts[*consumer].queue);
+                    // Two queues are never shown by one name.
+                    if pq != cq && p.queue == c.queue {
+                        p.queue = self.objs[pq].name.clone();
+                        c.queue = self.objs[cq].name.clone();
+                    }
+                    Fact::Unordered {
+                        producer: p,
+                        producer_mode: *pm,
+                        consumer: c,
+                        consumer_mode: *cm,
+                        buffer: self.objs[*buffer].name.clone(),
+                        same_queue: pq == cq,
+                    }
+                }
                 RawFact::HostMigration {
                     migration,
                     next,
