@@ -23,6 +23,9 @@ pub enum Proj {
     Index(u64),
     /// `x[i]`: some member; never proves two places equal or different.
     AnyIndex,
+    /// `x[i]` for a local `i`: the member `i` holds when the analysis knows it (a loop
+    /// counter), else some member.
+    Var(Var),
 }
 
 /// A variable or a part of one: `queues[1]`, `self.halo`.
@@ -42,7 +45,10 @@ impl Place {
 
     /// Whether the place names one definite object (no non-constant index).
     pub fn is_definite(&self) -> bool {
-        !self.proj.contains(&Proj::AnyIndex)
+        !self
+            .proj
+            .iter()
+            .any(|p| matches!(p, Proj::AnyIndex | Proj::Var(_)))
     }
 }
 
@@ -113,6 +119,8 @@ pub enum Value {
     Null,
     /// An array or `vec!` literal of values: a wait list when it holds events.
     List(Vec<Value>),
+    /// A struct literal's fields (`Solver { queue, buf }`).
+    Struct(Vec<(String, Value)>),
     /// A new OpenCL object.
     New(NewObject),
     /// A string known to the lowering (a literal or a constant): kernel names and sources.
@@ -473,6 +481,7 @@ pub fn place_name(vars: &[VarInfo], place: &Place) -> String {
             }
             Proj::Index(i) => s.push_str(&format!("[{i}]")),
             Proj::AnyIndex => s.push_str("[_]"),
+            Proj::Var(v) => s.push_str(&format!("[{}]", vars[*v].name)),
         }
     }
     s
@@ -505,6 +514,16 @@ impl fmt::Display for Show<'_, Value> {
                     write!(f, "{}", Show(func, v))?;
                 }
                 write!(f, "]")
+            }
+            Value::Struct(fields) => {
+                write!(f, "{{")?;
+                for (i, (n, v)) in fields.iter().enumerate() {
+                    if i > 0 {
+                        write!(f, ",")?;
+                    }
+                    write!(f, " {n}: {}", Show(func, v))?;
+                }
+                write!(f, " }}")
             }
             Value::New(obj) => write!(f, "{}", Show(func, obj)),
             Value::Str(s) => write!(f, "str({} bytes)", s.len()),

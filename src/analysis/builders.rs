@@ -477,6 +477,7 @@ impl<'f> Analyzer<'f> {
                     version,
                     site: span,
                     queue: None,
+                    frames: self.frames_of(self.frame()),
                 },
             );
             st.host_buffers.entry(h).or_default().insert(buf);

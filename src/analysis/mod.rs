@@ -39,6 +39,20 @@ pub struct CmdInfo {
     pub kernel: Option<String>,
     /// The variable the command's event was bound to, if any.
     pub event_var: Option<String>,
+    /// The calls, from the analyzed function inwards, that made the command: empty when
+    /// the analyzed function made it.
+    pub via: Vec<Hop>,
+}
+
+/// One call on the way from the analyzed function to a command.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Hop {
+    /// The call statement, in the caller.
+    pub call: Span,
+    /// The function called (`hand_over`, `Halo::produce`).
+    pub callee: String,
+    /// The callee's invocation: commands of one invocation share it.
+    pub frame: usize,
 }
 
 /// How an argument fails the kernel's signature.
@@ -123,6 +137,8 @@ pub enum Fact {
         first: Span,
         /// The queue of the first write, when it was a command.
         first_queue: Option<String>,
+        /// The call frames of the first write, from the analyzed function inwards.
+        first_frames: Vec<usize>,
         buffer: String,
         host: String,
     },
@@ -166,6 +182,8 @@ enum AVal {
     External,
     /// A host thread spawned here (an index into `Analyzer::threads`).
     Thread(usize),
+    /// A struct value made here, by field.
+    Struct(BTreeMap<String, AVal>),
     Unknown,
 }
 
@@ -250,6 +268,8 @@ struct Init {
     version: u32,
     site: Span,
     queue: Option<String>,
+    /// The call frames that made it, from the analyzed function inwards.
+    frames: Vec<usize>,
 }
 
 /// One path's knowledge.
@@ -431,6 +451,8 @@ struct LaunchInfo {
     uses: Option<Vec<(ObjId, Mode)>>,
     waits: Option<BTreeSet<usize>>,
     kernel: Option<String>,
+    /// Some arguments were set where the analysis does not see.
+    partial: bool,
 }
 
 struct Inst {
@@ -482,7 +504,14 @@ fn shift_block(body: &[Stmt], by: usize) -> Vec<Stmt> {
 fn shift_place(p: &Place, by: usize) -> Place {
     Place {
         var: p.var + by,
-        proj: p.proj.clone(),
+        proj: p
+            .proj
+            .iter()
+            .map(|x| match x {
+                Proj::Var(v) => Proj::Var(v + by),
+                other => other.clone(),
+            })
+            .collect(),
     }
 }
 
@@ -494,6 +523,12 @@ fn shift_value(v: &Value, by: usize) -> Value {
             base: base.as_ref().map(|p| shift_place(p, by)),
         },
         Value::List(items) => Value::List(items.iter().map(|i| shift_value(i, by)).collect()),
+        Value::Struct(fields) => Value::Struct(
+            fields
+                .iter()
+                .map(|(n, x)| (n.clone(), shift_value(x, by)))
+                .collect(),
+        ),
         Value::New(o) => Value::New(match o {
             NewObject::Queue {
                 device,
@@ -845,6 +880,8 @@ struct Analyzer<'f> {
     shown: HashMap<ObjId, String>,
     /// Parameters of the callees interpreted at call sites: a name only the callee knows.
     callee_params: HashSet<Var>,
+    /// Per call frame: its caller's frame, the call and the callee.
+    frame_sites: HashMap<usize, (usize, Span, String)>,
 }
 
 /// A fact with instance numbers, resolved to names when the function is done.
@@ -911,6 +948,7 @@ pub fn analyze<'f>(func: &Function, index: &'f Index<'f>, kernels: &mut Kernels)
         unrolled: 0,
         shown: HashMap::new(),
         callee_params: HashSet::new(),
+        frame_sites: HashMap::new(),
     };
     let mut st = State::default();
     for &p in &func.params {
@@ -1002,6 +1040,26 @@ impl<'f> Analyzer<'f> {
         place_name(&self.vars, place)
     }
 
+    /// A place with each index by a local replaced by the constant the local holds, or by
+    /// "some member".
+    fn concrete(&self, st: &State, p: &Place) -> Place {
+        if !p.proj.iter().any(|x| matches!(x, Proj::Var(_))) {
+            return p.clone();
+        }
+        let proj = p
+            .proj
+            .iter()
+            .map(|x| match x {
+                Proj::Var(v) => match st.env.get(&self.canonical(&Place::var(*v))) {
+                    Some(AVal::Int(n)) => Proj::Index(*n),
+                    _ => Proj::AnyIndex,
+                },
+                other => other.clone(),
+            })
+            .collect();
+        Place { var: p.var, proj }
+    }
+
     /// The place a callee's parameter stands for in its caller, so that an outside value
     /// keeps one identity however many calls pass it on.
     fn canonical(&self, p: &Place) -> Place {
@@ -1018,6 +1076,7 @@ impl<'f> Analyzer<'f> {
     /// The value of a place; parts of outside values become objects of the role they play,
     /// or of the type their struct field declares.
     fn resolve(&mut self, st: &mut State, p: &Place, role: Option<RoleHint>) -> AVal {
+        let p = &self.concrete(st, p);
         let v = self.resolve_place(st, p, role);
         // A member or field of the function's own variables names the object as the code
         // does where it is used (`queueball_th[1]`); a callee's parameter would not.
@@ -1056,11 +1115,9 @@ impl<'f> Analyzer<'f> {
             let Some(v) = st.env.get(&root) else {
                 continue;
             };
-            // A constant index into a list: that member.
-            if let (AVal::List(items), Some(Proj::Index(n))) = (v, p.proj.get(root.proj.len())) {
-                if root.proj.len() + 1 == p.proj.len() {
-                    return items.get(*n as usize).cloned().unwrap_or(AVal::Unknown);
-                }
+            // A constant index into a list, a field of a struct made here: that part.
+            if matches!(v, AVal::List(_) | AVal::Struct(_)) {
+                return project(v, &p.proj[root.proj.len()..]);
             }
             if *v != AVal::External || !p.is_definite() {
                 return AVal::Unknown;
@@ -1101,6 +1158,15 @@ impl<'f> Analyzer<'f> {
                 // `&events[..]` (ocl-core's wait lists are slices): the list's events. A
                 // sub-slice is taken as the whole list: more waits, never a false finding.
                 AVal::List(items) if self.all_events(&items) => AVal::List(items),
+                // `&mems[..]`, `mems.as_ptr()` of a list of buffers: those buffers.
+                AVal::List(items)
+                    if !items.is_empty()
+                        && items.iter().all(|i| {
+                            matches!(i, AVal::Obj(o) if matches!(self.objs[*o].kind, ObjKind::Buffer))
+                        }) =>
+                {
+                    AVal::List(items)
+                }
                 _ if *kind == HostKind::Slice => AVal::Host {
                     kind: *kind,
                     id: self.new_host(self.place_name(p)),
@@ -1110,6 +1176,20 @@ impl<'f> Analyzer<'f> {
             Value::Scalar => AVal::Scalar,
             Value::Int(n) => AVal::Int(*n),
             Value::Null => AVal::Null,
+            Value::Struct(fields) => AVal::Struct(
+                fields
+                    .iter()
+                    .map(|(f, x)| {
+                        // A struct made to be returned is named by its fields.
+                        let part = match name.starts_with('%') {
+                            true => f.clone(),
+                            false => format!("{name}.{f}"),
+                        };
+                        let v = self.eval(st, x, None, &part);
+                        (f.clone(), v)
+                    })
+                    .collect(),
+            ),
             Value::List(items) => AVal::List(
                 items
                     .iter()
@@ -1176,6 +1256,7 @@ impl<'f> Analyzer<'f> {
                                 version,
                                 site: self.cur_span,
                                 queue: None,
+                                frames: self.frames_of(self.frame()),
                             },
                         );
                         st.host_buffers.entry(id).or_default().insert(b);
@@ -1261,6 +1342,7 @@ impl<'f> Analyzer<'f> {
         match s {
             Stmt::Assign { dst, value, span } => {
                 self.cur_span = *span;
+                let dst = &self.concrete(&st, dst);
                 let name = self.place_name(dst);
                 let mut v = self.eval(&mut st, value, None, &name);
                 let hint = self.vars[dst.var].hint;
@@ -1291,7 +1373,7 @@ impl<'f> Analyzer<'f> {
                         .env
                         .get(&Place::var(dst.var))
                         .is_none_or(|r| *r == AVal::External);
-                if root_outside || matches!(v, AVal::List(_)) {
+                if root_outside || matches!(v, AVal::List(_) | AVal::Struct(_)) {
                     let v2 = v.clone();
                     self.hand_on(&mut st, &v2);
                 }
@@ -1301,6 +1383,11 @@ impl<'f> Analyzer<'f> {
                         && k.proj.starts_with(&dst.proj)
                         && k.proj.len() > dst.proj.len())
                 });
+                if let [Proj::Field(f)] = dst.proj.as_slice() {
+                    if let Some(AVal::Struct(fields)) = st.env.get_mut(&Place::var(dst.var)) {
+                        fields.insert(f.clone(), v.clone());
+                    }
+                }
                 if dst.is_definite() {
                     st.env.insert(dst.clone(), v);
                 } else {
@@ -1632,6 +1719,13 @@ impl<'f> Analyzer<'f> {
         }
         let body = shift_block(&f.body, offset);
         self.frames += 1;
+        let shown = match method_key(callee) {
+            Some((ty, m)) => format!("{ty}::{m}"),
+            None => callee.rsplit("::").next().unwrap_or(callee).to_string(),
+        };
+        let parent = self.frame();
+        self.frame_sites
+            .insert(self.frames, (parent, self.cur_span, shown));
         self.inlined.push(InlineCx {
             callee: callee.to_string(),
             frame: self.frames,
@@ -1772,6 +1866,17 @@ impl<'f> Analyzer<'f> {
         Some(out)
     }
 
+    /// The frames from the analyzed function (not included) in to `frame`.
+    fn frames_of(&self, mut frame: usize) -> Vec<usize> {
+        let mut out = Vec::new();
+        while let Some((parent, _, _)) = self.frame_sites.get(&frame) {
+            out.push(frame);
+            frame = *parent;
+        }
+        out.reverse();
+        out
+    }
+
     /// The frame being interpreted.
     fn frame(&self) -> usize {
         self.inlined.last().map_or(0, |c| c.frame)
@@ -1837,6 +1942,11 @@ impl<'f> Analyzer<'f> {
             }
             AVal::List(items) => {
                 for i in items {
+                    self.collect_forgotten(st, i, objs);
+                }
+            }
+            AVal::Struct(fields) => {
+                for i in fields.values() {
                     self.collect_forgotten(st, i, objs);
                 }
             }
@@ -1989,17 +2099,26 @@ impl<'f> Analyzer<'f> {
                 uses: None,
                 waits: Some(BTreeSet::new()),
                 kernel: None,
+                partial: false,
             };
         };
         let (k, args, waits): (ObjId, Vec<(u64, Arg)>, Option<BTreeSet<usize>>) =
             match &self.objs[*o].kind {
                 ObjKind::Kernel { .. } => match st.kernel_args.get(o) {
                     Some(ka) if ka.known => (*o, ka.args.clone(), Some(BTreeSet::new())),
+                    // A kernel from outside with arguments set here: those accesses are
+                    // known; what the others touch is not.
+                    Some(ka) if !ka.args.is_empty() => {
+                        let mut args = ka.args.clone();
+                        args.push((u64::MAX, Arg::Unknown));
+                        (*o, args, Some(BTreeSet::new()))
+                    }
                     _ => {
                         return LaunchInfo {
                             uses: None,
                             waits: Some(BTreeSet::new()),
                             kernel: Some(self.objs[*o].name.clone()),
+                            partial: false,
                         }
                     }
                 },
@@ -2018,6 +2137,7 @@ impl<'f> Analyzer<'f> {
                             uses: None,
                             waits: None,
                             kernel: Some(self.objs[*k].name.clone()),
+                            partial: false,
                         }
                     }
                 },
@@ -2026,6 +2146,7 @@ impl<'f> Analyzer<'f> {
                         uses: None,
                         waits: Some(BTreeSet::new()),
                         kernel: None,
+                        partial: false,
                     }
                 }
             };
@@ -2034,6 +2155,7 @@ impl<'f> Analyzer<'f> {
             _ => None,
         };
         let mut out = Vec::new();
+        let mut partial = false;
         for (i, a) in args {
             match a {
                 Arg::Buffer(b) => {
@@ -2048,11 +2170,15 @@ impl<'f> Analyzer<'f> {
                     out.push((b, mode));
                 }
                 Arg::Other => {}
+                // Arguments set elsewhere: the known ones still count, and what the
+                // launch may write besides is forgotten.
+                Arg::Unknown if i == u64::MAX => partial = true,
                 Arg::Unknown => {
                     return LaunchInfo {
                         uses: None,
                         waits,
                         kernel: Some(self.objs[k].name.clone()),
+                        partial: false,
                     }
                 }
             }
@@ -2061,6 +2187,7 @@ impl<'f> Analyzer<'f> {
             uses: Some(out),
             waits,
             kernel: Some(self.objs[k].name.clone()),
+            partial,
         }
     }
 
@@ -2134,8 +2261,10 @@ impl<'f> Analyzer<'f> {
             uses,
             waits,
             kernel: name,
+            partial,
         } = self.launch_accesses(st, kernel);
         r.kernel_name = name;
+        r.unknown_buffers |= partial;
         match uses {
             Some(acc) => r
                 .uses
@@ -2358,6 +2487,7 @@ impl<'f> Analyzer<'f> {
                         version,
                         site: cmd_span,
                         queue: Some(self.insts[i].queue_name.clone()),
+                        frames: self.frames_of(self.insts[i].frame),
                     },
                 );
                 st.host_buffers.entry(h).or_default().insert(b);
@@ -2426,6 +2556,7 @@ impl<'f> Analyzer<'f> {
                 st.live_raw.remove(&RawKey::User(*o));
             }
             AVal::List(items) => items.iter().for_each(|x| self.hand_on(st, x)),
+            AVal::Struct(fields) => fields.values().for_each(|x| self.hand_on(st, x)),
             _ => {}
         }
     }
@@ -2462,6 +2593,18 @@ impl<'f> Analyzer<'f> {
             wait_arg: c.wait_arg.clone(),
             kernel: inst.kernel.clone(),
             event_var,
+            via: self
+                .frames_of(inst.frame)
+                .into_iter()
+                .filter_map(|f| {
+                    let (_, call, callee) = self.frame_sites.get(&f)?;
+                    Some(Hop {
+                        call: *call,
+                        callee: callee.clone(),
+                        frame: f,
+                    })
+                })
+                .collect(),
         })
     }
 
@@ -2513,6 +2656,7 @@ impl<'f> Analyzer<'f> {
                     write: self.info(*write, None),
                     first: first.site,
                     first_queue: first.queue.clone(),
+                    first_frames: first.frames.clone(),
                     buffer: self.objs[*buffer].name.clone(),
                     host: self.hosts[first.host].clone(),
                 },
@@ -2552,6 +2696,22 @@ impl<'f> Analyzer<'f> {
             });
         }
         out
+    }
+}
+
+/// The part of a list or struct value a path of constant indices and fields names.
+fn project(v: &AVal, proj: &[Proj]) -> AVal {
+    let Some((first, rest)) = proj.split_first() else {
+        return v.clone();
+    };
+    match (v, first) {
+        (AVal::List(items), Proj::Index(n)) => items
+            .get(*n as usize)
+            .map_or(AVal::Unknown, |x| project(x, rest)),
+        (AVal::Struct(fields), Proj::Field(f)) => {
+            fields.get(f).map_or(AVal::Unknown, |x| project(x, rest))
+        }
+        _ => AVal::Unknown,
     }
 }
 

@@ -360,6 +360,7 @@ impl FileCx<'_> {
             inlining: 0,
             inline_budget: 0,
             mapped: std::collections::HashSet::new(),
+            struct_of: HashMap::new(),
         };
         let body_span = lw.span(block.span());
         lw.inline_budget = 4 * (body_span.end - body_span.start) + 4_096;
@@ -602,6 +603,30 @@ fn pat_idents(p: &Pat) -> Vec<(String, bool)> {
     out
 }
 
+/// The struct a constructor call makes: `Solver::new(..)`, `Solver::create(..)?`,
+/// `Solver::new(..).unwrap()`.
+fn constructed_type(e: &Expr) -> Option<String> {
+    match e {
+        Expr::Try(t) => constructed_type(&t.expr),
+        Expr::Paren(p) => constructed_type(&p.expr),
+        Expr::MethodCall(m) if matches!(m.method.to_string().as_str(), "unwrap" | "expect") => {
+            constructed_type(&m.receiver)
+        }
+        Expr::Call(c) => match path_segments(&c.func)?.as_slice() {
+            [t, _]
+                if t.starts_with(|c: char| c.is_ascii_uppercase())
+                    && hint_from_name(t) == TypeHint::Unknown
+                    && !STD_TYPES.contains(&t.as_str())
+                    && t != "Self" =>
+            {
+                Some(t.clone())
+            }
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
 fn strip_pat_type(p: &Pat) -> &Pat {
     match p {
         Pat::Type(t) => strip_pat_type(&t.pat),
@@ -770,6 +795,8 @@ struct Lowerer<'c, 'a> {
     inline_budget: usize,
     /// Temporaries holding what a `map` over a list yields, one value per member.
     mapped: std::collections::HashSet<Var>,
+    /// Variables whose type is a struct of the crate, by the struct's name.
+    struct_of: HashMap<Var, String>,
 }
 
 /// The body of a loop: a `for` loop's block or an iterator adapter's closure body.
@@ -879,7 +906,10 @@ impl Lowerer<'_, '_> {
     /// its name for [`link`].
     fn type_var(&mut self, v: Var, ty: Option<String>) {
         match ty.as_deref().and_then(|t| self.cx.structs.get(t)) {
-            Some(fields) => self.vars[v].fields = fields.clone(),
+            Some(fields) => {
+                self.vars[v].fields = fields.clone();
+                self.struct_of.insert(v, ty.unwrap_or_default());
+            }
             // A binding's type (`CommandQueue`) or a standard one (`Vec`) is no struct of
             // the crate.
             None if ty.as_deref().is_some_and(|t| {
@@ -952,7 +982,21 @@ impl Lowerer<'_, '_> {
             SynStmt::Local(l) if self.bind_closure(l) => Value::Unknown,
             SynStmt::Local(l) => {
                 let text = l.init.as_ref().and_then(|i| self.source_text(&i.expr));
+                // `let (q0, q1) = (&qs[0], &qs[1]);`: each part its own binding.
+                let tuple = match (strip_pat_type(&l.pat), l.init.as_ref().map(|i| &*i.expr)) {
+                    (Pat::Tuple(pt), Some(Expr::Tuple(t))) if pt.elems.len() == t.elems.len() => {
+                        Some(t)
+                    }
+                    _ => None,
+                };
                 let value = match &l.init {
+                    Some(init) if init.diverge.is_none() && tuple.is_some() => Value::List(
+                        tuple
+                            .iter()
+                            .flat_map(|t| t.elems.iter())
+                            .map(|x| self.expr(x))
+                            .collect(),
+                    ),
                     Some(init) => {
                         let v = self.expr(&init.expr);
                         if let Some((_, diverge)) = &init.diverge {
@@ -965,6 +1009,14 @@ impl Lowerer<'_, '_> {
                 };
                 let span = self.span(spans::local(l));
                 self.let_pattern(&l.pat, value, span);
+                // `let solver = Solver::new(..)?;`: its methods are the crate's.
+                if let (Some(init), Pat::Ident(pi)) = (&l.init, strip_pat_type(&l.pat)) {
+                    if let Some(ty) = constructed_type(&init.expr) {
+                        if let Some(v) = self.lookup(&pi.ident.to_string()) {
+                            self.struct_of.insert(v, ty);
+                        }
+                    }
+                }
                 if let (Some(t), [(name, true)]) = (text, pat_idents(&l.pat).as_slice()) {
                     if let Some(v) = self.lookup(name) {
                         self.strs.insert(v, t);
@@ -1275,9 +1327,73 @@ impl Lowerer<'_, '_> {
         dst.map_or(Value::Unknown, |d| Value::Place(Place::var(d)))
     }
 
+    /// Binds the parts of a value a pattern takes apart: tuples, struct fields, `Ok(x)`,
+    /// `&x`. `false` (nothing bound) for a pattern it cannot follow.
+    fn destructure(&mut self, pat: &Pat, value: &Value, span: Span) -> bool {
+        let field = |value: &Value, f: String| match value {
+            Value::Place(p) => {
+                let mut p = p.clone();
+                p.proj.push(Proj::Field(f));
+                Some(Value::Place(p))
+            }
+            Value::Struct(fields) => fields.iter().find(|(n, _)| *n == f).map(|(_, v)| v.clone()),
+            _ => None,
+        };
+        match pat {
+            Pat::Ident(pi) if pi.subpat.is_none() => {
+                let v = self.bind(&pi.ident.to_string(), TypeHint::Unknown);
+                self.out.push(Stmt::Assign {
+                    dst: Place::var(v),
+                    value: value.clone(),
+                    span,
+                });
+                true
+            }
+            Pat::Wild(_) => true,
+            Pat::Reference(r) => self.destructure(&r.pat, value, span),
+            Pat::Paren(p) => self.destructure(&p.pat, value, span),
+            Pat::Tuple(t) => {
+                let parts: Option<Vec<Value>> = match value {
+                    Value::List(items) if items.len() == t.elems.len() => Some(items.clone()),
+                    Value::Place(_) => (0..t.elems.len())
+                        .map(|i| field(value, i.to_string()))
+                        .collect(),
+                    _ => None,
+                };
+                let Some(parts) =
+                    parts.filter(|_| !t.elems.iter().any(|e| matches!(e, Pat::Rest(_))))
+                else {
+                    return false;
+                };
+                t.elems
+                    .iter()
+                    .zip(&parts)
+                    .all(|(e, v)| self.destructure(e, v, span))
+            }
+            Pat::Struct(ps) => ps.fields.iter().all(|f| {
+                let name = match &f.member {
+                    syn::Member::Named(i) => i.to_string(),
+                    syn::Member::Unnamed(i) => i.index.to_string(),
+                };
+                match field(value, name) {
+                    Some(v) => self.destructure(&f.pat, &v, span),
+                    None => false,
+                }
+            }),
+            _ => false,
+        }
+    }
+
     fn let_pattern(&mut self, pat: &Pat, value: Value, span: Span) {
         let hint = pat_type(pat).map_or(TypeHint::Unknown, type_hint);
         let idents = pat_idents(pat);
+        if matches!(pat, Pat::Tuple(_) | Pat::Struct(_)) {
+            // Bound in order; on a pattern it cannot follow, what was bound is rebound
+            // below to an unknown value.
+            if self.destructure(pat, &value, span) {
+                return;
+            }
+        }
         if idents.len() != 1 || !idents[0].1 {
             self.forget(vec![value.clone()], span);
         }
@@ -1394,6 +1510,7 @@ impl Lowerer<'_, '_> {
                     Value::Place(mut p) => {
                         p.proj.push(match idx {
                             Value::Int(n) => Proj::Index(n),
+                            Value::Place(i) if i.proj.is_empty() => Proj::Var(i.var),
                             _ => Proj::AnyIndex,
                         });
                         Value::Place(p)
@@ -1426,6 +1543,20 @@ impl Lowerer<'_, '_> {
                 let span = self.span(spans::expr(e));
                 self.forget(items, span);
                 Value::Unknown
+            }
+            Expr::Struct(s) if s.rest.is_none() => {
+                let fields = s
+                    .fields
+                    .iter()
+                    .map(|f| {
+                        let name = match &f.member {
+                            syn::Member::Named(i) => i.to_string(),
+                            syn::Member::Unnamed(i) => i.index.to_string(),
+                        };
+                        (name, self.expr(&f.expr))
+                    })
+                    .collect();
+                Value::Struct(fields)
             }
             Expr::Struct(s) => {
                 let items: Vec<Value> = s.fields.iter().map(|f| self.expr(&f.expr)).collect();
@@ -1788,7 +1919,10 @@ impl Lowerer<'_, '_> {
         // A method of a struct of the crate, called on `self` or on a parameter of that
         // type: another file may define it.
         let recv_ty = match &recv {
-            Value::Place(p) if p.proj.is_empty() => self.vars[p.var].ty.clone(),
+            Value::Place(p) if p.proj.is_empty() => self.vars[p.var]
+                .ty
+                .clone()
+                .or_else(|| self.struct_of.get(&p.var).cloned()),
             _ => None,
         };
         if let Some(ty) = recv_ty {
