@@ -1820,11 +1820,15 @@ impl<'f> Analyzer<'f> {
         let mut cur = Some(st);
         let mut exits = Vec::new();
         let mut values = Vec::new();
-        for k in 0..n {
+        // One row per iteration: the current member of each source.
+        let rows: Vec<Vec<AVal>> = (0..n)
+            .map(|k| members.iter().map(|m| m[k].clone()).collect())
+            .collect();
+        for (k, row) in rows.into_iter().enumerate() {
             let Some(mut s) = cur.take() else { break };
             for (p, part) in binds {
                 let v = match part {
-                    EachPart::Member(src) => members[*src][k].clone(),
+                    EachPart::Member(src) => row[*src].clone(),
                     EachPart::Count => AVal::Int(k as u64),
                     EachPart::Unknown => AVal::Unknown,
                 };

@@ -1150,12 +1150,10 @@ impl Lowerer<'_, '_> {
     /// Whether an expression is an iterator over a list or a range, item by item.
     fn is_iter_chain(&self, e: &Expr) -> bool {
         match e {
-            Expr::MethodCall(mc) => match mc.method.to_string().as_str() {
-                "iter" | "iter_mut" | "into_iter" | "enumerate" | "zip" | "copied" | "cloned" => {
-                    true
-                }
-                _ => false,
-            },
+            Expr::MethodCall(mc) => matches!(
+                mc.method.to_string().as_str(),
+                "iter" | "iter_mut" | "into_iter" | "enumerate" | "zip" | "copied" | "cloned"
+            ),
             Expr::Range(_) => true,
             Expr::Paren(p) => self.is_iter_chain(&p.expr),
             Expr::Path(p) => p
