@@ -164,13 +164,11 @@ fn at_caller(fact: &Fact, mut f: Finding) -> Finding {
     if f.primary.span != cmd.span {
         return f;
     }
-    f.secondary.insert(
-        0,
-        Label {
-            span: f.primary.span,
-            message: format!("{}, in `{}`", f.primary.message, inner.callee),
-        },
-    );
+    // After the rule's own labels: the first of those stays the related command.
+    f.secondary.push(Label {
+        span: f.primary.span,
+        message: format!("{}, in `{}`", f.primary.message, inner.callee),
+    });
     f.primary = Label {
         span: hop.call,
         message: format!("in this call of `{}`", hop.callee),
