@@ -23,6 +23,9 @@ pub enum Proj {
     Index(u64),
     /// `x[i]`: some member; never proves two places equal or different.
     AnyIndex,
+    /// `x[i]` for a local `i`: the member `i` holds when the analysis knows it (a loop
+    /// counter), else some member.
+    Var(Var),
 }
 
 /// A variable or a part of one: `queues[1]`, `self.halo`.
@@ -42,7 +45,10 @@ impl Place {
 
     /// Whether the place names one definite object (no non-constant index).
     pub fn is_definite(&self) -> bool {
-        !self.proj.contains(&Proj::AnyIndex)
+        !self
+            .proj
+            .iter()
+            .any(|p| matches!(p, Proj::AnyIndex | Proj::Var(_)))
     }
 }
 
@@ -113,6 +119,8 @@ pub enum Value {
     Null,
     /// An array or `vec!` literal of values: a wait list when it holds events.
     List(Vec<Value>),
+    /// A struct literal's fields (`Solver { queue, buf }`).
+    Struct(Vec<(String, Value)>),
     /// A new OpenCL object.
     New(NewObject),
     /// A string known to the lowering (a literal or a constant): kernel names and sources.
@@ -289,6 +297,27 @@ pub enum Op {
     Same,
 }
 
+/// What a loop walks: the members of a list, or the integers `0..n`.
+#[derive(Clone, Debug, PartialEq)]
+pub enum EachSource {
+    /// `for x in &list`, `list.iter()`, `[a, b, c]`.
+    Members(Value),
+    /// `for i in 0..n`.
+    Upto(Value),
+    /// `for i in 0..list.len()`.
+    UptoLen(Value),
+}
+
+/// What a loop binds on each iteration.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EachPart {
+    /// The current member of source `n` (zipped sources advance together).
+    Member(usize),
+    /// The iteration's number (`enumerate`).
+    Count,
+    Unknown,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BuilderKind {
     Buffer,
@@ -383,6 +412,31 @@ pub enum Stmt {
         dst: Place,
         span: Span,
     },
+    /// A loop over lists or a range: the body runs once per member when the analysis knows
+    /// the lists, else as a [`Stmt::Loop`] whose bindings are "some member". `tail` is the
+    /// body's value; the values of all iterations, in order, go to `dst` (`map(..).collect()`).
+    ForEach {
+        sources: Vec<EachSource>,
+        binds: Vec<(Place, EachPart)>,
+        body: Vec<Stmt>,
+        tail: Value,
+        dst: Option<Place>,
+    },
+    /// A host thread runs `body` (`thread::spawn`, `Builder::spawn`, a scope's `spawn`):
+    /// its commands are unordered with the spawning thread's later ones until a join.
+    /// `handle` holds the thread; joining it gives `value`.
+    Spawn {
+        body: Vec<Stmt>,
+        value: Value,
+        handle: Place,
+        span: Span,
+    },
+    /// `handle.join()`: the thread's host work happened before; its value goes to `dst`.
+    /// An unknown handle joins every thread spawned so far.
+    Join {
+        handle: Value,
+        dst: Place,
+    },
     Break,
     Continue,
     /// Leaves the function with a value (the tail expression, or `return x`).
@@ -431,6 +485,7 @@ pub fn place_name(vars: &[VarInfo], place: &Place) -> String {
             }
             Proj::Index(i) => s.push_str(&format!("[{i}]")),
             Proj::AnyIndex => s.push_str("[_]"),
+            Proj::Var(v) => s.push_str(&format!("[{}]", vars[*v].name)),
         }
     }
     s
@@ -463,6 +518,16 @@ impl fmt::Display for Show<'_, Value> {
                     write!(f, "{}", Show(func, v))?;
                 }
                 write!(f, "]")
+            }
+            Value::Struct(fields) => {
+                write!(f, "{{")?;
+                for (i, (n, v)) in fields.iter().enumerate() {
+                    if i > 0 {
+                        write!(f, ",")?;
+                    }
+                    write!(f, " {n}: {}", Show(func, v))?;
+                }
+                write!(f, " }}")
             }
             Value::New(obj) => write!(f, "{}", Show(func, obj)),
             Value::Str(s) => write!(f, "str({} bytes)", s.len()),
@@ -649,6 +714,53 @@ fn write_stmt(f: &mut fmt::Formatter<'_>, func: &Function, s: &Stmt, depth: usiz
             write_block(f, func, body, depth + 1)?;
             writeln!(f, "{pad}end")
         }
+        Stmt::ForEach {
+            sources,
+            binds,
+            body,
+            tail,
+            dst,
+        } => {
+            write!(f, "{pad}for_each")?;
+            for b in binds {
+                write!(f, " {}={:?}", func.place_name(&b.0), b.1)?;
+            }
+            write!(f, " in")?;
+            for src in sources {
+                match src {
+                    EachSource::Members(v) => write!(f, " members({})", Show(func, v))?,
+                    EachSource::Upto(v) => write!(f, " upto({})", Show(func, v))?,
+                    EachSource::UptoLen(v) => write!(f, " upto_len({})", Show(func, v))?,
+                }
+            }
+            writeln!(f)?;
+            write_block(f, func, body, depth + 1)?;
+            match dst {
+                Some(d) => writeln!(
+                    f,
+                    "{pad}end collect {} into {}",
+                    Show(func, tail),
+                    func.place_name(d)
+                ),
+                None => writeln!(f, "{pad}end"),
+            }
+        }
+        Stmt::Spawn {
+            body,
+            value,
+            handle,
+            ..
+        } => {
+            writeln!(f, "{pad}{} = spawn", func.place_name(handle))?;
+            write_block(f, func, body, depth + 1)?;
+            writeln!(f, "{pad}end returns {}", Show(func, value))
+        }
+        Stmt::Join { handle, dst } => writeln!(
+            f,
+            "{pad}{} = join {}",
+            func.place_name(dst),
+            Show(func, handle)
+        ),
         Stmt::Break => writeln!(f, "{pad}break"),
         Stmt::Continue => writeln!(f, "{pad}continue"),
         Stmt::Call {

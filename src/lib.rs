@@ -360,8 +360,11 @@ fn wanted_names(files: &[&Lowered]) -> BTreeSet<String> {
                         uses_api |= walk(arm, calls);
                     }
                 }
-                ir::Stmt::Loop(b) => uses_api |= walk(b, calls),
+                ir::Stmt::Loop(b)
+                | ir::Stmt::ForEach { body: b, .. }
+                | ir::Stmt::Spawn { body: b, .. } => uses_api |= walk(b, calls),
                 ir::Stmt::Assign { .. }
+                | ir::Stmt::Join { .. }
                 | ir::Stmt::Push { .. }
                 | ir::Stmt::Forget { .. }
                 | ir::Stmt::Break

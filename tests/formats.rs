@@ -199,6 +199,29 @@ fn sarif_is_valid_and_complete() {
     );
 }
 
+/// A finding on the caller's line: the code flow goes producer → call → the helper's read.
+#[test]
+fn sarif_flow_of_a_finding_on_the_callers_line() {
+    let out = run(&["--format", "sarif", "fixtures/host-shapes/solver_struct.rs"]);
+    let log: Value = serde_json::from_slice(&out.stdout).unwrap();
+    valid(&sarif_validator(), &log);
+    let results = log["runs"][0]["results"].as_array().unwrap();
+    let r = results
+        .iter()
+        .find(|r| r["locations"][0]["physicalLocation"]["region"]["startLine"] == 66)
+        .expect("the finding on `fetch(q1, &buf)?`");
+    let flow = r["codeFlows"][0]["threadFlows"][0]["locations"]
+        .as_array()
+        .unwrap();
+    let line = |l: &Value| l["location"]["physicalLocation"]["region"]["startLine"].clone();
+    let lines: Vec<Value> = flow.iter().map(line).collect();
+    assert_eq!(lines, [65, 66, 48].map(Value::from), "{r}");
+    assert_eq!(
+        flow[2]["location"]["message"]["text"],
+        "read here on `q1`, in `fetch`"
+    );
+}
+
 #[test]
 fn sarif_of_problems_and_of_every_fixture_is_valid() {
     let v = sarif_validator();

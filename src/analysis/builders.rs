@@ -493,6 +493,7 @@ impl<'f> Analyzer<'f> {
                     site: span,
                     queue: None,
                     uploads: Vec::new(),
+                    frames: self.frames_of(self.frame()),
                 },
             );
             st.host_buffers.entry(h).or_default().insert(buf);

@@ -39,6 +39,20 @@ pub struct CmdInfo {
     pub kernel: Option<String>,
     /// The variable the command's event was bound to, if any.
     pub event_var: Option<String>,
+    /// The calls, from the analyzed function inwards, that made the command: empty when
+    /// the analyzed function made it.
+    pub via: Vec<Hop>,
+}
+
+/// One call on the way from the analyzed function to a command.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Hop {
+    /// The call statement, in the caller.
+    pub call: Span,
+    /// The function called (`hand_over`, `Halo::produce`).
+    pub callee: String,
+    /// The callee's invocation: commands of one invocation share it.
+    pub frame: usize,
 }
 
 /// How an argument fails the kernel's signature.
@@ -123,6 +137,8 @@ pub enum Fact {
         first: Span,
         /// The queue of the first write, when it was a command.
         first_queue: Option<String>,
+        /// The call frames of the first write, from the analyzed function inwards.
+        first_frames: Vec<usize>,
         buffer: String,
         host: String,
     },
@@ -164,6 +180,10 @@ enum AVal {
     /// A value from outside the function (a parameter): its parts become objects when
     /// they are used in a role (a queue, a buffer).
     External,
+    /// A host thread spawned here (an index into `Analyzer::threads`).
+    Thread(usize),
+    /// A struct value made here, by field.
+    Struct(BTreeMap<String, AVal>),
     Unknown,
 }
 
@@ -251,6 +271,8 @@ struct Init {
     /// The uploads that put this data there (one, then its repetitions); none for a buffer
     /// created from the data.
     uploads: Vec<usize>,
+    /// The call frames that made it, from the analyzed function inwards.
+    frames: Vec<usize>,
 }
 
 /// One path's knowledge.
@@ -439,11 +461,15 @@ struct LaunchInfo {
     uses: Option<Vec<(ObjId, Mode)>>,
     waits: Option<BTreeSet<usize>>,
     kernel: Option<String>,
+    /// Some arguments were set where the analysis does not see.
+    partial: bool,
 }
 
 struct Inst {
     cmd: Command,
     queue: ObjId,
+    /// The queue as the code names it where the command is made (`queues[1]`).
+    queue_name: String,
     before: BitSet,
     kernel: Option<String>,
     /// The call frame that enqueued it.
@@ -472,7 +498,9 @@ fn stmt_count(body: &[Stmt]) -> usize {
     body.iter()
         .map(|s| match s {
             Stmt::Branch(arms) => 1 + arms.iter().map(|a| stmt_count(a)).sum::<usize>(),
-            Stmt::Loop(b) => 1 + stmt_count(b),
+            Stmt::Loop(b) | Stmt::ForEach { body: b, .. } | Stmt::Spawn { body: b, .. } => {
+                1 + stmt_count(b)
+            }
             _ => 1,
         })
         .sum()
@@ -486,7 +514,14 @@ fn shift_block(body: &[Stmt], by: usize) -> Vec<Stmt> {
 fn shift_place(p: &Place, by: usize) -> Place {
     Place {
         var: p.var + by,
-        proj: p.proj.clone(),
+        proj: p
+            .proj
+            .iter()
+            .map(|x| match x {
+                Proj::Var(v) => Proj::Var(v + by),
+                other => other.clone(),
+            })
+            .collect(),
     }
 }
 
@@ -498,6 +533,12 @@ fn shift_value(v: &Value, by: usize) -> Value {
             base: base.as_ref().map(|p| shift_place(p, by)),
         },
         Value::List(items) => Value::List(items.iter().map(|i| shift_value(i, by)).collect()),
+        Value::Struct(fields) => Value::Struct(
+            fields
+                .iter()
+                .map(|(n, x)| (n.clone(), shift_value(x, by)))
+                .collect(),
+        ),
         Value::New(o) => Value::New(match o {
             NewObject::Queue {
                 device,
@@ -614,6 +655,41 @@ fn shift_stmt(s: &Stmt, by: usize) -> Stmt {
         },
         Stmt::Branch(arms) => Stmt::Branch(arms.iter().map(|a| shift_block(a, by)).collect()),
         Stmt::Loop(body) => Stmt::Loop(shift_block(body, by)),
+        Stmt::ForEach {
+            sources,
+            binds,
+            body,
+            tail,
+            dst,
+        } => Stmt::ForEach {
+            sources: sources
+                .iter()
+                .map(|s| match s {
+                    EachSource::Members(x) => EachSource::Members(v(x)),
+                    EachSource::Upto(x) => EachSource::Upto(v(x)),
+                    EachSource::UptoLen(x) => EachSource::UptoLen(v(x)),
+                })
+                .collect(),
+            binds: binds.iter().map(|(p, part)| (pl(p), *part)).collect(),
+            body: shift_block(body, by),
+            tail: v(tail),
+            dst: dst.as_ref().map(pl),
+        },
+        Stmt::Spawn {
+            body,
+            value,
+            handle,
+            span,
+        } => Stmt::Spawn {
+            body: shift_block(body, by),
+            value: v(value),
+            handle: pl(handle),
+            span: *span,
+        },
+        Stmt::Join { handle, dst } => Stmt::Join {
+            handle: v(handle),
+            dst: pl(dst),
+        },
         Stmt::Call {
             callee,
             recv,
@@ -636,6 +712,13 @@ fn shift_stmt(s: &Stmt, by: usize) -> Stmt {
 /// Loops nested up to this depth run for two iterations; deeper ones for one, so the work
 /// stays linear in the size of the function (at most `2^TWO_ITERATION_DEPTH` times).
 const TWO_ITERATION_DEPTH: usize = 4;
+
+/// A loop over a known list runs once per member when the list has at most this many.
+const MAX_UNROLL: usize = 16;
+
+/// Statements interpreted in loops run once per member, all loops of a function together:
+/// past this, loops run as loops over "some member" (nested unrolling would multiply).
+const MAX_UNROLLED_STMTS: usize = 20_000;
 
 /// Commands tracked per function (each iteration of a loop counts): happens-before is
 /// quadratic in them. Past this the analysis forgets what later commands touch.
@@ -798,6 +881,17 @@ struct Analyzer<'f> {
     arg_names: HashMap<ObjId, Vec<(String, u64)>>,
     /// Per kernel made by a builder: its program's source, when visible.
     program_sources: HashMap<ObjId, Option<String>>,
+    /// Host threads spawned: what they completed on the host when they end, and the
+    /// value they return.
+    threads: Vec<(BitSet, AVal)>,
+    /// Statements interpreted in unrolled loops so far.
+    unrolled: usize,
+    /// Per object: the member or field place the code last named it by (`queues[1]`).
+    shown: HashMap<ObjId, String>,
+    /// Parameters of the callees interpreted at call sites: a name only the callee knows.
+    callee_params: HashSet<Var>,
+    /// Per call frame: its caller's frame, the call and the callee.
+    frame_sites: HashMap<usize, (usize, Span, String)>,
 }
 
 /// A fact with instance numbers, resolved to names when the function is done.
@@ -860,6 +954,11 @@ pub fn analyze<'f>(func: &Function, index: &'f Index<'f>, kernels: &mut Kernels)
         default_queue: HashMap::new(),
         arg_names: HashMap::new(),
         program_sources: HashMap::new(),
+        threads: Vec::new(),
+        unrolled: 0,
+        shown: HashMap::new(),
+        callee_params: HashSet::new(),
+        frame_sites: HashMap::new(),
     };
     let mut st = State::default();
     for &p in &func.params {
@@ -951,6 +1050,26 @@ impl<'f> Analyzer<'f> {
         place_name(&self.vars, place)
     }
 
+    /// A place with each index by a local replaced by the constant the local holds, or by
+    /// "some member".
+    fn concrete(&self, st: &State, p: &Place) -> Place {
+        if !p.proj.iter().any(|x| matches!(x, Proj::Var(_))) {
+            return p.clone();
+        }
+        let proj = p
+            .proj
+            .iter()
+            .map(|x| match x {
+                Proj::Var(v) => match st.env.get(&self.canonical(&Place::var(*v))) {
+                    Some(AVal::Int(n)) => Proj::Index(*n),
+                    _ => Proj::AnyIndex,
+                },
+                other => other.clone(),
+            })
+            .collect();
+        Place { var: p.var, proj }
+    }
+
     /// The place a callee's parameter stands for in its caller, so that an outside value
     /// keeps one identity however many calls pass it on.
     fn canonical(&self, p: &Place) -> Place {
@@ -967,6 +1086,24 @@ impl<'f> Analyzer<'f> {
     /// The value of a place; parts of outside values become objects of the role they play,
     /// or of the type their struct field declares.
     fn resolve(&mut self, st: &mut State, p: &Place, role: Option<RoleHint>) -> AVal {
+        let p = &self.concrete(st, p);
+        let v = self.resolve_place(st, p, role);
+        // A member or field of the function's own variables names the object as the code
+        // does where it is used (`queueball_th[1]`); a callee's parameter would not.
+        if let AVal::Obj(o) = v {
+            if !p.proj.is_empty()
+                && p.is_definite()
+                && !self.callee_params.contains(&p.var)
+                && !self.vars[p.var].name.starts_with('%')
+            {
+                let name = self.place_name(p);
+                self.shown.insert(o, name);
+            }
+        }
+        v
+    }
+
+    fn resolve_place(&mut self, st: &mut State, p: &Place, role: Option<RoleHint>) -> AVal {
         let p = &self.canonical(p);
         if let Some(v) = st.env.get(p) {
             if *v == AVal::External {
@@ -988,11 +1125,9 @@ impl<'f> Analyzer<'f> {
             let Some(v) = st.env.get(&root) else {
                 continue;
             };
-            // A constant index into a list: that member.
-            if let (AVal::List(items), Some(Proj::Index(n))) = (v, p.proj.get(root.proj.len())) {
-                if root.proj.len() + 1 == p.proj.len() {
-                    return items.get(*n as usize).cloned().unwrap_or(AVal::Unknown);
-                }
+            // A constant index into a list, a field of a struct made here: that part.
+            if matches!(v, AVal::List(_) | AVal::Struct(_)) {
+                return project(v, &p.proj[root.proj.len()..]);
             }
             if *v != AVal::External || !p.is_definite() {
                 return AVal::Unknown;
@@ -1033,6 +1168,15 @@ impl<'f> Analyzer<'f> {
                 // `&events[..]` (ocl-core's wait lists are slices): the list's events. A
                 // sub-slice is taken as the whole list: more waits, never a false finding.
                 AVal::List(items) if self.all_events(&items) => AVal::List(items),
+                // `&mems[..]`, `mems.as_ptr()` of a list of buffers: those buffers.
+                AVal::List(items)
+                    if !items.is_empty()
+                        && items.iter().all(|i| {
+                            matches!(i, AVal::Obj(o) if matches!(self.objs[*o].kind, ObjKind::Buffer))
+                        }) =>
+                {
+                    AVal::List(items)
+                }
                 _ if *kind == HostKind::Slice => AVal::Host {
                     kind: *kind,
                     id: self.new_host(self.place_name(p)),
@@ -1042,9 +1186,27 @@ impl<'f> Analyzer<'f> {
             Value::Scalar => AVal::Scalar,
             Value::Int(n) => AVal::Int(*n),
             Value::Null => AVal::Null,
-            Value::List(items) => {
-                AVal::List(items.iter().map(|i| self.eval(st, i, role, name)).collect())
-            }
+            Value::Struct(fields) => AVal::Struct(
+                fields
+                    .iter()
+                    .map(|(f, x)| {
+                        // A struct made to be returned is named by its fields.
+                        let part = match name.starts_with('%') {
+                            true => f.clone(),
+                            false => format!("{name}.{f}"),
+                        };
+                        let v = self.eval(st, x, None, &part);
+                        (f.clone(), v)
+                    })
+                    .collect(),
+            ),
+            Value::List(items) => AVal::List(
+                items
+                    .iter()
+                    .enumerate()
+                    .map(|(k, i)| self.eval(st, i, role, &format!("{name}[{k}]")))
+                    .collect(),
+            ),
             Value::New(obj) => self.create(st, obj, name),
             Value::Str(t) => AVal::Str(t.clone()),
             Value::Unknown => AVal::Unknown,
@@ -1105,6 +1267,7 @@ impl<'f> Analyzer<'f> {
                                 site: self.cur_span,
                                 queue: None,
                                 uploads: Vec::new(),
+                                frames: self.frames_of(self.frame()),
                             },
                         );
                         st.host_buffers.entry(id).or_default().insert(b);
@@ -1190,6 +1353,7 @@ impl<'f> Analyzer<'f> {
         match s {
             Stmt::Assign { dst, value, span } => {
                 self.cur_span = *span;
+                let dst = &self.concrete(&st, dst);
                 let name = self.place_name(dst);
                 let mut v = self.eval(&mut st, value, None, &name);
                 let hint = self.vars[dst.var].hint;
@@ -1220,7 +1384,7 @@ impl<'f> Analyzer<'f> {
                         .env
                         .get(&Place::var(dst.var))
                         .is_none_or(|r| *r == AVal::External);
-                if root_outside || matches!(v, AVal::List(_)) {
+                if root_outside || matches!(v, AVal::List(_) | AVal::Struct(_)) {
                     let v2 = v.clone();
                     self.hand_on(&mut st, &v2);
                 }
@@ -1230,6 +1394,11 @@ impl<'f> Analyzer<'f> {
                         && k.proj.starts_with(&dst.proj)
                         && k.proj.len() > dst.proj.len())
                 });
+                if let [Proj::Field(f)] = dst.proj.as_slice() {
+                    if let Some(AVal::Struct(fields)) = st.env.get_mut(&Place::var(dst.var)) {
+                        fields.insert(f.clone(), v.clone());
+                    }
+                }
                 if dst.is_definite() {
                     st.env.insert(dst.clone(), v);
                 } else {
@@ -1360,7 +1529,18 @@ impl<'f> Analyzer<'f> {
                     st.completed.union_with(&all);
                 }
             },
-            Stmt::Forget { values, .. } => self.forget(&mut st, values),
+            Stmt::Forget { values, .. } => {
+                self.forget(&mut st, values);
+                // A list something unknown had may have other members now.
+                for v in values {
+                    if let Value::Place(p) = v {
+                        let p = self.canonical(p);
+                        if let Some(x @ AVal::List(_)) = st.env.get_mut(&p) {
+                            *x = AVal::Unknown;
+                        }
+                    }
+                }
+            }
             Stmt::Branch(arms) => {
                 let outs: Vec<State> = arms
                     .iter()
@@ -1393,6 +1573,64 @@ impl<'f> Analyzer<'f> {
                     exits.append(&mut cx2.breaks);
                 }
                 return join_all(exits);
+            }
+            Stmt::ForEach {
+                sources,
+                binds,
+                body,
+                tail,
+                dst,
+            } => return self.for_each(st, sources, binds, body, tail, dst.as_ref()),
+            Stmt::Spawn {
+                body,
+                value,
+                handle,
+                span,
+            } => {
+                self.cur_span = *span;
+                let before = st.clone();
+                let (ended, v) = match self.block(body, st) {
+                    Some(mut end) => {
+                        let v = self.eval(&mut end, value, None, "%returned");
+                        (end, v)
+                    }
+                    // The thread always panics or diverges: nothing to join.
+                    None => (before.clone(), AVal::Unknown),
+                };
+                let t = self.threads.len();
+                self.threads.push((ended.completed.clone(), v));
+                // The spawning thread goes on with its own bindings and host knowledge;
+                // the thread's commands exist, unordered with what it enqueues next except
+                // through one in-order queue.
+                let mut st = before.join(&ended);
+                st.env = before.env;
+                st.completed = before.completed;
+                st.tail = ended.tail;
+                st.live_raw = before
+                    .live_raw
+                    .intersection(&ended.live_raw)
+                    .copied()
+                    .chain(ended.live_raw.difference(&before.live_raw).copied())
+                    .collect();
+                self.overwrite(&mut st, handle);
+                st.env.insert(handle.clone(), AVal::Thread(t));
+                return Some(st);
+            }
+            Stmt::Join { handle, dst } => {
+                let joined: Vec<usize> = match self.eval(&mut st, handle, None, "thread") {
+                    AVal::Thread(t) => vec![t],
+                    // Not known which thread: every one spawned so far.
+                    _ => (0..self.threads.len()).collect(),
+                };
+                let mut value = AVal::Unknown;
+                for &t in &joined {
+                    let (done, v) = self.threads[t].clone();
+                    st.completed.union_with(&done);
+                    if joined.len() == 1 {
+                        value = v;
+                    }
+                }
+                st.env.insert(dst.clone(), value);
             }
             Stmt::Break => {
                 if let Some(cx) = self.loops.last_mut() {
@@ -1478,6 +1716,7 @@ impl<'f> Analyzer<'f> {
         self.vars.extend(f.vars.iter().cloned());
         for (param, arg) in f.params.iter().zip(&all) {
             let p = Place::var(param + offset);
+            self.callee_params.insert(p.var);
             match arg {
                 Value::Place(a) if self.resolve(&mut st, a, None) == AVal::External => {
                     let c = self.canonical(a);
@@ -1491,6 +1730,13 @@ impl<'f> Analyzer<'f> {
         }
         let body = shift_block(&f.body, offset);
         self.frames += 1;
+        let shown = match method_key(callee) {
+            Some((ty, m)) => format!("{ty}::{m}"),
+            None => callee.rsplit("::").next().unwrap_or(callee).to_string(),
+        };
+        let parent = self.frame();
+        self.frame_sites
+            .insert(self.frames, (parent, self.cur_span, shown));
         self.inlined.push(InlineCx {
             callee: callee.to_string(),
             frame: self.frames,
@@ -1507,6 +1753,143 @@ impl<'f> Analyzer<'f> {
         let mut st = join_all(outs.into_iter().map(|(s, _)| s).collect())?;
         st.env.insert(dst.clone(), value);
         Some(st)
+    }
+
+    /// A loop over lists or a range: once per member when every list is known and short,
+    /// else as a loop whose bindings are "some member".
+    fn for_each(
+        &mut self,
+        mut st: State,
+        sources: &[EachSource],
+        binds: &[(Place, EachPart)],
+        body: &[Stmt],
+        tail: &Value,
+        dst: Option<&Place>,
+    ) -> Option<State> {
+        let mut members: Vec<Vec<AVal>> = Vec::new();
+        for src in sources {
+            let items = match src {
+                EachSource::Members(v) => match self.eval(&mut st, v, None, "list") {
+                    AVal::List(items) => Some(items),
+                    _ => None,
+                },
+                EachSource::Upto(v) => match self.eval(&mut st, v, None, "n") {
+                    AVal::Int(n) if n as usize <= MAX_UNROLL => {
+                        Some((0..n).map(AVal::Int).collect())
+                    }
+                    _ => None,
+                },
+                EachSource::UptoLen(v) => match self.eval(&mut st, v, None, "list") {
+                    AVal::List(items) => Some((0..items.len() as u64).map(AVal::Int).collect()),
+                    _ => None,
+                },
+            };
+            match items {
+                Some(i) => members.push(i),
+                None => break,
+            }
+        }
+        let n = members.iter().map(Vec::len).min().unwrap_or(0);
+        let cost = stmt_count(body) * n;
+        let known = members.len() == sources.len() && !sources.is_empty();
+        if !known || n > MAX_UNROLL || self.unrolled + cost > MAX_UNROLLED_STMTS {
+            // Some member: a place `list[_]` never proves two members equal.
+            let mut looped: Vec<Stmt> = binds
+                .iter()
+                .map(|(p, part)| Stmt::Assign {
+                    dst: p.clone(),
+                    value: match (
+                        part,
+                        sources.get(match part {
+                            EachPart::Member(s) => *s,
+                            _ => usize::MAX,
+                        }),
+                    ) {
+                        (EachPart::Member(_), Some(EachSource::Members(Value::Place(l)))) => {
+                            let mut l = l.clone();
+                            l.proj.push(Proj::AnyIndex);
+                            Value::Place(l)
+                        }
+                        (EachPart::Count, _) => Value::Scalar,
+                        (
+                            EachPart::Member(_),
+                            Some(EachSource::Upto(_) | EachSource::UptoLen(_)),
+                        ) => Value::Scalar,
+                        _ => Value::Unknown,
+                    },
+                    span: Span::default(),
+                })
+                .collect();
+            looped.extend(body.iter().cloned());
+            let mut out = self.stmt(&Stmt::Loop(looped), st)?;
+            if let Some(d) = dst {
+                out.env.insert(d.clone(), AVal::Unknown);
+            }
+            return Some(out);
+        }
+        self.unrolled += cost;
+        let mut cur = Some(st);
+        let mut exits = Vec::new();
+        let mut values = Vec::new();
+        // One row per iteration: the current member of each source.
+        let rows: Vec<Vec<AVal>> = (0..n)
+            .map(|k| members.iter().map(|m| m[k].clone()).collect())
+            .collect();
+        for (k, row) in rows.into_iter().enumerate() {
+            let Some(mut s) = cur.take() else { break };
+            for (p, part) in binds {
+                let v = match part {
+                    EachPart::Member(src) => row[*src].clone(),
+                    EachPart::Count => AVal::Int(k as u64),
+                    EachPart::Unknown => AVal::Unknown,
+                };
+                s.env
+                    .retain(|key, _| !(key.var == p.var && key.proj.starts_with(&p.proj)));
+                s.env.insert(p.clone(), v);
+            }
+            self.loops.push(LoopCx::default());
+            let end = self.block(body, s);
+            let cx = self.loops.pop().unwrap_or_default();
+            let mut ends: Vec<State> = Vec::new();
+            if let Some(mut e) = end {
+                if dst.is_some() {
+                    values.push(self.eval(&mut e, tail, None, "%item"));
+                }
+                ends.push(e);
+            }
+            if !cx.continues.is_empty() {
+                values.clear();
+            }
+            ends.extend(cx.continues);
+            if !cx.breaks.is_empty() {
+                values.clear();
+            }
+            exits.extend(cx.breaks);
+            cur = join_all(ends);
+        }
+        let complete = cur.is_some() && values.len() == n;
+        exits.extend(cur);
+        let mut out = join_all(exits)?;
+        if let Some(d) = dst {
+            let v = if complete {
+                AVal::List(values)
+            } else {
+                AVal::Unknown
+            };
+            out.env.insert(d.clone(), v);
+        }
+        Some(out)
+    }
+
+    /// The frames from the analyzed function (not included) in to `frame`.
+    fn frames_of(&self, mut frame: usize) -> Vec<usize> {
+        let mut out = Vec::new();
+        while let Some((parent, _, _)) = self.frame_sites.get(&frame) {
+            out.push(frame);
+            frame = *parent;
+        }
+        out.reverse();
+        out
     }
 
     /// The frame being interpreted.
@@ -1574,6 +1957,11 @@ impl<'f> Analyzer<'f> {
             }
             AVal::List(items) => {
                 for i in items {
+                    self.collect_forgotten(st, i, objs);
+                }
+            }
+            AVal::Struct(fields) => {
+                for i in fields.values() {
                     self.collect_forgotten(st, i, objs);
                 }
             }
@@ -1726,17 +2114,26 @@ impl<'f> Analyzer<'f> {
                 uses: None,
                 waits: Some(BTreeSet::new()),
                 kernel: None,
+                partial: false,
             };
         };
         let (k, args, waits): (ObjId, Vec<(u64, Arg)>, Option<BTreeSet<usize>>) =
             match &self.objs[*o].kind {
                 ObjKind::Kernel { .. } => match st.kernel_args.get(o) {
                     Some(ka) if ka.known => (*o, ka.args.clone(), Some(BTreeSet::new())),
+                    // A kernel from outside with arguments set here: those accesses are
+                    // known; what the others touch is not.
+                    Some(ka) if !ka.args.is_empty() => {
+                        let mut args = ka.args.clone();
+                        args.push((u64::MAX, Arg::Unknown));
+                        (*o, args, Some(BTreeSet::new()))
+                    }
                     _ => {
                         return LaunchInfo {
                             uses: None,
                             waits: Some(BTreeSet::new()),
                             kernel: Some(self.objs[*o].name.clone()),
+                            partial: false,
                         }
                     }
                 },
@@ -1755,6 +2152,7 @@ impl<'f> Analyzer<'f> {
                             uses: None,
                             waits: None,
                             kernel: Some(self.objs[*k].name.clone()),
+                            partial: false,
                         }
                     }
                 },
@@ -1763,6 +2161,7 @@ impl<'f> Analyzer<'f> {
                         uses: None,
                         waits: Some(BTreeSet::new()),
                         kernel: None,
+                        partial: false,
                     }
                 }
             };
@@ -1771,6 +2170,7 @@ impl<'f> Analyzer<'f> {
             _ => None,
         };
         let mut out = Vec::new();
+        let mut partial = false;
         for (i, a) in args {
             match a {
                 Arg::Buffer(b) => {
@@ -1785,11 +2185,15 @@ impl<'f> Analyzer<'f> {
                     out.push((b, mode));
                 }
                 Arg::Other => {}
+                // Arguments set elsewhere: the known ones still count, and what the
+                // launch may write besides is forgotten.
+                Arg::Unknown if i == u64::MAX => partial = true,
                 Arg::Unknown => {
                     return LaunchInfo {
                         uses: None,
                         waits,
                         kernel: Some(self.objs[k].name.clone()),
+                        partial: false,
                     }
                 }
             }
@@ -1798,6 +2202,7 @@ impl<'f> Analyzer<'f> {
             uses: Some(out),
             waits,
             kernel: Some(self.objs[k].name.clone()),
+            partial,
         }
     }
 
@@ -1871,8 +2276,10 @@ impl<'f> Analyzer<'f> {
             uses,
             waits,
             kernel: name,
+            partial,
         } = self.launch_accesses(st, kernel);
         r.kernel_name = name;
+        r.unknown_buffers |= partial;
         match uses {
             Some(acc) => r
                 .uses
@@ -1936,9 +2343,15 @@ impl<'f> Analyzer<'f> {
             }
         }
         let (kind, blocking, raw) = (cmd.kind, cmd.blocking, cmd.raw_event);
+        let queue_name = self
+            .shown
+            .get(&q)
+            .cloned()
+            .unwrap_or_else(|| self.objs[q].name.clone());
         self.insts.push(Inst {
             cmd,
             queue: q,
+            queue_name,
             before: before.clone(),
             kernel: r.kernel_name,
             frame: self.frame(),
@@ -2125,7 +2538,8 @@ impl<'f> Analyzer<'f> {
                         host: h,
                         version,
                         site: cmd_span,
-                        queue: Some(self.objs[q].name.clone()),
+                        queue: Some(self.insts[i].queue_name.clone()),
+                        frames: self.frames_of(self.insts[i].frame),
                         uploads,
                     },
                 );
@@ -2195,6 +2609,7 @@ impl<'f> Analyzer<'f> {
                 st.live_raw.remove(&RawKey::User(*o));
             }
             AVal::List(items) => items.iter().for_each(|x| self.hand_on(st, x)),
+            AVal::Struct(fields) => fields.values().for_each(|x| self.hand_on(st, x)),
             _ => {}
         }
     }
@@ -2225,12 +2640,24 @@ impl<'f> Analyzer<'f> {
             binding: c.binding.clone(),
             kind: c.kind,
             span: c.span,
-            queue: self.objs[inst.queue].name.clone(),
+            queue: inst.queue_name.clone(),
             queue_arg: c.queue_arg.clone(),
             flags_arg: c.flags_arg.clone(),
             wait_arg: c.wait_arg.clone(),
             kernel: inst.kernel.clone(),
             event_var,
+            via: self
+                .frames_of(inst.frame)
+                .into_iter()
+                .filter_map(|f| {
+                    let (_, call, callee) = self.frame_sites.get(&f)?;
+                    Some(Hop {
+                        call: *call,
+                        callee: callee.clone(),
+                        frame: f,
+                    })
+                })
+                .collect(),
         })
     }
 
@@ -2245,14 +2672,26 @@ impl<'f> Analyzer<'f> {
                     consumer,
                     cm,
                     buffer,
-                } => Fact::Unordered {
-                    producer: self.info(*producer, Some(*consumer)),
-                    producer_mode: *pm,
-                    consumer: self.info(*consumer, None),
-                    consumer_mode: *cm,
-                    buffer: self.objs[*buffer].name.clone(),
-                    same_queue: self.insts[*producer].queue == self.insts[*consumer].queue,
-                },
+                } => {
+                    let (mut p, mut c) = (
+                        self.info(*producer, Some(*consumer)),
+                        self.info(*consumer, None),
+                    );
+                    let (pq, cq) = (self.insts[*producer].queue, self.insts[*consumer].queue);
+                    // Two queues are never shown by one name.
+                    if pq != cq && p.queue == c.queue {
+                        p.queue = self.objs[pq].name.clone();
+                        c.queue = self.objs[cq].name.clone();
+                    }
+                    Fact::Unordered {
+                        producer: p,
+                        producer_mode: *pm,
+                        consumer: c,
+                        consumer_mode: *cm,
+                        buffer: self.objs[*buffer].name.clone(),
+                        same_queue: pq == cq,
+                    }
+                }
                 RawFact::HostMigration {
                     migration,
                     next,
@@ -2270,6 +2709,7 @@ impl<'f> Analyzer<'f> {
                     write: self.info(*write, None),
                     first: first.site,
                     first_queue: first.queue.clone(),
+                    first_frames: first.frames.clone(),
                     buffer: self.objs[*buffer].name.clone(),
                     host: self.hosts[first.host].clone(),
                 },
@@ -2309,6 +2749,22 @@ impl<'f> Analyzer<'f> {
             });
         }
         out
+    }
+}
+
+/// The part of a list or struct value a path of constant indices and fields names.
+fn project(v: &AVal, proj: &[Proj]) -> AVal {
+    let Some((first, rest)) = proj.split_first() else {
+        return v.clone();
+    };
+    match (v, first) {
+        (AVal::List(items), Proj::Index(n)) => items
+            .get(*n as usize)
+            .map_or(AVal::Unknown, |x| project(x, rest)),
+        (AVal::Struct(fields), Proj::Field(f)) => {
+            fields.get(f).map_or(AVal::Unknown, |x| project(x, rest))
+        }
+        _ => AVal::Unknown,
     }
 }
 

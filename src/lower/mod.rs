@@ -356,7 +356,14 @@ impl FileCx<'_> {
             out: Vec::new(),
             self_ty: self_ty.map(str::to_string),
             prefix: prefix.map(str::to_string),
+            closures: HashMap::new(),
+            inlining: 0,
+            inline_budget: 0,
+            mapped: std::collections::HashSet::new(),
+            struct_of: HashMap::new(),
         };
+        let body_span = lw.span(block.span());
+        lw.inline_budget = 4 * (body_span.end - body_span.start) + 4_096;
         let mut params = Vec::new();
         for input in &sig.inputs {
             match input {
@@ -596,6 +603,37 @@ fn pat_idents(p: &Pat) -> Vec<(String, bool)> {
     out
 }
 
+/// The struct a constructor call makes: `Solver::new(..)`, `Solver::create(..)?`,
+/// `Solver::new(..).unwrap()`.
+fn constructed_type(e: &Expr) -> Option<String> {
+    match e {
+        Expr::Try(t) => constructed_type(&t.expr),
+        Expr::Paren(p) => constructed_type(&p.expr),
+        Expr::MethodCall(m) if matches!(m.method.to_string().as_str(), "unwrap" | "expect") => {
+            constructed_type(&m.receiver)
+        }
+        Expr::Call(c) => match path_segments(&c.func)?.as_slice() {
+            [t, _]
+                if t.starts_with(|c: char| c.is_ascii_uppercase())
+                    && hint_from_name(t) == TypeHint::Unknown
+                    && !STD_TYPES.contains(&t.as_str())
+                    && t != "Self" =>
+            {
+                Some(t.clone())
+            }
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+fn strip_pat_type(p: &Pat) -> &Pat {
+    match p {
+        Pat::Type(t) => strip_pat_type(&t.pat),
+        _ => p,
+    }
+}
+
 fn pat_type(p: &Pat) -> Option<&Type> {
     match p {
         Pat::Type(t) => Some(&t.ty),
@@ -761,6 +799,70 @@ struct Lowerer<'c, 'a> {
     vars: Vec<VarInfo>,
     scopes: Vec<HashMap<String, Var>>,
     out: Vec<Stmt>,
+    /// Closures bound to locals (`let f = |..| ..`), with the variables they capture.
+    closures: HashMap<Var, Closure>,
+    /// Closure bodies being lowered where they are called, innermost last.
+    inlining: usize,
+    /// Bytes of closure bodies that may still be lowered where they are called: each
+    /// call lowers its closure's body again, so this keeps a function's lowering linear.
+    inline_budget: usize,
+    /// Temporaries holding what a `map` over a list yields, one value per member.
+    mapped: std::collections::HashSet<Var>,
+    /// Variables whose type is a struct of the crate, by the struct's name.
+    struct_of: HashMap<Var, String>,
+}
+
+/// The body of a loop: a `for` loop's block or an iterator adapter's closure body.
+enum EachBody<'e> {
+    Block(&'e syn::Block),
+    Closure(&'e Expr),
+}
+
+/// A closure bound to a local.
+#[derive(Clone)]
+struct Closure {
+    expr: syn::ExprClosure,
+    /// The variables its body names, as they were where it was defined.
+    captured: HashMap<String, Var>,
+}
+
+/// How deep closures called in closures are lowered where they are called.
+const MAX_INLINE_DEPTH: usize = 4;
+
+/// Methods that walk an iterator with a closure, once per item, in order.
+const EACH_ADAPTERS: &[&str] = &["for_each", "try_for_each", "map"];
+
+/// What an iterator yields, per item: the member of a source, the item's number, or a
+/// pair of those (`enumerate`, `zip`).
+enum Shape {
+    Member(usize),
+    Count,
+    Pair(Box<Shape>, Box<Shape>),
+}
+
+/// Whether a closure body leaves the closure early: it is not lowered where it is called.
+fn has_return(e: &Expr) -> bool {
+    struct Find(bool);
+    impl<'ast> Visit<'ast> for Find {
+        fn visit_expr_return(&mut self, _: &'ast syn::ExprReturn) {
+            self.0 = true;
+        }
+        fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
+        fn visit_expr_async(&mut self, _: &'ast syn::ExprAsync) {}
+        fn visit_item(&mut self, _: &'ast syn::Item) {}
+    }
+    let mut f = Find(false);
+    f.visit_expr(e);
+    f.0
+}
+
+fn closure_of(e: &Expr) -> Option<&syn::ExprClosure> {
+    match e {
+        Expr::Closure(c) => Some(c),
+        Expr::Paren(p) => closure_of(&p.expr),
+        Expr::Group(g) => closure_of(&g.expr),
+        _ => None,
+    }
 }
 
 impl Lowerer<'_, '_> {
@@ -817,7 +919,10 @@ impl Lowerer<'_, '_> {
     /// its name for [`link`].
     fn type_var(&mut self, v: Var, ty: Option<String>) {
         match ty.as_deref().and_then(|t| self.cx.structs.get(t)) {
-            Some(fields) => self.vars[v].fields = fields.clone(),
+            Some(fields) => {
+                self.vars[v].fields = fields.clone();
+                self.struct_of.insert(v, ty.unwrap_or_default());
+            }
             // A binding's type (`CommandQueue`) or a standard one (`Vec`) is no struct of
             // the crate.
             None if ty.as_deref().is_some_and(|t| {
@@ -887,9 +992,24 @@ impl Lowerer<'_, '_> {
 
     fn stmt(&mut self, s: &SynStmt) -> Value {
         match s {
+            SynStmt::Local(l) if self.bind_closure(l) => Value::Unknown,
             SynStmt::Local(l) => {
                 let text = l.init.as_ref().and_then(|i| self.source_text(&i.expr));
+                // `let (q0, q1) = (&qs[0], &qs[1]);`: each part its own binding.
+                let tuple = match (strip_pat_type(&l.pat), l.init.as_ref().map(|i| &*i.expr)) {
+                    (Pat::Tuple(pt), Some(Expr::Tuple(t))) if pt.elems.len() == t.elems.len() => {
+                        Some(t)
+                    }
+                    _ => None,
+                };
                 let value = match &l.init {
+                    Some(init) if init.diverge.is_none() && tuple.is_some() => Value::List(
+                        tuple
+                            .iter()
+                            .flat_map(|t| t.elems.iter())
+                            .map(|x| self.expr(x))
+                            .collect(),
+                    ),
                     Some(init) => {
                         let v = self.expr(&init.expr);
                         if let Some((_, diverge)) = &init.diverge {
@@ -902,6 +1022,14 @@ impl Lowerer<'_, '_> {
                 };
                 let span = self.span(spans::local(l));
                 self.let_pattern(&l.pat, value, span);
+                // `let solver = Solver::new(..)?;`: its methods are the crate's.
+                if let (Some(init), Pat::Ident(pi)) = (&l.init, strip_pat_type(&l.pat)) {
+                    if let Some(ty) = constructed_type(&init.expr) {
+                        if let Some(v) = self.lookup(&pi.ident.to_string()) {
+                            self.struct_of.insert(v, ty);
+                        }
+                    }
+                }
                 if let (Some(t), [(name, true)]) = (text, pat_idents(&l.pat).as_slice()) {
                     if let Some(v) = self.lookup(name) {
                         self.strs.insert(v, t);
@@ -928,9 +1056,355 @@ impl Lowerer<'_, '_> {
         }
     }
 
+    /// `let f = |..| ..;`: the closure is lowered where it is called.
+    fn bind_closure(&mut self, l: &syn::Local) -> bool {
+        let (Some(init), Pat::Ident(pi)) = (&l.init, strip_pat_type(&l.pat)) else {
+            return false;
+        };
+        let Some(c) = closure_of(&init.expr) else {
+            return false;
+        };
+        if init.diverge.is_some() || pi.subpat.is_some() {
+            return false;
+        }
+        let captured = expr_idents(&c.body)
+            .into_iter()
+            .filter_map(|i| self.lookup(&i).map(|v| (i, v)))
+            .collect();
+        let v = self.bind(&pi.ident.to_string(), TypeHint::Unknown);
+        let span = self.span(spans::local(l));
+        self.out.push(Stmt::Assign {
+            dst: Place::var(v),
+            value: Value::Unknown,
+            span,
+        });
+        self.closures.insert(
+            v,
+            Closure {
+                expr: c.clone(),
+                captured,
+            },
+        );
+        true
+    }
+
+    /// Whether a closure's body is lowered where it is called: not too deep, within the
+    /// function's budget, and without an early `return`.
+    fn can_inline(&mut self, c: &syn::ExprClosure) -> bool {
+        let span = self.span(spans::expr(&c.body));
+        let cost = span.end.saturating_sub(span.start).max(1);
+        if self.inlining >= MAX_INLINE_DEPTH || cost > self.inline_budget || has_return(&c.body) {
+            return false;
+        }
+        self.inline_budget -= cost;
+        true
+    }
+
+    /// Lowers a closure's body here with its parameters bound to `args`, seeing the
+    /// variables it captured where it was defined; `None` when it is not followed.
+    fn inline_closure(
+        &mut self,
+        c: &syn::ExprClosure,
+        captured: Option<&HashMap<String, Var>>,
+        args: Vec<Value>,
+    ) -> Option<Value> {
+        if !self.can_inline(c) {
+            return None;
+        }
+        self.scopes.push(captured.cloned().unwrap_or_default());
+        self.scopes.push(HashMap::new());
+        let span = self.span(c.span());
+        for (i, input) in c.inputs.iter().enumerate() {
+            let v = args.get(i).cloned().unwrap_or(Value::Unknown);
+            self.let_pattern(input, v, span);
+        }
+        self.inlining += 1;
+        let v = self.expr(&c.body);
+        self.inlining -= 1;
+        self.scopes.pop();
+        self.scopes.pop();
+        Some(v)
+    }
+
+    /// What a closure that is not followed does: its captures are forgotten.
+    fn closure_escapes(&mut self, e: &Expr) -> Value {
+        self.expr(e);
+        Value::Unknown
+    }
+
+    /// A host thread running a closure.
+    fn spawn(&mut self, c: &syn::ExprClosure, e: &Expr, span: Span) -> Value {
+        let saved = std::mem::take(&mut self.out);
+        let v = self.inline_closure(c, None, Vec::new());
+        let body = std::mem::replace(&mut self.out, saved);
+        let Some(value) = v else {
+            return self.closure_escapes(e);
+        };
+        let t = self.new_temp(TypeHint::Unknown);
+        self.out.push(Stmt::Spawn {
+            body,
+            value,
+            handle: Place::var(t),
+            span,
+        });
+        Value::Place(Place::var(t))
+    }
+
+    /// Joins a thread; `Unknown` joins every thread spawned so far.
+    fn join(&mut self, handle: Value) -> Value {
+        let t = self.new_temp(TypeHint::Unknown);
+        self.out.push(Stmt::Join {
+            handle,
+            dst: Place::var(t),
+        });
+        Value::Place(Place::var(t))
+    }
+
+    /// Whether an expression is an iterator over a list or a range, item by item.
+    fn is_iter_chain(&self, e: &Expr) -> bool {
+        match e {
+            Expr::MethodCall(mc) => matches!(
+                mc.method.to_string().as_str(),
+                "iter" | "iter_mut" | "into_iter" | "enumerate" | "zip" | "copied" | "cloned"
+            ),
+            Expr::Range(_) => true,
+            Expr::Paren(p) => self.is_iter_chain(&p.expr),
+            Expr::Path(p) => p
+                .path
+                .get_ident()
+                .and_then(|i| self.lookup(&i.to_string()))
+                .is_some_and(|v| self.mapped.contains(&v)),
+            _ => false,
+        }
+    }
+
+    /// `a.or_else(|_| b)`, `a.unwrap_or_else(|_| b)`: either value. Two new objects of one
+    /// kind and properties are one new object whichever is made.
+    fn or_else(&mut self, recv: Value, c: &syn::ExprClosure, e: &Expr) -> Value {
+        let saved = std::mem::take(&mut self.out);
+        let v = self.inline_closure(c, None, vec![Value::Unknown]);
+        let mut arm = std::mem::replace(&mut self.out, saved);
+        let Some(v) = v else {
+            self.forget(vec![recv], Span::default());
+            return self.closure_escapes(e);
+        };
+        let same = match (&recv, &v) {
+            (
+                Value::New(NewObject::Queue {
+                    device: a,
+                    out_of_order: x,
+                }),
+                Value::New(NewObject::Queue {
+                    device: b,
+                    out_of_order: y,
+                }),
+            ) if x == y => Some(Value::New(NewObject::Queue {
+                device: if a == b { a.clone() } else { None },
+                out_of_order: *x,
+            })),
+            (
+                Value::New(NewObject::Buffer { host_init: None }),
+                Value::New(NewObject::Buffer { host_init: None }),
+            ) => Some(v.clone()),
+            _ => None,
+        };
+        if let Some(one) = same {
+            self.out.push(Stmt::Branch(vec![arm, Vec::new()]));
+            return one;
+        }
+        let t = self.new_temp(TypeHint::Unknown);
+        arm.push(Stmt::Assign {
+            dst: Place::var(t),
+            value: v,
+            span: Span::default(),
+        });
+        let first = vec![Stmt::Assign {
+            dst: Place::var(t),
+            value: recv,
+            span: Span::default(),
+        }];
+        self.out.push(Stmt::Branch(vec![first, arm]));
+        Value::Place(Place::var(t))
+    }
+
+    /// What an iterable walks: its sources and the shape of each item.
+    fn iter_shape(&mut self, e: &Expr, sources: &mut Vec<EachSource>) -> Shape {
+        match e {
+            Expr::Reference(r) => return self.iter_shape(&r.expr, sources),
+            Expr::Paren(p) => return self.iter_shape(&p.expr, sources),
+            Expr::MethodCall(mc) => match (mc.method.to_string().as_str(), mc.args.len()) {
+                ("iter" | "iter_mut" | "into_iter" | "copied" | "cloned" | "by_ref", 0) => {
+                    return self.iter_shape(&mc.receiver, sources)
+                }
+                ("enumerate", 0) => {
+                    let s = self.iter_shape(&mc.receiver, sources);
+                    return Shape::Pair(Box::new(Shape::Count), Box::new(s));
+                }
+                ("zip", 1) => {
+                    let a = self.iter_shape(&mc.receiver, sources);
+                    let b = self.iter_shape(&mc.args[0], sources);
+                    return Shape::Pair(Box::new(a), Box::new(b));
+                }
+                _ => {}
+            },
+            Expr::Range(r)
+                if matches!(r.limits, syn::RangeLimits::HalfOpen(_))
+                    && r.start.as_deref().is_none_or(|x| int_lit(x) == Some(0))
+                    && r.end.is_some() =>
+            {
+                if let Some(end) = &r.end {
+                    let src = match strip(end) {
+                        Expr::MethodCall(m) if m.method == "len" && m.args.is_empty() => {
+                            EachSource::UptoLen(self.expr(&m.receiver))
+                        }
+                        _ => EachSource::Upto(self.expr(end)),
+                    };
+                    sources.push(src);
+                    return Shape::Member(sources.len() - 1);
+                }
+            }
+            _ => {}
+        }
+        let v = self.expr(e);
+        sources.push(EachSource::Members(v));
+        Shape::Member(sources.len() - 1)
+    }
+
+    /// Binds a loop pattern to the shape of the items.
+    fn bind_each(&mut self, pat: &Pat, shape: Option<&Shape>, binds: &mut Vec<(Place, EachPart)>) {
+        match (pat, shape) {
+            (Pat::Ident(pi), _) if pi.subpat.is_none() => {
+                let part = match shape {
+                    Some(Shape::Member(i)) => EachPart::Member(*i),
+                    Some(Shape::Count) => EachPart::Count,
+                    _ => EachPart::Unknown,
+                };
+                let v = self.bind(&pi.ident.to_string(), TypeHint::Unknown);
+                binds.push((Place::var(v), part));
+            }
+            (Pat::Type(t), _) => self.bind_each(&t.pat, shape, binds),
+            (Pat::Reference(r), _) => self.bind_each(&r.pat, shape, binds),
+            (Pat::Paren(p), _) => self.bind_each(&p.pat, shape, binds),
+            (Pat::Tuple(t), Some(Shape::Pair(a, b))) if t.elems.len() == 2 => {
+                self.bind_each(&t.elems[0], Some(a), binds);
+                self.bind_each(&t.elems[1], Some(b), binds);
+            }
+            _ => {
+                for (name, _) in pat_idents(pat) {
+                    let v = self.bind(&name, TypeHint::Unknown);
+                    binds.push((Place::var(v), EachPart::Unknown));
+                }
+            }
+        }
+    }
+
+    /// A loop over an iterable, with `pat` bound to each item; its body is a block or a
+    /// closure's body. With `collect`, the body's values go to a temporary, returned.
+    fn each(&mut self, iterable: &Expr, pat: &Pat, body: EachBody, collect: bool) -> Value {
+        let mut sources = Vec::new();
+        let shape = self.iter_shape(iterable, &mut sources);
+        let saved = std::mem::take(&mut self.out);
+        self.scopes.push(HashMap::new());
+        let mut binds = Vec::new();
+        self.bind_each(pat, Some(&shape), &mut binds);
+        let tail = match body {
+            EachBody::Block(b) => {
+                self.block_inline(b);
+                Value::Unknown
+            }
+            EachBody::Closure(e) => {
+                self.inlining += 1;
+                let v = self.expr(e);
+                self.inlining -= 1;
+                v
+            }
+        };
+        self.scopes.pop();
+        let body = std::mem::replace(&mut self.out, saved);
+        let dst = collect.then(|| self.new_temp(TypeHint::Unknown));
+        // Host values collected are host data, as before; objects and events are a list.
+        if let Some(d) =
+            dst.filter(|_| !matches!(tail, Value::Scalar | Value::Int(_) | Value::Host { .. }))
+        {
+            self.mapped.insert(d);
+        }
+        self.out.push(Stmt::ForEach {
+            sources,
+            binds,
+            body,
+            tail,
+            dst: dst.map(Place::var),
+        });
+        dst.map_or(Value::Unknown, |d| Value::Place(Place::var(d)))
+    }
+
+    /// Binds the parts of a value a pattern takes apart: tuples, struct fields, `Ok(x)`,
+    /// `&x`. `false` (nothing bound) for a pattern it cannot follow.
+    fn destructure(&mut self, pat: &Pat, value: &Value, span: Span) -> bool {
+        let field = |value: &Value, f: String| match value {
+            Value::Place(p) => {
+                let mut p = p.clone();
+                p.proj.push(Proj::Field(f));
+                Some(Value::Place(p))
+            }
+            Value::Struct(fields) => fields.iter().find(|(n, _)| *n == f).map(|(_, v)| v.clone()),
+            _ => None,
+        };
+        match pat {
+            Pat::Ident(pi) if pi.subpat.is_none() => {
+                let v = self.bind(&pi.ident.to_string(), TypeHint::Unknown);
+                self.out.push(Stmt::Assign {
+                    dst: Place::var(v),
+                    value: value.clone(),
+                    span,
+                });
+                true
+            }
+            Pat::Wild(_) => true,
+            Pat::Reference(r) => self.destructure(&r.pat, value, span),
+            Pat::Paren(p) => self.destructure(&p.pat, value, span),
+            Pat::Tuple(t) => {
+                let parts: Option<Vec<Value>> = match value {
+                    Value::List(items) if items.len() == t.elems.len() => Some(items.clone()),
+                    Value::Place(_) => (0..t.elems.len())
+                        .map(|i| field(value, i.to_string()))
+                        .collect(),
+                    _ => None,
+                };
+                let Some(parts) =
+                    parts.filter(|_| !t.elems.iter().any(|e| matches!(e, Pat::Rest(_))))
+                else {
+                    return false;
+                };
+                t.elems
+                    .iter()
+                    .zip(&parts)
+                    .all(|(e, v)| self.destructure(e, v, span))
+            }
+            Pat::Struct(ps) => ps.fields.iter().all(|f| {
+                let name = match &f.member {
+                    syn::Member::Named(i) => i.to_string(),
+                    syn::Member::Unnamed(i) => i.index.to_string(),
+                };
+                match field(value, name) {
+                    Some(v) => self.destructure(&f.pat, &v, span),
+                    None => false,
+                }
+            }),
+            _ => false,
+        }
+    }
+
     fn let_pattern(&mut self, pat: &Pat, value: Value, span: Span) {
         let hint = pat_type(pat).map_or(TypeHint::Unknown, type_hint);
         let idents = pat_idents(pat);
+        if matches!(pat, Pat::Tuple(_) | Pat::Struct(_)) {
+            // Bound in order; on a pattern it cannot follow, what was bound is rebound
+            // below to an unknown value.
+            if self.destructure(pat, &value, span) {
+                return;
+            }
+        }
         if idents.len() != 1 || !idents[0].1 {
             self.forget(vec![value.clone()], span);
         }
@@ -963,6 +1437,16 @@ impl Lowerer<'_, '_> {
                 if p.path.segments.len() == 1 && p.qself.is_none() {
                     let name = p.path.segments[0].ident.to_string();
                     if let Some(v) = self.lookup(&name) {
+                        // A closure handed on: what it captures may be used anywhere.
+                        if let Some(c) = self.closures.get(&v) {
+                            let captured = c
+                                .captured
+                                .values()
+                                .map(|x| Value::Place(Place::var(*x)))
+                                .collect();
+                            let span = self.span(spans::expr(e));
+                            self.forget(captured, span);
+                        }
                         return Value::Place(Place::var(v));
                     }
                     if let Some(Const::Int(n)) = self.cx.consts.get(&name) {
@@ -1037,6 +1521,7 @@ impl Lowerer<'_, '_> {
                     Value::Place(mut p) => {
                         p.proj.push(match idx {
                             Value::Int(n) => Proj::Index(n),
+                            Value::Place(i) if i.proj.is_empty() => Proj::Var(i.var),
                             _ => Proj::AnyIndex,
                         });
                         Value::Place(p)
@@ -1069,6 +1554,20 @@ impl Lowerer<'_, '_> {
                 let span = self.span(spans::expr(e));
                 self.forget(items, span);
                 Value::Unknown
+            }
+            Expr::Struct(s) if s.rest.is_none() => {
+                let fields = s
+                    .fields
+                    .iter()
+                    .map(|f| {
+                        let name = match &f.member {
+                            syn::Member::Named(i) => i.to_string(),
+                            syn::Member::Unnamed(i) => i.index.to_string(),
+                        };
+                        (name, self.expr(&f.expr))
+                    })
+                    .collect();
+                Value::Struct(fields)
             }
             Expr::Struct(s) => {
                 let items: Vec<Value> = s.fields.iter().map(|f| self.expr(&f.expr)).collect();
@@ -1160,34 +1659,7 @@ impl Lowerer<'_, '_> {
                 Value::Unknown
             }
             Expr::ForLoop(f) => {
-                let iter = self.expr(&f.expr);
-                let member = match iter {
-                    Value::Place(mut p) => {
-                        p.proj.push(Proj::AnyIndex);
-                        Value::Place(p)
-                    }
-                    _ => Value::Unknown,
-                };
-                let saved = std::mem::take(&mut self.out);
-                self.scopes.push(HashMap::new());
-                let span = self.span(spans::pat(&f.pat));
-                for (name, whole) in pat_idents(&f.pat) {
-                    let v = self.bind(&name, TypeHint::Unknown);
-                    let value = if whole {
-                        member.clone()
-                    } else {
-                        Value::Unknown
-                    };
-                    self.out.push(Stmt::Assign {
-                        dst: Place::var(v),
-                        value,
-                        span,
-                    });
-                }
-                self.block_inline(&f.body);
-                self.scopes.pop();
-                let body = std::mem::replace(&mut self.out, saved);
-                self.out.push(Stmt::Loop(body));
+                self.each(&f.expr, &f.pat, EachBody::Block(&f.body), false);
                 Value::Unknown
             }
             Expr::While(w) => {
@@ -1318,6 +1790,25 @@ impl Lowerer<'_, '_> {
                 return Value::Unknown;
             }
         }
+        // A macro handed closures (`program_closures!(|p, ..| ..)`): their bodies are code
+        // of this function, run once each.
+        if let Ok(items) = m.parse_body_with(Punctuated::<Expr, syn::Token![,]>::parse_terminated) {
+            if items.iter().any(|x| closure_of(x).is_some()) {
+                for x in &items {
+                    match closure_of(x) {
+                        Some(c) => {
+                            let args = vec![Value::Unknown; c.inputs.len()];
+                            if self.inline_closure(c, None, args).is_none() {
+                                self.closure_escapes(x);
+                            }
+                        }
+                        None => {
+                            self.expr(x);
+                        }
+                    }
+                }
+            }
+        }
         let mut ids = Vec::new();
         token_idents(m.tokens.clone(), &mut ids);
         let touched: Vec<Value> = ids
@@ -1330,10 +1821,38 @@ impl Lowerer<'_, '_> {
     }
 
     fn method_call(&mut self, mc: &syn::ExprMethodCall) -> Value {
-        let recv = self.expr(&mc.receiver);
         let name = mc.method.to_string();
         let args: Vec<&Expr> = mc.args.iter().collect();
         let span = self.span(spans::method_call(mc));
+        // `list.iter().for_each(|q| ..)`, `.map(|q| ..)`: a loop over the list.
+        if let (true, [arg]) = (EACH_ADAPTERS.contains(&name.as_str()), args.as_slice()) {
+            if let Some(c) = closure_of(arg).filter(|c| c.inputs.len() == 1) {
+                if self.is_iter_chain(&mc.receiver) && self.can_inline(c) {
+                    return self.each(
+                        &mc.receiver,
+                        &c.inputs[0],
+                        EachBody::Closure(&c.body),
+                        name == "map",
+                    );
+                }
+            }
+        }
+        let recv = self.expr(&mc.receiver);
+        match (name.as_str(), args.as_slice()) {
+            // `thread::Builder::new().spawn(|| ..)`, a scope's `s.spawn(|| ..)`.
+            ("spawn", [arg]) => {
+                if let Some(c) = closure_of(arg) {
+                    return self.spawn(c, arg, span);
+                }
+            }
+            ("join", []) => return self.join(recv),
+            ("or_else" | "unwrap_or_else", [arg]) => {
+                if let Some(c) = closure_of(arg).filter(|c| c.inputs.len() <= 1) {
+                    return self.or_else(recv, c, arg);
+                }
+            }
+            _ => {}
+        }
         match (name.as_str(), args.len()) {
             (
                 "get" | "get_mut" | "clone" | "as_ref" | "as_mut" | "borrow" | "borrow_mut"
@@ -1362,6 +1881,11 @@ impl Lowerer<'_, '_> {
                     kind: HostKind::Vec,
                     base: None,
                 }
+            }
+            // What a `map` over a list yields.
+            ("collect", 0) if matches!(&recv, Value::Place(p) if p.proj.is_empty() && self.mapped.contains(&p.var)) =>
+            {
+                return recv;
             }
             ("collect", 0) => {
                 let is_vec = mc.turbofish.as_ref().is_some_and(|t| {
@@ -1406,7 +1930,10 @@ impl Lowerer<'_, '_> {
         // A method of a struct of the crate, called on `self` or on a parameter of that
         // type: another file may define it.
         let recv_ty = match &recv {
-            Value::Place(p) if p.proj.is_empty() => self.vars[p.var].ty.clone(),
+            Value::Place(p) if p.proj.is_empty() => self.vars[p.var]
+                .ty
+                .clone()
+                .or_else(|| self.struct_of.get(&p.var).cloned()),
             _ => None,
         };
         if let Some(ty) = recv_ty {
@@ -1422,6 +1949,29 @@ impl Lowerer<'_, '_> {
     fn call(&mut self, c: &syn::ExprCall) -> Value {
         let span = self.span(spans::call(c));
         let args: Vec<&Expr> = c.args.iter().collect();
+        // A closure called in place, or a local bound to one.
+        let bound = match &*c.func {
+            Expr::Path(p) if p.path.segments.len() == 1 && p.qself.is_none() => self
+                .lookup(&p.path.segments[0].ident.to_string())
+                .and_then(|v| self.closures.get(&v).cloned()),
+            _ => None,
+        };
+        let closure = match (&bound, closure_of(&c.func)) {
+            (Some(b), _) => Some((&b.expr, Some(&b.captured))),
+            (None, Some(x)) => Some((x, None)),
+            _ => None,
+        };
+        if let Some((x, captured)) = closure {
+            let vals: Vec<Value> = args.iter().map(|a| self.expr(a)).collect();
+            if let Some(v) = self.inline_closure(x, captured, vals.clone()) {
+                return v;
+            }
+            let f = self.expr(&c.func);
+            let mut all = vals;
+            all.push(f);
+            self.forget(all, span);
+            return Value::Unknown;
+        }
         let Some(segs) = path_segments(&c.func) else {
             let f = self.expr(&c.func);
             let mut all: Vec<Value> = args.iter().map(|a| self.expr(a)).collect();
@@ -1454,10 +2004,28 @@ impl Lowerer<'_, '_> {
             }
             _ => {}
         }
-        let segs = match self.cx.uses.names.get(&segs[0]) {
+        let segs: Vec<String> = match self.cx.uses.names.get(&segs[0]) {
             Some(full) => full.iter().chain(&segs[1..]).cloned().collect(),
             None => segs,
         };
+        // `thread::spawn(|| ..)`, `thread::scope(|s| ..)`.
+        let in_thread = segs.len() >= 2 && segs[segs.len() - 2] == "thread";
+        if let (true, [arg]) = (in_thread, args.as_slice()) {
+            if let Some(x) = closure_of(arg) {
+                match segs[segs.len() - 1].as_str() {
+                    "spawn" => return self.spawn(x, arg, span),
+                    "scope" => {
+                        if let Some(v) = self.inline_closure(x, None, vec![Value::Unknown]) {
+                            // The scope joins every thread spawned in it.
+                            self.join(Value::Unknown);
+                            return v;
+                        }
+                        return self.closure_escapes(arg);
+                    }
+                    _ => {}
+                }
+            }
+        }
         // A function of this file: `helper(..)`, `Self::helper(..)`, `Halo::helper(..)`.
         let local = match segs.as_slice() {
             [f] => Some(f.clone()),

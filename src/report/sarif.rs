@@ -305,23 +305,23 @@ fn result(loc: &Locator, f: &Finding, fingerprint: String) -> SarifResult {
         .enumerate()
         .map(|(i, l)| loc.location(l.span, Some(i + 1), Some(&l.message)))
         .collect();
-    // CLM003's secondary label is the producer, the primary the consumer that does not wait.
+    // CLM003's first secondary label is the producer, the primary the consumer that does not
+    // wait, or the call that leads to it; the consumer in that call comes after.
     let code_flows = match (f.code, f.secondary.first()) {
         ("CLM003", Some(producer)) => vec![CodeFlow {
             message: Message {
                 text: "the producer, then the consumer that does not wait for it".into(),
             },
             thread_flows: vec![ThreadFlow {
-                locations: vec![
-                    ThreadFlowLocation {
-                        location: loc.location(producer.span, None, Some(&producer.message)),
-                        execution_order: 1,
-                    },
-                    ThreadFlowLocation {
-                        location: loc.location(f.primary.span, None, Some(&f.primary.message)),
-                        execution_order: 2,
-                    },
-                ],
+                locations: [producer, &f.primary]
+                    .into_iter()
+                    .chain(&f.secondary[1..])
+                    .enumerate()
+                    .map(|(i, l)| ThreadFlowLocation {
+                        location: loc.location(l.span, None, Some(&l.message)),
+                        execution_order: i + 1,
+                    })
+                    .collect(),
             }],
         }],
         _ => Vec::new(),

@@ -21,6 +21,7 @@ fn check(fact: &Fact) -> Option<Finding> {
         first_queue,
         buffer,
         host,
+        ..
     } = fact
     else {
         return None;

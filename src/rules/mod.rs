@@ -113,8 +113,68 @@ pub fn find(code_or_name: &str) -> Option<&'static Rule> {
 pub fn run(facts: &[Fact]) -> Vec<Finding> {
     facts
         .iter()
-        .flat_map(|f| RULES.iter().filter_map(move |r| (r.check)(f)))
+        .flat_map(|f| {
+            RULES
+                .iter()
+                .filter_map(move |r| (r.check)(f).map(|x| at_caller(f, x)))
+        })
         .collect()
+}
+
+/// The call frames of a command, from the analyzed function inwards.
+fn frames(c: &CmdInfo) -> Vec<usize> {
+    c.via.iter().map(|h| h.frame).collect()
+}
+
+/// A finding whose command sits in a helper while the command it relates to is outside
+/// that call of the helper: the cause is in the caller (what it passes, what it runs
+/// before), so the finding is where the user fixes it, on the call that leads to the
+/// command from the innermost function both commands run in; the helper's command becomes
+/// a secondary label.
+fn at_caller(fact: &Fact, mut f: Finding) -> Finding {
+    let (cmd, related): (&CmdInfo, Vec<Vec<usize>>) = match fact {
+        Fact::Unordered {
+            producer, consumer, ..
+        } => (consumer, vec![frames(producer)]),
+        Fact::Reinit {
+            write,
+            first_frames,
+            ..
+        } => (write, vec![first_frames.clone()]),
+        Fact::HostMigration {
+            migration, next, ..
+        } => (migration, vec![frames(next)]),
+        Fact::SourceQueueMigration {
+            migration,
+            last,
+            next,
+            ..
+        } => (migration, vec![frames(last), frames(next)]),
+        _ => return f,
+    };
+    let own = frames(cmd);
+    let common = related
+        .iter()
+        .map(|r| own.iter().zip(r).take_while(|(a, b)| a == b).count())
+        .min()
+        .unwrap_or(own.len());
+    let (Some(hop), Some(inner)) = (cmd.via.get(common), cmd.via.last()) else {
+        return f;
+    };
+    if f.primary.span != cmd.span {
+        return f;
+    }
+    // After the rule's own labels: the first of those stays the related command.
+    f.secondary.push(Label {
+        span: f.primary.span,
+        message: format!("{}, in `{}`", f.primary.message, inner.callee),
+    });
+    f.primary = Label {
+        span: hop.call,
+        message: format!("in this call of `{}`", hop.callee),
+    };
+    f.anchor = hop.call;
+    f
 }
 
 impl Rule {
