@@ -5,7 +5,8 @@
 # (the crates of the local cargo registry, copied until it holds at least 100 MB) and a tree
 # where every file is host code (copies of the fixtures), then reports side by side:
 # ripgrep, syn parse only (in-process, all cores), the full lint (in-process and as a
-# process), their ratios, peak RSS, and the latency of one 2,000-line host file.
+# process), their ratios, peak RSS, the latency of one 2,000-line host file, and how the
+# time grows when each dimension of a host program doubles (engine bench, "scaling").
 # Needs hyperfine, ripgrep and GNU time; as root it installs them with apt.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -52,12 +53,21 @@ host="$scratch/host"
 one="$scratch/one_file_2000_lines.rs"
 pattern=(-e enqueue_write_buffer -e enqueue_nd_range_kernel -e set_arg)
 # As processes: ripgrep (a search for API names over the Rust files) against the lint.
-hyperfine -N -i --warmup 2 --runs 10 --style basic \
+hyperfine -N -i --warmup 2 --runs 10 --style basic --export-json "$scratch/ordinary.json" \
     -n "rg ordinary" "rg -c -trust -w ${pattern[*]} $ordinary" \
     -n "lint ordinary" "$bin --color never $ordinary"
-hyperfine -N -i --warmup 2 --runs 10 --style basic \
+hyperfine -N -i --warmup 2 --runs 10 --style basic --export-json "$scratch/host.json" \
     -n "rg host" "rg -c -trust -w ${pattern[*]} $host" \
     -n "lint host" "$bin --color never $host"
+# The ratios of the medians of each pair (the runs of a pair alternate).
+for t in ordinary host; do
+    python3 -c 'import json,sys
+r = {x["command"]: x["median"] for x in json.load(open(sys.argv[1]))["results"]}
+t = sys.argv[2]
+print(f"{t}: lint {r[f\"lint {t}\"]:.3f} s / rg {r[f\"rg {t}\"]:.3f} s (medians) = {r[f\"lint {t}\"] / r[f\"rg {t}\"]:.2f}x")' \
+        "$scratch/$t.json" "$t"
+done
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 hyperfine -N -i --warmup 3 --runs 30 --style basic \
     -n "lint one 2,000-line file (process start)" "$bin --color never $one"
 

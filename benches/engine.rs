@@ -5,8 +5,10 @@
 //! of N host-code files (default 2,000; copies of the fixtures, every one OpenCL host code)
 //! and a 2,000-line host file, then times, best of five (interleaved): reading and parsing every file
 //! with syn on all cores (the baseline), and the full `check` (walk, read, pre-filter,
-//! parse, lower, analyze, rules); the same for every `--tree` (ordinary Rust); and `check`
-//! of the one file, best of 20. `--out DIR` writes the generated tree and file there and
+//! parse, lower, analyze, rules); the same for every `--tree` (ordinary Rust); `check`
+//! of the one file, best of 20; and, for each dimension of a host program (statements per
+//! function, functions per crate, calls followed, loop nesting, commands per buffer), the
+//! time at n, 2n and 4n and their ratios (2.0 is linear). `--out DIR` writes the generated tree and file there and
 //! keeps them (`benches/bench.sh` times them as processes). Run by `cargo test` (without
 //! `--bench`), it checks the same on 20 files, once.
 
@@ -47,13 +49,37 @@ fn one_file(path: &Path, lines: usize, srcs: &[String]) {
     std::fs::write(path, text).expect("scratch file");
 }
 
-fn rs_files(dir: &Path) -> Vec<PathBuf> {
-    walkdir::WalkDir::new(dir)
+fn is_rs(e: &walkdir::DirEntry) -> bool {
+    e.file_type().is_file() && e.path().extension().is_some_and(|x| x == "rs")
+}
+
+/// The `.rs` files under `dir` that the checker reads, and how many it leaves out as the
+/// documentation says: those in hidden directories and in cargo's output (a `target`
+/// beside a `Cargo.toml`).
+fn rs_files(dir: &Path) -> (Vec<PathBuf>, usize) {
+    let left_out = |e: &walkdir::DirEntry| {
+        let name = e.file_name().to_string_lossy();
+        e.depth() > 0
+            && e.file_type().is_dir()
+            && (name.starts_with('.')
+                || (name == "target" && e.path().with_file_name("Cargo.toml").is_file()))
+    };
+    let all = walkdir::WalkDir::new(dir)
+        .follow_links(true)
         .into_iter()
         .filter_map(Result::ok)
-        .filter(|e| e.path().extension().is_some_and(|x| x == "rs"))
+        .filter(is_rs)
+        .count();
+    let files: Vec<PathBuf> = walkdir::WalkDir::new(dir)
+        .follow_links(true)
+        .into_iter()
+        .filter_entry(|e| !left_out(e))
+        .filter_map(Result::ok)
+        .filter(is_rs)
         .map(|e| e.into_path())
-        .collect()
+        .collect();
+    let n = files.len();
+    (files, all - n)
 }
 
 fn best_of<F: FnMut()>(runs: usize, mut f: F) -> Duration {
@@ -79,7 +105,12 @@ fn parse_only(files: &[PathBuf]) -> usize {
 }
 
 fn tree(label: &str, dir: &Path, runs: usize) {
-    let files = rs_files(dir);
+    let (files, left_out) = rs_files(dir);
+    if left_out > 0 {
+        println!(
+            "{label:<9} {left_out} files in hidden directories or cargo's target/ are not read"
+        );
+    }
     let bytes: u64 = files
         .iter()
         .filter_map(|p| std::fs::metadata(p).ok())
@@ -99,18 +130,145 @@ fn tree(label: &str, dir: &Path, runs: usize) {
         }));
     }
     let r = report.expect("at least one run");
-    assert_eq!(r.files.len(), files.len());
+    assert_eq!(r.files.len(), files.len(), "every file read is checked");
     println!(
-        "{label:<9} {:>6} files {:>7.1} MB  parsed {:>6}  findings {:>5}  syn parse {:>7.3} s  lint {:>7.3} s  lint/parse {:>5.2}x",
+        "{label:<9} {:>6} files {:>7.1} MB  parsed {:>6}  skipped {:>6}  findings {:>5}  syn parse {:>7.3} s  lint {:>7.3} s  lint/parse {:>5.2}x",
         files.len(),
         bytes as f64 / 1e6,
         r.parsed,
+        r.skipped,
         r.findings.len(),
         parse.as_secs_f64(),
         lint.as_secs_f64(),
         lint.as_secs_f64() / parse.as_secs_f64()
     );
     assert!(parsed_ok > 0);
+}
+
+/// A host program whose size in one dimension is `n`.
+type Shape = fn(usize) -> String;
+
+const PRELUDE: &str = "use opencl3::command_queue::CommandQueue;
+use opencl3::memory::Buffer;
+use opencl3::types::{cl_float, CL_NON_BLOCKING};
+";
+
+/// `n` statements in one function: commands on eight buffers over two queues, and `let`s.
+fn statements(n: usize) -> String {
+    let mut s = format!(
+        "{PRELUDE}pub fn run(q: &[CommandQueue], b: &mut [Buffer<cl_float>], v: &[cl_float]) {{\n"
+    );
+    for i in 0..n {
+        if i % 2 == 0 {
+            s += &format!(
+                "    unsafe {{ q[{}].enqueue_write_buffer(&mut b[{}], CL_NON_BLOCKING, 0, v, &[]).unwrap() }};\n",
+                i / 2 % 2,
+                i / 2 % 8
+            );
+        } else {
+            s += &format!("    let x{i} = {i} + 1;\n");
+        }
+    }
+    s + "}\n"
+}
+
+/// `n` functions of eight statements each.
+fn functions(n: usize) -> String {
+    let mut s = PRELUDE.to_string();
+    for f in 0..n {
+        s += &format!("pub fn run{f}(q0: &CommandQueue, q1: &CommandQueue, b: &mut Buffer<cl_float>, v: &[cl_float]) {{\n");
+        for i in 0..8 {
+            s += &format!(
+                "    unsafe {{ q{}.enqueue_write_buffer(b, CL_NON_BLOCKING, 0, v, &[]).unwrap() }};\n",
+                i % 2
+            );
+        }
+        s += "}\n";
+    }
+    s
+}
+
+/// A chain of `n` helpers, each calling the next; the last enqueues.
+fn calls(n: usize) -> String {
+    let mut s = PRELUDE.to_string();
+    s += "pub fn run(q0: &CommandQueue, q1: &CommandQueue, b: &mut Buffer<cl_float>, v: &[cl_float]) {\n";
+    s += "    unsafe { q1.enqueue_write_buffer(b, CL_NON_BLOCKING, 0, v, &[]).unwrap() };\n";
+    s += "    step0(q0, b, v);\n}\n";
+    for f in 0..n {
+        s +=
+            &format!("fn step{f}(q: &CommandQueue, b: &mut Buffer<cl_float>, v: &[cl_float]) {{\n");
+        if f + 1 < n {
+            s += &format!("    step{}(q, b, v);\n", f + 1);
+        } else {
+            s += "    unsafe { q.enqueue_write_buffer(b, CL_NON_BLOCKING, 0, v, &[]).unwrap() };\n";
+        }
+        s += "}\n";
+    }
+    s
+}
+
+/// Loops nested `n` deep around commands on two queues.
+fn nesting(n: usize) -> String {
+    let mut s = format!("{PRELUDE}pub fn run(q0: &CommandQueue, q1: &CommandQueue, b: &mut Buffer<cl_float>, v: &[cl_float]) {{\n");
+    for d in 0..n {
+        s += &format!("for i{d} in 0..2 {{\n");
+        s += "    unsafe { q0.enqueue_write_buffer(b, CL_NON_BLOCKING, 0, v, &[]).unwrap() };\n";
+    }
+    s += "    unsafe { q1.enqueue_write_buffer(b, CL_NON_BLOCKING, 0, v, &[]).unwrap() };\n";
+    s += &"}\n".repeat(n);
+    s + "}\n"
+}
+
+/// `n` commands on one buffer, over two queues, in one function.
+fn commands_per_buffer(n: usize) -> String {
+    let mut s = format!(
+        "{PRELUDE}pub fn run(q: &[CommandQueue], b: &mut Buffer<cl_float>, v: &[cl_float]) {{\n"
+    );
+    for i in 0..n {
+        s += &format!(
+            "    unsafe {{ q[{}].enqueue_write_buffer(b, CL_NON_BLOCKING, 0, v, &[]).unwrap() }};\n",
+            i % 2
+        );
+    }
+    s + "}\n"
+}
+
+/// Checks each shape at `n`, `2n` and `4n` (best of `runs`) and prints the time ratios:
+/// 2.0 is linear.
+fn scaling(runs: usize, base: usize) {
+    let shapes: [(&str, Shape, usize); 5] = [
+        ("statements per function", statements, base),
+        ("functions per crate", functions, base / 8),
+        ("calls followed", calls, base / 4),
+        ("loop nesting", nesting, (base / 100).max(4)),
+        ("commands per buffer", commands_per_buffer, base),
+    ];
+    let path = Path::new("scaling.rs");
+    for (label, shape, n) in shapes {
+        let times: Vec<Duration> = [n, 2 * n, 4 * n]
+            .iter()
+            .map(|&k| {
+                let text = shape(k);
+                best_of(runs, || {
+                    let r = clmigrate_lint::check_source(
+                        path,
+                        &text,
+                        &clmigrate_lint::Settings::default(),
+                    );
+                    assert!(r.problems.is_empty(), "{label} {k}: {:?}", r.problems);
+                })
+            })
+            .collect();
+        let ms = |d: Duration| d.as_secs_f64() * 1e3;
+        println!(
+            "scaling   {label:<24} n={n:<5} {:>8.1} ms  2n {:>8.1} ms  4n {:>8.1} ms  ratios {:.2} {:.2}",
+            ms(times[0]),
+            ms(times[1]),
+            ms(times[2]),
+            ms(times[1]) / ms(times[0]),
+            ms(times[2]) / ms(times[1]),
+        );
+    }
 }
 
 fn main() {
@@ -144,6 +302,7 @@ fn main() {
     for t in value("--tree") {
         tree("ordinary", Path::new(&t), runs);
     }
+    scaling(if bench { 5 } else { 1 }, if bench { 1600 } else { 16 });
     let lines = std::fs::read_to_string(&single).map_or(0, |t| t.lines().count());
     let mut findings = 0;
     let one = best_of(single_runs, || {

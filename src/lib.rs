@@ -73,8 +73,8 @@ pub struct Problem {
     pub message: String,
     /// An internal error (a bug in the checker) rather than a property of the input.
     pub internal: bool,
-    /// The file is not Rust that the checker can parse (a syntax error, nesting past the
-    /// bound, not UTF-8): an error, and the run fails, as rustc would.
+    /// The file is not Rust that the checker can parse (a syntax error, not UTF-8): an
+    /// error, and the run fails, as rustc would. Nesting past the checker's bound is not.
     pub error: bool,
 }
 
@@ -175,9 +175,10 @@ pub fn parse(
     edition: Option<package::Edition>,
 ) -> Result<syn::File, Problem> {
     if nesting::bound(&src.text).is_some_and(|b| b > nesting::MAX_NESTING) {
-        return Err(Problem::unparsable(
+        // Valid Rust that the checker refuses for its own stack's sake: not an error of
+        // the file.
+        return Err(Problem::of_file(
             &src.path,
-            None,
             format!(
                 "nested more than {} levels deep; the file was not checked",
                 nesting::MAX_NESTING

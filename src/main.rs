@@ -22,8 +22,9 @@ use clmigrate_lint::{check, debug_ir, fix, report, rules, runtime, source, Repor
     long_about = "Checks OpenCL host code written in Rust (opencl3, cl3, ocl, ocl-core, raw FFI) for the \
                   host-API bugs that corrupt data or waste bandwidth when devices share buffers. \
                   It reads the source and never builds or runs it.\n\n\
-                  Exit status: 0 no error-level findings, 1 error-level findings (or warnings \
-                  with `--deny warnings`), 2 usage, configuration or internal error.\n\n\
+                  Exit status: 0 no error-level findings, 1 error-level findings or a file \
+                  that cannot be parsed (or warnings with `--deny warnings`), 2 usage, \
+                  configuration or internal error.\n\n\
                   `--format` picks the output; `--message-format` is cargo's spelling of it \
                   (human, json, short) for tools that pass cargo's flags; give one of them.",
     args_conflicts_with_subcommands = true
@@ -114,9 +115,10 @@ struct CheckArgs {
     /// Worker threads [default: one per core].
     #[arg(short, long)]
     jobs: Option<usize>,
-    /// Parse every file, also those that name no enqueue or kernel-argument API and that
-    /// no file naming one calls or is called by (such a file cannot matter to a finding;
-    /// without this flag it is counted as checked, unparsed).
+    /// Parse and analyze every file, also those of crates without an OpenCL binding (without
+    /// this flag they are counted, not parsed) and those that name no enqueue or
+    /// kernel-argument API and that no file naming one calls or is called by (without it
+    /// they are parsed for syntax errors only).
     #[arg(long)]
     no_prefilter: bool,
 }

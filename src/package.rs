@@ -191,12 +191,7 @@ fn names_binding(t: &toml::Table) -> bool {
         || tables(t)
         || t.get("target")
             .and_then(|x| x.as_table())
-            .is_some_and(|targets| {
-                targets
-                    .values()
-                    .filter_map(|v| v.as_table())
-                    .any(tables)
-            })
+            .is_some_and(|targets| targets.values().filter_map(|v| v.as_table()).any(tables))
 }
 
 /// Whether `dir` is a package root: whether it declares a `[lib]`, its manifest's

@@ -289,3 +289,23 @@ fn the_binding_crates_report_the_same() {
     assert_eq!(on.skipped, 0);
     assert_eq!(on.parsed, off.parsed);
 }
+
+/// syn reads less edition 2015 syntax than rustc (an anonymous trait-method parameter): in an
+/// edition 2015 package such a file is a warning, not an error that fails the run.
+#[test]
+fn an_edition_2015_file_syn_cannot_read_is_a_warning() {
+    let dir = scratch("e2015");
+    write(
+        &dir.join("Cargo.toml"),
+        "[package]\nname = \"old\"\nversion = \"0.1.0\"\n\n[dependencies]\nocl = \"0.19\"\n",
+    );
+    write(
+        &dir.join("src/lib.rs"),
+        "extern crate ocl;\n\npub trait Make {\n    fn make(u32) -> Self;\n}\n",
+    );
+    let r = check(std::slice::from_ref(&dir), &Settings::default());
+    assert_eq!(r.problems.len(), 1, "{:?}", r.problems);
+    assert!(r.problems[0].message.contains("could not parse"));
+    assert!(!r.problems[0].error && !r.has_errors());
+    let _ = std::fs::remove_dir_all(&dir);
+}
