@@ -32,7 +32,8 @@ ldconfig -p | grep 'libOpenCL.so' || true
 echo "LD_LIBRARY_PATH=${LD_LIBRARY_PATH:-}"
 echo "== platforms"
 "$bin" confirm-child list | tee "$work/list.json"
-nvidia=$(python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))["sets"]; print(next(x["platform_index"] for x in s if "NVIDIA" in x["platform"]))' "$work/list.json")
+nvidia=$(python3 2>/dev/null -c 'import json,sys; s=json.load(open(sys.argv[1]))["sets"]; print(next(x["platform_index"] for x in s if "NVIDIA" in x["platform"]))' "$work/list.json")
+[ -n "$nvidia" ] || { echo "no NVIDIA platform: is libnvidia-opencl.so.1 in /usr/local/nvidia/lib64?"; exit 1; }
 echo "NVIDIA platform index: $nvidia"
 
 for s in seed host-pointer-kernel-arg host-migration-between-devices missing-wait-list \

@@ -36,4 +36,6 @@ for manifest in fixtures/crates/*/Cargo.toml; do
     test "${PIPESTATUS[0]}" = 0
 done
 cargo clippy --locked --all-targets -- -D warnings
+# The OpenCL layer of `run` is a cdylib that `cargo test` does not build; tests/layer.rs loads it.
+cargo build --locked -p clmigrate-layer
 cargo test --locked --all-targets

@@ -272,14 +272,31 @@ fn in_parallel<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec
     })
 }
 
+/// `cargo test` does not build a `cdylib`: the layer must be built, and newer than its
+/// sources (`scripts/test.sh` builds it).
 fn layer_built() {
-    let dir = PathBuf::from(BIN);
-    let layer = dir.with_file_name("libclmigrate_layer.so");
-    assert!(
-        layer.is_file(),
-        "{} is missing: `cargo test` at the workspace root builds it (or `cargo build -p clmigrate-layer`)",
-        layer.display()
-    );
+    let layer = PathBuf::from(BIN).with_file_name("libclmigrate_layer.so");
+    let built = std::fs::metadata(&layer)
+        .and_then(|m| m.modified())
+        .unwrap_or_else(|_| {
+            panic!(
+                "{} is missing: run `cargo build -p clmigrate-layer`",
+                layer.display()
+            )
+        });
+    let sources = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("layer/src");
+    for entry in std::fs::read_dir(&sources).expect("the layer's sources") {
+        let path = entry.expect("an entry").path();
+        let changed = std::fs::metadata(&path)
+            .and_then(|m| m.modified())
+            .expect("a time");
+        assert!(
+            changed <= built,
+            "{} is older than {}: run `cargo build -p clmigrate-layer`",
+            layer.display(),
+            path.display()
+        );
+    }
 }
 
 fn rule_fixtures_report_their_rule_and_fixes_nothing() {

@@ -499,6 +499,9 @@ fn case(layer: &Layer, entries: usize, body: impl FnOnce(&App)) -> Vec<String> {
         .collect()
 }
 
+/// A case's calls.
+type Body = Box<dyn FnOnce(&App)>;
+
 /// Every case; one test, since the layer is one per process.
 pub fn all() {
     super::layer_built();
@@ -514,7 +517,7 @@ pub fn all() {
     };
     assert_eq!((r, version), (0, 100), "CL_LAYER_API_VERSION");
 
-    let cases: Vec<(&str, Vec<&str>, Box<dyn FnOnce(&App)>)> = vec![
+    let cases: Vec<(&str, Vec<&str>, Body)> = vec![
         (
             "same in-order queue",
             vec![],
