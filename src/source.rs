@@ -216,24 +216,6 @@ pub fn read_regular(path: &Path, limit: u64) -> Result<Vec<u8>, String> {
     Ok(bytes)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::SourceFile;
-
-    #[test]
-    fn columns_agree_on_ascii_and_other_lines() {
-        let text = "fn a() {}\r\nlet é = \"漢字\"; x\n\nlast";
-        let f = SourceFile::new("t.rs".into(), "t.rs".into(), text.into());
-        for (offset, _) in text.char_indices().chain([(text.len(), ' ')]) {
-            let (line, col) = f.line_col(offset);
-            assert_eq!(f.offset(line, col - 1), offset, "offset {offset}");
-        }
-        // Past the end of a line or of the file: clamped.
-        assert_eq!(f.offset(1, 100), text.find('\n').unwrap());
-        assert_eq!(f.offset(9, 0), text.len());
-    }
-}
-
 /// An insertion into edition 2015 text: 1-based line, 0-based column, what is inserted.
 type Insertion = (usize, usize, &'static str);
 
@@ -339,5 +321,23 @@ fn anonymous_params(ts: proc_macro2::TokenStream, at: &mut Vec<Insertion>) {
             let (line, col) = start_of(&param[0]);
             at.push((line, col, "_: "));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::SourceFile;
+
+    #[test]
+    fn columns_agree_on_ascii_and_other_lines() {
+        let text = "fn a() {}\r\nlet é = \"漢字\"; x\n\nlast";
+        let f = SourceFile::new("t.rs".into(), "t.rs".into(), text.into());
+        for (offset, _) in text.char_indices().chain([(text.len(), ' ')]) {
+            let (line, col) = f.line_col(offset);
+            assert_eq!(f.offset(line, col - 1), offset, "offset {offset}");
+        }
+        // Past the end of a line or of the file: clamped.
+        assert_eq!(f.offset(1, 100), text.find('\n').unwrap());
+        assert_eq!(f.offset(9, 0), text.len());
     }
 }
