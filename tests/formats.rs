@@ -168,7 +168,7 @@ fn sarif_is_valid_and_complete() {
     }
     // CLM003: a thread flow from the producer (the secondary label) to the consumer.
     let clm003: Vec<&Value> = results.iter().filter(|r| r["ruleId"] == "CLM003").collect();
-    assert_eq!(clm003.len(), 2);
+    assert_eq!(clm003.len(), 3);
     for r in clm003 {
         let flow = r["codeFlows"][0]["threadFlows"][0]["locations"]
             .as_array()
