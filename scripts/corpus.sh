@@ -19,6 +19,12 @@ CRATES=(
     "rust-gpu-tools 0.7.2"
     "ec-gpu-gen 0.7.1"
     "coaster 0.2.0"
+    # crates that drive several queues: ocl's fork (its `threads.rs` and `tests/concurrent.rs`
+    # launch on several queues) and a binding that keeps one queue per device in a session
+    "fil-ocl 0.19.6"
+    "fil-ocl-core 0.11.4"
+    "open-cl-core 0.2.1"
+    "open-cl-low-level 0.2.1"
 )
 
 scratch="${1:-target/corpus}"

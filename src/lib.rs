@@ -166,9 +166,12 @@ fn read(path: &Path) -> Result<String, String> {
 }
 
 /// Parses one file; a syntax error, or nesting too deep to parse safely, is a problem.
-/// A file of an edition 2015 package is read as edition 2015 code (`async`, `await`, `try`
-/// as identifiers). Any other file is read as current code, and as edition 2015 code when
-/// only that parses (a file of no package, or one a later-edition package does not compile).
+/// The edition is the package's (`edition` in its manifest, `edition.workspace = true` from
+/// the workspace's, none meaning 2015). A file of an edition 2015 package is read as edition
+/// 2015 code (`async`, `await`, `try` as identifiers, anonymous parameters in trait
+/// methods); a file of a later-edition package as current code only. A file whose edition no
+/// manifest says (a file of no package, or outside its package's crates) is read as current
+/// code, and as edition 2015 code when only that parses.
 pub fn parse(
     file_id: usize,
     src: &SourceFile,
@@ -197,7 +200,7 @@ pub fn parse(
         }
     }
     syn::parse_file(&src.text).or_else(|e| {
-        if edition != Some(package::Edition::E2015) {
+        if edition.is_none() {
             if let Some(ast) = as_2015() {
                 return Ok(ast);
             }

@@ -93,10 +93,13 @@ impl Locator {
                         ..lone()
                     };
                 };
+                // A module file that its parent module does not declare is compiled by no
+                // one: no manifest says its edition either.
+                let edition = declared(&abs, &module).then_some(m.edition);
                 return Placement {
                     krate: format!("{}#{krate}", d.display()),
                     module,
-                    edition: Some(m.edition),
+                    edition,
                     root: Some(d.to_path_buf()),
                     binding: m.binding,
                 };
@@ -218,6 +221,51 @@ fn read_manifest(dir: &Path) -> Option<(bool, EditionKey, bool)> {
 }
 
 /// The crate and module of a file at `rel` (components) in a package.
+/// Whether the module file `file` (module path `module`) is declared by its parent module
+/// (`mod name;` or `mod r#name;`), when the parent is a module file below the crate root
+/// (`a/mod.rs` or `a.rs` for `a::name`); true when that cannot be told.
+fn declared(file: &Path, module: &[String]) -> bool {
+    let [.., _, name] = module else {
+        return true;
+    };
+    let is_mod_rs = file.file_name().is_some_and(|f| f == "mod.rs");
+    let dir = if is_mod_rs {
+        file.parent().and_then(Path::parent)
+    } else {
+        file.parent()
+    };
+    let Some(dir) = dir else {
+        return true;
+    };
+    let parent = [dir.join("mod.rs"), dir.with_extension("rs")]
+        .into_iter()
+        .find(|p| p.is_file());
+    let Some(text) = parent.and_then(|p| std::fs::read_to_string(p).ok()) else {
+        return true;
+    };
+    declares(&text, name)
+}
+
+/// Whether `text` has `mod NAME` or `mod r#NAME` followed by `;` or `{`.
+fn declares(text: &str, name: &str) -> bool {
+    text.match_indices("mod").any(|(i, _)| {
+        let before_ok = text[..i]
+            .chars()
+            .next_back()
+            .is_none_or(|c| !(c == '_' || c.is_alphanumeric()));
+        let rest = &text[i + 3..];
+        let trimmed = rest.trim_start();
+        if !before_ok || trimmed.len() == rest.len() {
+            return false;
+        }
+        let after = trimmed.strip_prefix("r#").unwrap_or(trimmed);
+        after.strip_prefix(name).is_some_and(|r| {
+            let r = r.trim_start();
+            r.starts_with(';') || r.starts_with('{')
+        })
+    })
+}
+
 fn layout(rel: &[&str], has_lib: bool) -> Option<(String, Vec<String>)> {
     let stem = |f: &str| f.strip_suffix(".rs").map(str::to_string);
     // The module path of the files below a crate root's directory.
@@ -257,6 +305,16 @@ fn layout(rel: &[&str], has_lib: bool) -> Option<(String, Vec<String>)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn declarations() {
+        assert!(declares("pub mod sink;\n", "sink"));
+        assert!(declares("mod r#async { }", "async"));
+        assert!(declares("#[cfg(x)]\nmod  sink ;", "sink"));
+        assert!(!declares("mod sinks;", "sink"));
+        assert!(!declares("// a module\nuse sink;", "sink"));
+        assert!(!declares("fn model() {} mod sink_x;", "sink"));
+    }
 
     fn lay(p: &str, lib: bool) -> Option<(String, Vec<String>)> {
         layout(&p.split('/').collect::<Vec<_>>(), lib)

@@ -9,9 +9,10 @@ use crate::ir::Span;
 /// Words that are identifiers in edition 2015 and keywords later.
 const EDITION_2015_WORDS: &[&str] = &["async", "await", "try"];
 
-/// Where `r#` was inserted before a 2015 identifier: 1-based line → 0-based columns (in
-/// characters, in the rewritten text) of each insertion.
-type Shifts = HashMap<usize, Vec<usize>>;
+/// Where text was inserted to read edition 2015 code (`r#` before an identifier, `_: `
+/// before an anonymous parameter): 1-based line → 0-based column (in characters, in the
+/// rewritten text) and length of each insertion.
+type Shifts = HashMap<usize, Vec<(usize, usize)>>;
 
 /// One file read from disk.
 #[derive(Debug)]
@@ -57,25 +58,11 @@ impl SourceFile {
     pub fn edition_2015(&self) -> Option<(String, Shifts)> {
         let ts: proc_macro2::TokenStream = self.text.parse().ok()?;
         let mut at = Vec::new();
-        fn walk(ts: proc_macro2::TokenStream, at: &mut Vec<(usize, usize)>) {
-            for tt in ts {
-                match tt {
-                    proc_macro2::TokenTree::Ident(i)
-                        if EDITION_2015_WORDS.contains(&i.to_string().as_str()) =>
-                    {
-                        let s = i.span().start();
-                        at.push((s.line, s.column));
-                    }
-                    proc_macro2::TokenTree::Group(g) => walk(g.stream(), at),
-                    _ => {}
-                }
-            }
-        }
-        walk(ts, &mut at);
+        walk_2015(ts, false, &mut at);
         // The tokenizer counts a byte-order mark as a column; the parser and this file
         // do not.
         if self.text.starts_with('\u{feff}') {
-            for (line, col) in &mut at {
+            for (line, col, _) in &mut at {
                 if *line == 1 {
                     *col -= 1;
                 }
@@ -85,17 +72,19 @@ impl SourceFile {
             return None;
         }
         at.sort_unstable();
-        let mut out = String::with_capacity(self.text.len() + 2 * at.len());
+        let inserted: usize = at.iter().map(|(_, _, s)| s.len()).sum();
+        let mut out = String::with_capacity(self.text.len() + inserted);
         let mut last = 0;
         let mut shifts: Shifts = HashMap::new();
-        for (line, col) in at {
+        for (line, col, text) in at {
             let off = self.offset(line, col);
             out.push_str(&self.text[last..off]);
-            out.push_str("r#");
+            out.push_str(text);
             last = off;
             let cols = shifts.entry(line).or_default();
             // Columns in the rewritten line: earlier insertions on it moved this one.
-            cols.push(col + 2 * cols.len());
+            let moved: usize = cols.iter().map(|(_, n)| n).sum();
+            cols.push((col + moved, text.len()));
         }
         out.push_str(&self.text[last..]);
         Some((out, shifts))
@@ -113,8 +102,8 @@ impl SourceFile {
         };
         let moved: usize = cols
             .iter()
-            .filter(|&&c| c < col)
-            .map(|&c| (col - c).min(2))
+            .filter(|&&(c, _)| c < col)
+            .map(|&(c, n)| (col - c).min(n))
             .sum();
         col - moved
     }
@@ -247,6 +236,114 @@ pub fn read_regular(path: &Path, limit: u64) -> Result<Vec<u8>, String> {
         return Err(too_big());
     }
     Ok(bytes)
+}
+
+/// An insertion into edition 2015 text: 1-based line, 0-based column, what is inserted.
+type Insertion = (usize, usize, &'static str);
+
+fn start_of(tt: &proc_macro2::TokenTree) -> (usize, usize) {
+    let s = tt.span().start();
+    (s.line, s.column)
+}
+
+fn is_punct(tt: &proc_macro2::TokenTree, c: char) -> bool {
+    matches!(tt, proc_macro2::TokenTree::Punct(p) if p.as_char() == c)
+}
+
+/// Finds what edition 2015 allows and later editions do not: the words they reserve (written
+/// `r#word`), and anonymous parameters of trait methods (`fn f(&self, u8);`, written
+/// `_: u8`). `in_trait` is set for the tokens of a trait's body.
+fn walk_2015(ts: proc_macro2::TokenStream, in_trait: bool, at: &mut Vec<Insertion>) {
+    use proc_macro2::{Delimiter, TokenTree};
+    let mut trait_body_next = false;
+    // After `fn` in a trait: the depth of `<..>` before the parameter list, or `None`.
+    let mut params_next: Option<usize> = None;
+    let mut prev_minus = false;
+    for tt in ts {
+        let minus = is_punct(&tt, '-');
+        match &tt {
+            TokenTree::Ident(i) => {
+                let word = i.to_string();
+                if EDITION_2015_WORDS.contains(&word.as_str()) {
+                    let (line, col) = start_of(&tt);
+                    at.push((line, col, "r#"));
+                }
+                if word == "trait" {
+                    trait_body_next = true;
+                }
+                if in_trait && word == "fn" {
+                    params_next = Some(0);
+                }
+            }
+            TokenTree::Punct(p) => match (p.as_char(), params_next) {
+                ('<', Some(d)) => params_next = Some(d + 1),
+                ('>', Some(d)) if !prev_minus => params_next = Some(d.saturating_sub(1)),
+                (';', _) => params_next = None,
+                _ => {}
+            },
+            TokenTree::Group(g) => {
+                if params_next == Some(0) && g.delimiter() == Delimiter::Parenthesis {
+                    anonymous_params(g.stream(), at);
+                    params_next = None;
+                }
+                let body = trait_body_next && g.delimiter() == Delimiter::Brace;
+                if body {
+                    trait_body_next = false;
+                }
+                walk_2015(g.stream(), body, at);
+            }
+            TokenTree::Literal(_) => {}
+        }
+        prev_minus = minus;
+    }
+}
+
+/// The parameters of a trait method that have a type and no pattern: `_: ` goes before each.
+fn anonymous_params(ts: proc_macro2::TokenStream, at: &mut Vec<Insertion>) {
+    use proc_macro2::{Spacing, TokenTree};
+    let mut params: Vec<Vec<TokenTree>> = vec![Vec::new()];
+    let mut angle = 0usize;
+    let mut prev_minus = false;
+    for tt in ts {
+        let minus = is_punct(&tt, '-');
+        if let TokenTree::Punct(p) = &tt {
+            match p.as_char() {
+                '<' => angle += 1,
+                '>' if !prev_minus => angle = angle.saturating_sub(1),
+                ',' if angle == 0 => {
+                    params.push(Vec::new());
+                    prev_minus = false;
+                    continue;
+                }
+                _ => {}
+            }
+        }
+        prev_minus = minus;
+        if let Some(last) = params.last_mut() {
+            last.push(tt);
+        }
+    }
+    for param in params.iter().filter(|p| !p.is_empty()) {
+        // A pattern ends at a lone `:` (not one of the two of `::`).
+        let mut joint_colon = false;
+        let mut named = false;
+        for tt in param {
+            if let TokenTree::Punct(p) = tt {
+                if p.as_char() == ':' && p.spacing() == Spacing::Alone && !joint_colon {
+                    named = true;
+                }
+                joint_colon = p.as_char() == ':' && p.spacing() == Spacing::Joint;
+            } else {
+                joint_colon = false;
+            }
+        }
+        // `self`, `&self`, `&'a mut self` (but not a type `self::T`).
+        let receiver = matches!(param.last(), Some(TokenTree::Ident(i)) if i == "self");
+        if !named && !receiver {
+            let (line, col) = start_of(&param[0]);
+            at.push((line, col, "_: "));
+        }
+    }
 }
 
 #[cfg(test)]

@@ -81,7 +81,7 @@ fn json_lines_are_cargo_messages() {
     let (last, msgs) = lines.split_last().unwrap();
     assert_eq!(last["reason"], "build-finished");
     assert_eq!(last["success"], false);
-    assert_eq!(msgs.len(), 6);
+    assert_eq!(msgs.len(), 7);
     for m in msgs {
         assert_eq!(m["reason"], "compiler-message");
         let d = &m["message"];

@@ -121,7 +121,10 @@ fn every_marker_found_and_nothing_else() {
     let known = known();
     let mut failures = Vec::new();
     let (mut all_markers, mut all_found, mut all_false) = (0, 0, 0);
-    println!("{:<40} {:>7} {:>5} {:>9} {:>12}", "file", "markers", "found", "elsewhere", "false alarms");
+    println!(
+        "{:<40} {:>7} {:>5} {:>9} {:>12}",
+        "file", "markers", "found", "elsewhere", "false alarms"
+    );
     for path in &files {
         let name = path.file_name().unwrap().to_str().unwrap().to_string();
         let text = std::fs::read_to_string(path).unwrap();
@@ -136,7 +139,10 @@ fn every_marker_found_and_nothing_else() {
         let mut elsewhere = 0;
         for k in known.iter().filter(|k| k.file == name) {
             if !take(&mut want, &k.marker) {
-                failures.push(format!("{name}: known.txt lists {:?} once too often or not on a marker", k.marker));
+                failures.push(format!(
+                    "{name}: known.txt lists {:?} once too often or not on a marker",
+                    k.marker
+                ));
                 continue;
             }
             *listed.entry(k.marker.clone()).or_insert(0) += 1;
@@ -151,16 +157,29 @@ fn every_marker_found_and_nothing_else() {
             found += got.get(k).copied().unwrap_or(0).min(*n);
         }
         let mut false_alarms = 0;
-        for k in want.keys().chain(got.keys()).collect::<std::collections::BTreeSet<_>>() {
+        for k in want
+            .keys()
+            .chain(got.keys())
+            .collect::<std::collections::BTreeSet<_>>()
+        {
             let w = want.get(k).copied().unwrap_or(0);
             let g = got.get(k).copied().unwrap_or(0);
             if g < w {
-                failures.push(format!("{name}:{}: {} expected {w} time(s), reported {g}", k.0, k.1));
+                failures.push(format!(
+                    "{name}:{}: {} expected {w} time(s), reported {g}",
+                    k.0, k.1
+                ));
             } else if g > w && listed.contains_key(k) {
-                failures.push(format!("{name}:{}: {} is found now: delete it from known.txt", k.0, k.1));
+                failures.push(format!(
+                    "{name}:{}: {} is found now: delete it from known.txt",
+                    k.0, k.1
+                ));
             } else if g > w {
                 false_alarms += g - w;
-                failures.push(format!("{name}:{}: {} reported {g} time(s), expected {w}", k.0, k.1));
+                failures.push(format!(
+                    "{name}:{}: {} reported {g} time(s), expected {w}",
+                    k.0, k.1
+                ));
             }
         }
         println!("{name:<40} {total:>7} {found:>5} {elsewhere:>9} {false_alarms:>12}");

@@ -80,7 +80,7 @@ fn json_is_read_by_cargo_metadata() {
     codes.sort();
     assert_eq!(
         codes,
-        ["CLM001", "CLM002", "CLM002", "CLM003", "CLM003", "CLM004"]
+        ["CLM001", "CLM002", "CLM002", "CLM003", "CLM003", "CLM003", "CLM004"]
     );
     assert_eq!(finished, Some(false));
 }
@@ -153,7 +153,7 @@ fn sarif_is_valid_and_complete() {
         .unwrap()
         .ends_with('/'));
     let results = run0["results"].as_array().unwrap();
-    assert_eq!(results.len(), 6);
+    assert_eq!(results.len(), 7);
     for r in results {
         let rule = &rules[r["ruleIndex"].as_u64().unwrap() as usize];
         assert_eq!(rule["id"], r["ruleId"]);
@@ -170,7 +170,7 @@ fn sarif_is_valid_and_complete() {
     }
     // CLM003: a thread flow from the producer (the secondary label) to the consumer.
     let clm003: Vec<&Value> = results.iter().filter(|r| r["ruleId"] == "CLM003").collect();
-    assert_eq!(clm003.len(), 2);
+    assert_eq!(clm003.len(), 3);
     for r in clm003 {
         let flow = r["codeFlows"][0]["threadFlows"][0]["locations"]
             .as_array()

@@ -196,7 +196,7 @@ fn ranges_count_utf16_units_and_edits_apply_to_the_editor_text() {
     assert_eq!(p.version, Some(2));
     assert_eq!(
         codes(&p.diagnostics),
-        ["CLM004", "CLM003", "CLM002", "CLM003", "CLM002"]
+        ["CLM004", "CLM003", "CLM003", "CLM002", "CLM003", "CLM002"]
     );
     let clm004 = with_code(&p.diagnostics, "CLM004");
     let related = clm004.related_information.as_ref().expect("related");
@@ -269,7 +269,7 @@ fn a_fix_that_is_only_shown_is_not_a_code_action() {
 fn close_clears_and_an_unparseable_text_is_one_error() {
     let (uri, buggy) = seed("buggy.rs");
     let c = Client::start();
-    assert_eq!(c.open(&uri, &buggy).diagnostics.len(), 6);
+    assert_eq!(c.open(&uri, &buggy).diagnostics.len(), 7);
     let p = c.change(&uri, 2, json!([{"text": "fn broken( {"}]));
     assert_eq!(p.diagnostics.len(), 1, "{p:?}");
     let d = &p.diagnostics[0];
@@ -314,7 +314,7 @@ fn bad_input_is_answered_and_never_stops_the_server() {
     assert_eq!(c.open(&uri, &buggy).uri, uri);
     let far = Range::new(Position::new(10_000, 5), Position::new(10_001, 0));
     let p = c.change(&uri, 2, json!([{"range": far, "text": "\n"}]));
-    assert_eq!(p.diagnostics.len(), 6);
+    assert_eq!(p.diagnostics.len(), 7);
 
     assert_eq!(c.request("shutdown", Value::Null), Ok(Value::Null));
     let r = c.request("textDocument/codeAction", json!({}));

@@ -2148,8 +2148,9 @@ impl Lowerer<'_, '_> {
                 // currently mapped for writing, the application must ensure that the memory
                 // object is unmapped before any enqueued kernels or commands that read from or
                 // write to this memory object [..] begin execution" (OpenCL 3.0, 5.5.3).
-                let map_write = role_arg(Role::MapFlags)
-                    .is_some_and(|e| mentions_any(e, MAP_WRITE) || int_lit(e).is_some_and(|f| f & 6 != 0));
+                let map_write = role_arg(Role::MapFlags).is_some_and(|e| {
+                    mentions_any(e, MAP_WRITE) || int_lit(e).is_some_and(|f| f & 6 != 0)
+                });
                 let whole = role_arg(Role::Offset).is_some_and(|e| int_lit(e) == Some(0));
                 let host = api
                     .args
