@@ -278,7 +278,9 @@ struct Init {
 /// One path's knowledge.
 #[derive(Clone, Debug, Default)]
 struct State {
-    env: HashMap<Place, AVal>,
+    /// Ordered, so that the parts of a place (`x.f`, `x[1]`) follow it: removing them
+    /// does not walk every binding.
+    env: BTreeMap<Place, AVal>,
     /// Instances that exist on this path.
     trace: BitSet,
     /// Instances known complete on the host.
@@ -377,7 +379,7 @@ fn join_val(a: &AVal, b: &AVal) -> AVal {
 
 impl State {
     fn join(&self, o: &State) -> State {
-        let mut env = HashMap::new();
+        let mut env = BTreeMap::new();
         for (k, v) in &self.env {
             if let Some(w) = o.env.get(k) {
                 env.insert(k.clone(), join_val(v, w));
@@ -1389,11 +1391,7 @@ impl<'f> Analyzer<'f> {
                     self.hand_on(&mut st, &v2);
                 }
                 self.overwrite(&mut st, dst);
-                st.env.retain(|k, _| {
-                    !(k.var == dst.var
-                        && k.proj.starts_with(&dst.proj)
-                        && k.proj.len() > dst.proj.len())
-                });
+                remove_parts(&mut st.env, dst, false);
                 if let [Proj::Field(f)] = dst.proj.as_slice() {
                     if let Some(AVal::Struct(fields)) = st.env.get_mut(&Place::var(dst.var)) {
                         fields.insert(f.clone(), v.clone());
@@ -1402,14 +1400,16 @@ impl<'f> Analyzer<'f> {
                 if dst.is_definite() {
                     st.env.insert(dst.clone(), v);
                 } else {
-                    let base: Vec<Proj> = dst
-                        .proj
-                        .iter()
-                        .take_while(|p| **p != Proj::AnyIndex)
-                        .cloned()
-                        .collect();
-                    st.env
-                        .retain(|k, _| !(k.var == dst.var && k.proj.starts_with(&base)));
+                    let base = Place {
+                        var: dst.var,
+                        proj: dst
+                            .proj
+                            .iter()
+                            .take_while(|p| **p != Proj::AnyIndex)
+                            .cloned()
+                            .collect(),
+                    };
+                    remove_parts(&mut st.env, &base, true);
                 }
             }
             Stmt::Enqueue { cmd, event } => self.enqueue(&mut st, cmd, event.as_ref()),
@@ -1843,8 +1843,7 @@ impl<'f> Analyzer<'f> {
                     EachPart::Count => AVal::Int(k as u64),
                     EachPart::Unknown => AVal::Unknown,
                 };
-                s.env
-                    .retain(|key, _| !(key.var == p.var && key.proj.starts_with(&p.proj)));
+                remove_parts(&mut s.env, p, true);
                 s.env.insert(p.clone(), v);
             }
             self.loops.push(LoopCx::default());
@@ -2749,6 +2748,20 @@ impl<'f> Analyzer<'f> {
             });
         }
         out
+    }
+}
+
+/// Removes the bindings of the parts of `p` (`p.f`, `p[1]`), and of `p` itself with
+/// `itself`. They follow `p` in the order of places.
+fn remove_parts(env: &mut BTreeMap<Place, AVal>, p: &Place, itself: bool) {
+    let parts: Vec<Place> = env
+        .range(p.clone()..)
+        .take_while(|(k, _)| k.var == p.var && k.proj.starts_with(&p.proj))
+        .filter(|(k, _)| itself || k.proj.len() > p.proj.len())
+        .map(|(k, _)| k.clone())
+        .collect();
+    for k in parts {
+        env.remove(&k);
     }
 }
 

@@ -1160,6 +1160,69 @@ impl Lowerer<'_, '_> {
         Value::Place(Place::var(t))
     }
 
+    /// The value of a branch whose arms end in `values` (an arm that leaves it, by `return`,
+    /// `break` or `continue`, does not count): one new queue or buffer when every arm makes
+    /// one with the same properties, else a temporary each arm sets, which keeps a value
+    /// only where the arms agree.
+    fn arms_value(&mut self, arms: &mut [Vec<Stmt>], values: Vec<Value>) -> Value {
+        let live: Vec<(usize, Value)> = values
+            .into_iter()
+            .enumerate()
+            .filter(|(i, _)| {
+                !matches!(
+                    arms[*i].last(),
+                    Some(Stmt::Return { .. } | Stmt::Break | Stmt::Continue)
+                )
+            })
+            .collect();
+        let Some((_, first)) = live.first() else {
+            return Value::Unknown;
+        };
+        let agree = |x: &Value| match (first, x) {
+            (
+                Value::New(NewObject::Queue {
+                    out_of_order: a, ..
+                }),
+                Value::New(NewObject::Queue {
+                    out_of_order: b, ..
+                }),
+            ) => a == b,
+            (
+                Value::New(NewObject::Buffer { host_init: None }),
+                Value::New(NewObject::Buffer { host_init: None }),
+            ) => true,
+            _ => false,
+        };
+        if live.iter().all(|(_, v)| agree(v)) {
+            return match first {
+                Value::New(NewObject::Queue {
+                    device,
+                    out_of_order,
+                }) => Value::New(NewObject::Queue {
+                    device: live
+                        .iter()
+                        .all(|(_, v)| matches!(v, Value::New(NewObject::Queue { device: d, .. }) if d == device))
+                        .then(|| device.clone())
+                        .flatten(),
+                    out_of_order: *out_of_order,
+                }),
+                other => other.clone(),
+            };
+        }
+        if live.iter().all(|(_, v)| !matches!(v, Value::Place(_))) {
+            return Value::Unknown;
+        }
+        let t = self.new_temp(TypeHint::Unknown);
+        for (i, v) in live {
+            arms[i].push(Stmt::Assign {
+                dst: Place::var(t),
+                value: v,
+                span: Span::default(),
+            });
+        }
+        Value::Place(Place::var(t))
+    }
+
     /// Whether an expression is an iterator over a list or a range, item by item.
     fn is_iter_chain(&self, e: &Expr) -> bool {
         match e {
@@ -1626,37 +1689,58 @@ impl Lowerer<'_, '_> {
                 self.scopes.push(HashMap::new());
                 let saved = std::mem::take(&mut self.out);
                 self.cond(&i.cond);
-                self.block_inline(&i.then_branch);
+                let then_value = self.block_inline(&i.then_branch);
                 let then_arm = std::mem::replace(&mut self.out, saved);
                 self.scopes.pop();
-                let else_arm = match &i.else_branch {
-                    Some((_, e)) => self.expr_separate(e),
-                    None => Vec::new(),
+                let (else_arm, else_value) = match &i.else_branch {
+                    Some((_, e)) => {
+                        let saved = std::mem::take(&mut self.out);
+                        self.scopes.push(HashMap::new());
+                        let v = self.expr(e);
+                        self.scopes.pop();
+                        (std::mem::replace(&mut self.out, saved), v)
+                    }
+                    None => (Vec::new(), Value::Unknown),
                 };
                 // The condition is evaluated before either arm; a `let` in it binds in the
                 // then-arm only, so the condition is lowered inside that arm.
-                self.out.push(Stmt::Branch(vec![then_arm, else_arm]));
-                Value::Unknown
+                let mut arms = vec![then_arm, else_arm];
+                let v = self.arms_value(&mut arms, vec![then_value, else_value]);
+                self.out.push(Stmt::Branch(arms));
+                v
             }
             Expr::Match(m) => {
                 let scrutinee = self.expr(&m.expr);
                 let mut arms = Vec::new();
+                let mut values = Vec::new();
                 for arm in &m.arms {
                     let saved = std::mem::take(&mut self.out);
                     self.scopes.push(HashMap::new());
-                    self.let_pattern_unknown(&arm.pat, &scrutinee);
+                    let whole = self.let_pattern_unknown(&arm.pat, &scrutinee);
                     if let Some((_, g)) = &arm.guard {
                         self.expr(g);
                     }
-                    self.expr(&arm.body);
+                    let v = self.expr(&arm.body);
+                    // `Ok(q) => q`: the scrutinee itself.
+                    let v = match (&v, &scrutinee) {
+                        (Value::Place(p), Value::New(_))
+                            if whole == Some(Place::var(p.var)) && p.proj.is_empty() =>
+                        {
+                            scrutinee.clone()
+                        }
+                        _ => v,
+                    };
+                    values.push(v);
                     self.scopes.pop();
                     arms.push(std::mem::replace(&mut self.out, saved));
                 }
                 if arms.is_empty() {
                     arms.push(Vec::new());
+                    values.push(Value::Unknown);
                 }
+                let v = self.arms_value(&mut arms, values);
                 self.out.push(Stmt::Branch(arms));
-                Value::Unknown
+                v
             }
             Expr::ForLoop(f) => {
                 self.each(&f.expr, &f.pat, EachBody::Block(&f.body), false);
@@ -1725,10 +1809,15 @@ impl Lowerer<'_, '_> {
         self.expr(e);
     }
 
-    fn let_pattern_unknown(&mut self, pat: &Pat, scrutinee: &Value) {
+    /// Binds a `match` arm's pattern; returns the variable bound to the whole scrutinee.
+    fn let_pattern_unknown(&mut self, pat: &Pat, scrutinee: &Value) -> Option<Place> {
         let span = self.span(spans::pat(pat));
+        let mut whole_var = None;
         for (name, whole) in pat_idents(pat) {
             let v = self.bind(&name, TypeHint::Unknown);
+            if whole {
+                whole_var = Some(Place::var(v));
+            }
             let value = if whole {
                 scrutinee.clone()
             } else {
@@ -1740,6 +1829,7 @@ impl Lowerer<'_, '_> {
                 span,
             });
         }
+        whole_var
     }
 
     fn mac(&mut self, m: &syn::Macro) -> Value {
