@@ -145,12 +145,22 @@ pub fn parse(
     src: &SourceFile,
     edition: Option<package::Edition>,
 ) -> Result<syn::File, Problem> {
-    if nesting::bound(&src.text).is_some_and(|b| b > nesting::MAX_NESTING) {
+    let shape = nesting::shape(&src.text);
+    if shape.is_some_and(|s| s.depth > nesting::MAX_NESTING) {
         return Err(Problem::of_file(
             &src.path,
             format!(
                 "nested more than {} levels deep; the file was not checked",
                 nesting::MAX_NESTING
+            ),
+        ));
+    }
+    if shape.is_some_and(|s| s.longest_number > nesting::MAX_LITERAL_DIGITS) {
+        return Err(Problem::of_file(
+            &src.path,
+            format!(
+                "a number literal longer than {} characters; the file was not checked",
+                nesting::MAX_LITERAL_DIGITS
             ),
         ));
     }

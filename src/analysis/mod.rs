@@ -253,7 +253,8 @@ struct Init {
 /// One path's knowledge.
 #[derive(Clone, Debug, Default)]
 struct State {
-    env: HashMap<Place, AVal>,
+    /// Ordered, so the places under one variable are a range.
+    env: BTreeMap<Place, AVal>,
     /// Instances that exist on this path.
     trace: BitSet,
     /// Instances known complete on the host.
@@ -340,6 +341,26 @@ fn union_vec_map<K: Clone + Eq + std::hash::Hash, T: Clone + PartialEq>(
     r
 }
 
+/// Removes the places of `var` under the projection `prefix` (the place `prefix` itself
+/// too when `inclusive`): a range of the ordered map, so a function with many variables
+/// is not scanned whole at each assignment.
+fn remove_under(env: &mut BTreeMap<Place, AVal>, var: Var, prefix: &[Proj], inclusive: bool) {
+    let from = Place {
+        var,
+        proj: prefix.to_vec(),
+    };
+    let doomed: Vec<Place> = env
+        .range(from..)
+        .map(|(k, _)| k)
+        .take_while(|k| k.var == var && k.proj.starts_with(prefix))
+        .filter(|k| inclusive || k.proj.len() > prefix.len())
+        .cloned()
+        .collect();
+    for k in doomed {
+        env.remove(&k);
+    }
+}
+
 fn join_val(a: &AVal, b: &AVal) -> AVal {
     match (a, b) {
         _ if a == b => a.clone(),
@@ -350,7 +371,7 @@ fn join_val(a: &AVal, b: &AVal) -> AVal {
 
 impl State {
     fn join(&self, o: &State) -> State {
-        let mut env = HashMap::new();
+        let mut env = BTreeMap::new();
         for (k, v) in &self.env {
             if let Some(w) = o.env.get(k) {
                 env.insert(k.clone(), join_val(v, w));
@@ -1214,11 +1235,7 @@ impl<'f> Analyzer<'f> {
                     self.hand_on(&mut st, &v2);
                 }
                 self.overwrite(&mut st, dst);
-                st.env.retain(|k, _| {
-                    !(k.var == dst.var
-                        && k.proj.starts_with(&dst.proj)
-                        && k.proj.len() > dst.proj.len())
-                });
+                remove_under(&mut st.env, dst.var, &dst.proj, false);
                 if dst.is_definite() {
                     st.env.insert(dst.clone(), v);
                 } else {
@@ -1228,8 +1245,7 @@ impl<'f> Analyzer<'f> {
                         .take_while(|p| **p != Proj::AnyIndex)
                         .cloned()
                         .collect();
-                    st.env
-                        .retain(|k, _| !(k.var == dst.var && k.proj.starts_with(&base)));
+                    remove_under(&mut st.env, dst.var, &base, true);
                 }
             }
             Stmt::Enqueue { cmd, event } => self.enqueue(&mut st, cmd, event.as_ref()),
