@@ -597,12 +597,18 @@ fn with_levels(findings: Vec<Finding>, config: &config::Config) -> Vec<Finding> 
         .collect()
 }
 
-/// Runs `work` on a pool of `jobs` threads (one per core for `None`) with the stack the
-/// parser needs.
+/// The most worker threads: more than the cores would not go faster, and each holds a
+/// file's syntax tree (see SECURITY.md).
+fn max_jobs() -> usize {
+    std::thread::available_parallelism().map_or(1, usize::from)
+}
+
+/// Runs `work` on a pool of `jobs` threads (one per core for `None`, at most one per core)
+/// with the stack the parser needs.
 fn in_pool<R: Send>(jobs: Option<usize>, work: impl FnOnce() -> R + Send) -> R {
     let mut builder = rayon::ThreadPoolBuilder::new().stack_size(STACK_SIZE);
     if let Some(j) = jobs {
-        builder = builder.num_threads(j.max(1));
+        builder = builder.num_threads(j.clamp(1, max_jobs()));
     }
     match builder.build() {
         Ok(pool) => pool.install(work),
