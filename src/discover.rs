@@ -2,10 +2,11 @@
 //! `.hxx` file under the given paths, except cargo's output (a `target/` beside a
 //! `Cargo.toml`) and hidden directories.
 //!
-//! Symbolic links are followed; a file reached by several paths is read once (under the
-//! first path in sorted order). A dangling link, a link loop, an unreadable directory and a
-//! `.rs` entry that is not a regular file (a FIFO, a socket, a device) are each reported
-//! once and skipped, and the walk goes on.
+//! Symbolic links are followed, except into `/proc`, `/sys` and `/dev` (reported once); a
+//! file reached by several paths is read once (under the first path in sorted order). A
+//! dangling link, a link loop, an unreadable directory and a `.rs` entry that is not a
+//! regular file (a FIFO, a socket, a device) are each reported once and skipped, and the
+//! walk goes on.
 
 use std::path::{Path, PathBuf};
 
@@ -62,12 +63,30 @@ fn is_rs(p: &Path) -> bool {
     p.extension().is_some_and(|x| x == "rs") || crate::frontend::Lang::of(p).is_some()
 }
 
+/// The kernel's pseudo-file systems: a symbolic link into one is not followed (reading
+/// them can block, never end, or have side effects).
+const SYSTEM_DIRS: &[&str] = &["/proc", "/sys", "/dev"];
+
+/// Whether the entry is a symbolic link that leads into [`SYSTEM_DIRS`].
+fn into_system_dir(e: &walkdir::DirEntry) -> bool {
+    e.path_is_symlink()
+        && std::fs::canonicalize(e.path())
+            .is_ok_and(|t| SYSTEM_DIRS.iter().any(|s| t.starts_with(s)))
+}
+
 fn walk(root: &Path, d: &mut Discovered) {
+    let mut system = Vec::new();
     let it = WalkDir::new(root)
         .follow_links(true)
         .sort_by_file_name()
         .into_iter()
-        .filter_entry(|e| e.depth() == 0 || !e.file_type().is_dir() || !skipped_dir(e));
+        .filter_entry(|e| {
+            if e.depth() > 0 && into_system_dir(e) {
+                system.push(e.path().to_path_buf());
+                return false;
+            }
+            e.depth() == 0 || !e.file_type().is_dir() || !skipped_dir(e)
+        });
     for entry in it {
         match entry {
             Ok(e) => {
@@ -104,6 +123,11 @@ fn walk(root: &Path, d: &mut Discovered) {
             }
         }
     }
+    d.problems
+        .extend(system.into_iter().map(|path| WalkProblem {
+            path,
+            message: "symbolic link into /proc, /sys or /dev, not followed".into(),
+        }));
 }
 
 /// The OpenCL C files (`.cl`) under `dir` (to `depth` levels; `None` for all), skipping

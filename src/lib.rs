@@ -177,7 +177,8 @@ pub fn parse(
     src: &SourceFile,
     edition: Option<package::Edition>,
 ) -> Result<syn::File, Problem> {
-    if nesting::bound(&src.text).is_some_and(|b| b > nesting::MAX_NESTING) {
+    let shape = nesting::shape(&src.text);
+    if shape.is_some_and(|s| s.depth > nesting::MAX_NESTING) {
         // Valid Rust that the checker refuses for its own stack's sake: not an error of
         // the file.
         return Err(Problem::of_file(
@@ -185,6 +186,15 @@ pub fn parse(
             format!(
                 "nested more than {} levels deep; the file was not checked",
                 nesting::MAX_NESTING
+            ),
+        ));
+    }
+    if shape.is_some_and(|s| s.longest_number > nesting::MAX_LITERAL_DIGITS) {
+        return Err(Problem::of_file(
+            &src.path,
+            format!(
+                "a number literal longer than {} characters; the file was not checked",
+                nesting::MAX_LITERAL_DIGITS
             ),
         ));
     }
@@ -691,12 +701,18 @@ fn with_levels(findings: Vec<Finding>, config: &config::Config) -> Vec<Finding> 
         .collect()
 }
 
-/// Runs `work` on a pool of `jobs` threads (one per core for `None`) with the stack the
-/// parser needs.
+/// The most worker threads: more than the cores would not go faster, and each holds a
+/// file's syntax tree (see SECURITY.md).
+fn max_jobs() -> usize {
+    std::thread::available_parallelism().map_or(1, usize::from)
+}
+
+/// Runs `work` on a pool of `jobs` threads (one per core for `None`, at most one per core)
+/// with the stack the parser needs.
 fn in_pool<R: Send>(jobs: Option<usize>, work: impl FnOnce() -> R + Send) -> R {
     let mut builder = rayon::ThreadPoolBuilder::new().stack_size(STACK_SIZE);
     if let Some(j) = jobs {
-        builder = builder.num_threads(j.max(1));
+        builder = builder.num_threads(j.clamp(1, max_jobs()));
     }
     match builder.build() {
         Ok(pool) => pool.install(work),

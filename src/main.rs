@@ -219,6 +219,10 @@ enum Color {
 }
 
 fn run_check(args: CheckArgs) -> ExitCode {
+    if args.unsafe_fixes && !args.fix && !args.diff {
+        eprintln!("error: `--unsafe` applies with `--fix` or `--diff`: give one of them");
+        return ExitCode::from(2);
+    }
     let paths = if args.paths.is_empty() {
         vec![PathBuf::from(".")]
     } else {
@@ -292,6 +296,14 @@ fn run_check(args: CheckArgs) -> ExitCode {
     };
     for m in &report.missing {
         eprintln!("error: no such file or directory: {}", m.display());
+    }
+    if report.files.is_empty() && !report.missing.is_empty() {
+        // Nothing was checked: a summary of "0 errors" would contradict the error above.
+        return ExitCode::from(2);
+    }
+    if report.files.is_empty() && report.problems.is_empty() {
+        let shown: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+        eprintln!("warning: no Rust files were found in {}", shown.join(", "));
     }
     if emit(&report, &args).is_err() {
         return ExitCode::from(2);

@@ -12,6 +12,20 @@ use proc_macro2::{Delimiter, TokenStream, TokenTree};
 /// Files whose bound exceeds this are reported and not checked.
 pub const MAX_NESTING: usize = 5_000;
 
+/// Files with a number literal longer than this are reported and not checked: the parser
+/// takes time quadratic in a literal's length, and no type holds such a number (rustc
+/// rejects an integer above `u128::MAX`, 39 digits).
+pub const MAX_LITERAL_DIGITS: usize = 1_024;
+
+/// What the tokens say about a file before it is parsed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shape {
+    /// The nesting bound.
+    pub depth: usize,
+    /// The length of the longest number literal.
+    pub longest_number: usize,
+}
+
 /// Keywords that start an item: nothing before one continues into it, unless it follows a
 /// punctuation mark (`-> fn()`, `: impl Fn()`, `= fn()`): it then starts a type, which
 /// nests like any other.
@@ -19,8 +33,8 @@ const ITEM_KEYWORDS: &[&str] = &[
     "fn", "struct", "enum", "impl", "mod", "trait", "use", "type", "pub", "extern", "union",
 ];
 
-/// The bound for `text`, or `None` when it does not tokenize (the parser then reports it).
-pub fn bound(text: &str) -> Option<usize> {
+/// The shape of `text`, or `None` when it does not tokenize (the parser then reports it).
+pub fn shape(text: &str) -> Option<Shape> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     // A `#!` line that is not an inner attribute is a shebang, which the tokenizer rejects.
     let text = match text.strip_prefix("#!") {
@@ -45,8 +59,9 @@ struct Frame {
     after_punct: bool,
 }
 
-fn walk(tokens: TokenStream) -> usize {
+fn walk(tokens: TokenStream) -> Shape {
     let mut max = 0;
+    let mut longest_number = 0;
     let mut stack = vec![Frame {
         tokens: tokens.into_iter(),
         base: 0,
@@ -80,6 +95,12 @@ fn walk(tokens: TokenStream) -> usize {
             }
             _ => {}
         }
+        if let TokenTree::Literal(l) = &tt {
+            let len = l.span().byte_range().len();
+            if len > longest_number && l.to_string().starts_with(|c: char| c.is_ascii_digit()) {
+                longest_number = len;
+            }
+        }
         top.run += 1;
         let depth = top.base + top.run;
         max = max.max(depth);
@@ -94,12 +115,19 @@ fn walk(tokens: TokenStream) -> usize {
             });
         }
     }
-    max
+    Shape {
+        depth: max,
+        longest_number,
+    }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::bound;
+    use super::{shape, MAX_LITERAL_DIGITS};
+
+    fn bound(text: &str) -> Option<usize> {
+        shape(text).map(|s| s.depth)
+    }
 
     #[test]
     fn statements_and_items_do_not_add_up() {
@@ -134,5 +162,16 @@ mod tests {
         assert_eq!(bound("\u{feff}fn f() {}"), Some(4));
         assert_eq!(bound("#![allow(x)]"), Some(6));
         assert_eq!(bound("\"unterminated"), None);
+    }
+
+    #[test]
+    fn the_longest_number_literal_is_measured() {
+        let long = "1".repeat(MAX_LITERAL_DIGITS + 1);
+        let s = shape(&format!(
+            "fn f() {{ let s = \"{long}\"; let x = 0x{long}; }}"
+        ))
+        .unwrap();
+        assert_eq!(s.longest_number, long.len() + 2);
+        assert_eq!(shape("const X: f64 = 1.5e3;").unwrap().longest_number, 5);
     }
 }

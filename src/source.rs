@@ -27,13 +27,19 @@ pub struct SourceFile {
     /// Per line, whether it is ASCII (a column is then a byte count): keeps span conversion
     /// constant-time on very long lines.
     ascii_lines: Vec<bool>,
+    /// Per other line (by index): (byte offset, column) every [`MARK_BYTES`] bytes or so,
+    /// from the line's start, so a column is counted from the nearest mark.
+    marks: HashMap<usize, Vec<(usize, usize)>>,
 }
+
+/// How far apart the column marks of a non-ASCII line are, in bytes.
+const MARK_BYTES: usize = 512;
 
 impl SourceFile {
     pub fn new(path: PathBuf, display: String, text: String) -> Self {
         let mut line_starts = vec![0];
         line_starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
-        let ascii_lines = line_starts
+        let ascii_lines: Vec<bool> = line_starts
             .iter()
             .enumerate()
             .map(|(i, &start)| {
@@ -41,6 +47,20 @@ impl SourceFile {
                 text.as_bytes()[start..end].is_ascii()
             })
             .collect();
+        let mut marks = HashMap::new();
+        for (i, &start) in line_starts.iter().enumerate() {
+            let end = line_starts.get(i + 1).map_or(text.len(), |&e| e - 1);
+            if ascii_lines[i] || end - start < MARK_BYTES {
+                continue;
+            }
+            let mut line = vec![(start, 0)];
+            for (col, (at, _)) in text[start..end].char_indices().enumerate() {
+                if at >= line.len() * MARK_BYTES {
+                    line.push((start + at, col));
+                }
+            }
+            marks.insert(i, line);
+        }
         SourceFile {
             path,
             display,
@@ -48,6 +68,7 @@ impl SourceFile {
             line_starts,
             shifts: OnceLock::new(),
             ascii_lines,
+            marks,
         }
     }
 
@@ -124,10 +145,30 @@ impl SourceFile {
         if self.ascii_lines[index] {
             return start + column.min(end);
         }
-        self.text[start..start + end]
+        let (from, col) = self.mark(index, start, |&(_, c)| c <= column);
+        self.text[from..start + end]
             .char_indices()
-            .nth(column)
-            .map_or(start + end, |(i, _)| start + i)
+            .nth(column - col)
+            .map_or(start + end, |(i, _)| from + i)
+    }
+
+    /// The last mark of line `index` that `before` accepts (the line's start when there is
+    /// none): its byte offset and column. The line's byte-order mark is past `start`.
+    fn mark(
+        &self,
+        index: usize,
+        start: usize,
+        before: impl Fn(&(usize, usize)) -> bool,
+    ) -> (usize, usize) {
+        let Some(marks) = self.marks.get(&index) else {
+            return (start, 0);
+        };
+        let n = marks.partition_point(before);
+        match n.checked_sub(1).map(|i| marks[i]) {
+            // The first mark is the line's start, before a byte-order mark.
+            Some((at, col)) if at >= start => (at, col - self.bom_at(index).min(1)),
+            _ => (start, 0),
+        }
     }
 
     /// The length of the byte-order mark at the start of line `index` (0-based): only the
@@ -149,10 +190,8 @@ impl SourceFile {
         if self.ascii_lines[line] {
             return (line + 1, offset - start + 1);
         }
-        let col = self
-            .text
-            .get(start..offset)
-            .map_or(0, |s| s.chars().count());
+        let (from, col) = self.mark(line, start, |&(at, _)| at <= offset);
+        let col = col + self.text.get(from..offset).map_or(0, |s| s.chars().count());
         (line + 1, col + 1)
     }
 
@@ -379,5 +418,28 @@ mod tests {
         assert_eq!(f.line_col(3), (1, 1));
         assert_eq!(f.offset(1, 0), 3);
         assert_eq!(f.line_col(text.find("g()").unwrap()), (2, 4));
+    }
+
+    /// Long lines that are not ASCII: columns are counted from marks along the line, and
+    /// agree with counting from its start.
+    #[test]
+    fn columns_agree_on_long_lines() {
+        let line = "let é = \"漢字\"; x += 1; ".repeat(200);
+        let text = format!("\u{feff}{line}\n{line}\nend");
+        let f = SourceFile::new("t.rs".into(), "t.rs".into(), text.clone());
+        for (offset, _) in text.char_indices().skip(1).chain([(text.len(), ' ')]) {
+            let (l, col) = f.line_col(offset);
+            let start = if l == 1 {
+                3
+            } else {
+                text[..offset].rfind('\n').unwrap() + 1
+            };
+            assert_eq!(
+                col,
+                text[start..offset].chars().count() + 1,
+                "offset {offset}"
+            );
+            assert_eq!(f.offset(l, col - 1), offset, "offset {offset}");
+        }
     }
 }

@@ -185,14 +185,13 @@ pub fn parse(file_id: usize, src: &SourceFile) -> (Vec<Suppression>, Vec<Malform
                     continue;
                 }
                 let (line, _) = src.line_col(r.start);
-                let line_start = src.offset(line, 0);
-                let line_end = src.text[r.end..]
-                    .find('\n')
-                    .map_or(src.text.len(), |n| r.end + n);
                 // Alone on its line: no code before it, and none after it (a block comment
-                // can lead a statement: it then covers its own line).
-                let own_line = src.text[line_start..r.start].trim().is_empty()
-                    && only_comments(&src.text[r.end..line_end]);
+                // can lead a statement: it then covers its own line). Both looks stop at
+                // the first thing that is not a blank, so a long line costs nothing.
+                let before = src.text[..r.start].trim_end_matches([' ', '\t', '\r']);
+                let own_line =
+                    (before.is_empty() || before == "\u{feff}" || before.ends_with('\n'))
+                        && only_comments(&src.text[r.end..]);
                 let scope = match (file_wide, own_line) {
                     (true, _) => Scope::File,
                     (false, true) => Scope::Line(line + 1),
@@ -256,10 +255,14 @@ fn directive(body: &str) -> Result<(bool, Vec<&str>, Range<usize>), String> {
     Ok((file_wide, names, list_start..list_start + close))
 }
 
-/// Whether `s` holds nothing but blanks and comments (a doc comment is an attribute, code).
+/// Whether the line that `s` starts holds nothing but blanks and comments (a doc comment
+/// is an attribute, code).
 fn only_comments(mut s: &str) -> bool {
     loop {
-        s = s.trim_start();
+        s = s.trim_start_matches([' ', '\t', '\r']);
+        if s.starts_with('\n') {
+            return true;
+        }
         let doc = (s.starts_with("///") && !s.starts_with("////"))
             || s.starts_with("//!")
             || (s.starts_with("/**") && !s.starts_with("/***") && !s.starts_with("/**/"))

@@ -158,3 +158,54 @@ fn tempdir() -> std::path::PathBuf {
     std::fs::create_dir_all(&d).unwrap();
     d
 }
+
+#[test]
+fn unsafe_alone_is_an_error() {
+    let o = run(&["--unsafe", "fixtures/seed/buggy.rs"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("`--unsafe` applies with `--fix` or `--diff`")
+    );
+}
+
+#[test]
+fn a_missing_path_gives_no_summary_and_an_empty_run_says_so() {
+    let missing = run(&["no/such/path.rs"]);
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(stdout(&missing).is_empty(), "{}", stdout(&missing));
+    let dir = tempfile::tempdir().unwrap();
+    let empty = run(&[dir.path().to_str().unwrap()]);
+    assert_eq!(empty.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&empty.stderr).contains("warning: no Rust files were found in"));
+}
+
+#[test]
+fn symbolic_links_into_proc_are_not_followed() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("lib.rs"), "fn f() {}\n").unwrap();
+    std::os::unix::fs::symlink("/proc/self", dir.path().join("proc")).unwrap();
+    std::os::unix::fs::symlink("/dev", dir.path().join("dev")).unwrap();
+    let o = run(&["--format", "short", dir.path().to_str().unwrap()]);
+    let out = stdout(&o);
+    assert_eq!(
+        out.matches("symbolic link into /proc, /sys or /dev, not followed")
+            .count(),
+        2,
+        "{out}"
+    );
+    assert!(out.contains("in 1 file checked"), "{out}");
+}
+
+#[test]
+fn jobs_are_capped_at_the_cores() {
+    // A million threads with the parser's stack could not start.
+    let o = run(&[
+        "-j",
+        "1000000",
+        "--format",
+        "short",
+        "fixtures/seed/buggy.rs",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stdout(&o).contains("3 errors, 3 warnings in 1 file checked"));
+}

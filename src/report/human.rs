@@ -4,6 +4,7 @@ use codespan_reporting::diagnostic::{Diagnostic, Label, Severity};
 use codespan_reporting::files::SimpleFiles;
 use codespan_reporting::term::{self, termcolor::WriteColor, Config};
 
+use crate::ir::Span;
 use crate::rules::{Finding, Level};
 use crate::Report;
 
@@ -15,23 +16,57 @@ fn files(report: &Report) -> SimpleFiles<&str, &str> {
     files
 }
 
-/// The diagnostic of one finding.
-pub fn diagnostic(f: &Finding) -> Diagnostic<usize> {
+/// Source lines longer than this (in bytes) are not shown: each diagnostic would print
+/// the whole line, so many findings on one long line would print it over and over.
+pub const MAX_SHOWN_LINE: usize = 1_000;
+
+/// Whether the line of `span`'s start or end is too long to show.
+fn too_long(report: &Report, span: Span) -> bool {
+    let text = report.files[span.file].text.as_bytes();
+    [span.start, span.end].iter().any(|&at| {
+        let at = at.min(text.len());
+        // Looking no further than the limit either way.
+        let from = at.saturating_sub(MAX_SHOWN_LINE + 1);
+        let start = text[from..at]
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(from, |i| from + i + 1);
+        let end = text[at..]
+            .iter()
+            .take(MAX_SHOWN_LINE + 1)
+            .position(|&b| b == b'\n')
+            .map_or(text.len().min(at + MAX_SHOWN_LINE + 1), |i| at + i);
+        end - start > MAX_SHOWN_LINE
+    })
+}
+
+/// The diagnostic of one finding. A label on a line too long to show becomes a note with
+/// its position.
+pub fn diagnostic(report: &Report, f: &Finding) -> Diagnostic<usize> {
     let d = match f.level {
         Level::Error => Diagnostic::error(),
         Level::Warning => Diagnostic::warning(),
     };
-    let mut labels = vec![Label::primary(
-        f.primary.span.file,
-        f.primary.span.start..f.primary.span.end,
-    )
-    .with_message(&f.primary.message)];
-    labels.extend(
-        f.secondary.iter().map(|l| {
-            Label::secondary(l.span.file, l.span.start..l.span.end).with_message(&l.message)
-        }),
-    );
+    let mut labels = Vec::new();
     let mut notes = Vec::new();
+    let primary = std::iter::once((true, &f.primary));
+    for (is_primary, l) in primary.chain(f.secondary.iter().map(|l| (false, l))) {
+        if too_long(report, l.span) {
+            let file = &report.files[l.span.file];
+            let (line, col) = file.line_col(l.span.start);
+            notes.push(format!(
+                "at {}:{line}:{col} (a line too long to show): {}",
+                file.display, l.message
+            ));
+            continue;
+        }
+        let label = if is_primary {
+            Label::primary(l.span.file, l.span.start..l.span.end)
+        } else {
+            Label::secondary(l.span.file, l.span.start..l.span.end)
+        };
+        labels.push(label.with_message(&l.message));
+    }
     if let Some(n) = &f.note {
         notes.push(format!("note: {n}"));
     }
@@ -63,14 +98,14 @@ pub fn emit(report: &Report, out: &mut dyn WriteColor) -> std::io::Result<()> {
         let mut d =
             Diagnostic::new(severity).with_message(format!("{}: {}", p.path.display(), p.message));
         if let Some(s) = p.span {
-            if !report.files[s.file].text.is_empty() {
+            if !report.files[s.file].text.is_empty() && !too_long(report, s) {
                 d = d.with_labels(vec![Label::primary(s.file, s.start..s.end)]);
             }
         }
         term::emit(out, &config, &files, &d).map_err(std::io::Error::other)?;
     }
     for f in &report.findings {
-        term::emit(out, &config, &files, &diagnostic(f)).map_err(std::io::Error::other)?;
+        term::emit(out, &config, &files, &diagnostic(report, f)).map_err(std::io::Error::other)?;
     }
     writeln!(out, "{}", super::summary(report))
 }
@@ -87,6 +122,6 @@ pub fn render(report: &Report) -> String {
 pub fn render_one(report: &Report, f: &Finding) -> String {
     let files = files(report);
     let mut buf = term::termcolor::NoColor::new(Vec::new());
-    let _ = term::emit(&mut buf, &Config::default(), &files, &diagnostic(f));
+    let _ = term::emit(&mut buf, &Config::default(), &files, &diagnostic(report, f));
     String::from_utf8_lossy(&buf.into_inner()).into_owned()
 }

@@ -300,3 +300,41 @@ fn odd_bytes_are_a_diagnostic_or_a_normal_result() {
         cases.len()
     ));
 }
+
+/// A number literal a million digits long (the parser is quadratic in its length) is one
+/// diagnostic; a function with 100,000 `let`s is checked.
+#[test]
+fn huge_literals_are_a_diagnostic_and_long_functions_are_checked() {
+    let dir = scratch("literal");
+    let call = "q.enqueue_write_buffer(&mut b, CL_BLOCKING, 0, &h, &[])?;\n";
+    let digits = format!(
+        "fn f(q: &CommandQueue) {{\n{call}let x = {};\n}}\n",
+        "1".repeat(1_000_000)
+    );
+    let r = check_text(&dir, "digits.rs", digits.as_bytes());
+    assert_eq!(r.problems.len(), 1, "{:?}", r.problems);
+    assert!(r.problems[0].message.contains("number literal longer than"));
+    let lets: String = (0..100_000)
+        .map(|i| format!("    let x{i} = {i};\n"))
+        .collect();
+    let lets = format!("fn f(q: &CommandQueue) {{\n{call}{lets}}}\n");
+    let r = check_text(&dir, "lets.rs", lets.as_bytes());
+    assert!(r.problems.is_empty(), "{:?}", r.problems);
+    assert_eq!(r.parsed, 1);
+}
+
+/// 4,000 unused suppressions on one line: each finding's human output names the position
+/// instead of printing the whole line again (it printed 865 MB).
+#[test]
+fn many_findings_on_one_long_line_do_not_repeat_it() {
+    let dir = scratch("long-line");
+    let sups = "/* clmigrate-lint: allow(CLM003) */ ".repeat(4_000);
+    let text = format!(
+        "fn f(q: &CommandQueue) {{\nq.enqueue_write_buffer(&mut b, CL_BLOCKING, 0, &h, &[])?;\nlet x = 1; {sups}\n}}\n"
+    );
+    let r = check_text(&dir, "sups.rs", text.as_bytes());
+    assert_eq!(r.findings.len(), 4_000);
+    let out = clmigrate_lint::report::human::render(&r);
+    assert!(out.len() < 4_000 * 400, "{} bytes", out.len());
+    assert!(out.contains("sups.rs:3:12 (a line too long to show): suppresses nothing"));
+}
