@@ -2,8 +2,8 @@
 # Lints a fixed list of public C and C++ OpenCL host programs and prints the findings per
 # source tree. The sources are pinned commits of public repositories, read from bare git
 # mirrors on this machine (`git clone --bare https://github.com/OWNER/NAME
-# "$CORPUS_MIRRORS/OWNER+NAME/repo"` makes one); the listed directories are exported with
-# `git archive` into a scratch directory. Nothing is built, run or downloaded.
+# "$CORPUS_MIRRORS/OWNER+NAME/repo"` makes one); the C, C++ and OpenCL C files of the listed
+# directories are exported into a scratch directory. Nothing is built, run or downloaded.
 # Usage: scripts/corpus-c.sh [SCRATCH_DIR]   (default: target/corpus-c)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -28,8 +28,13 @@ for t in "${TREES[@]}"; do
         echo "missing mirror $git_dir: git clone --bare https://github.com/$repo $git_dir" >&2
         exit 2
     fi
-    mkdir -p "$scratch/${repo/\//+}"
-    git --git-dir "$git_dir" archive "$commit" "$@" | tar -x -C "$scratch/${repo/\//+}"
+    out="$scratch/${repo/\//+}"
+    git --git-dir "$git_dir" ls-tree -r --name-only "$commit" -- "$@" |
+        { grep -E '\.(c|h|cpp|cc|hpp|cl)$' || true; } |
+        while read -r f; do
+            mkdir -p "$out/$(dirname "$f")"
+            git --git-dir "$git_dir" cat-file blob "$commit:$f" > "$out/$f"
+        done
 done
 
 cargo build --release --quiet --bin clmigrate-lint
