@@ -6,9 +6,11 @@
 //! and a 2,000-line host file, then times, best of five (interleaved): reading and parsing every file
 //! with syn on all cores (the baseline), and the full `check` (walk, read, pre-filter,
 //! parse, lower, analyze, rules); the same for every `--tree` (ordinary Rust); `check`
-//! of the one file, best of 20; and, for each dimension of a host program (statements per
+//! of the one file, best of 20; for each dimension of a host program (statements per
 //! function, functions per crate, calls followed, loop nesting, commands per buffer), the
-//! time at n, 2n and 4n and their ratios (2.0 is linear). `--out DIR` writes the generated tree and file there and
+//! time at n, 2n and 4n and their ratios (2.0 is linear); and `check` of the host tree
+//! against a tree of as many C and C++ host files (copies of the C and C++ fixtures),
+//! interleaved, in nanoseconds per byte. `--out DIR` writes the generated tree and file there and
 //! keeps them (`benches/bench.sh` times them as processes). Run by `cargo test` (without
 //! `--bench`), it checks the same on 20 files, once.
 
@@ -80,6 +82,64 @@ fn rs_files(dir: &Path) -> (Vec<PathBuf>, usize) {
         .collect();
     let n = files.len();
     (files, all - n)
+}
+
+/// The C and C++ fixtures, with their extensions.
+fn clike_fixtures() -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for e in walkdir::WalkDir::new("fixtures").sort_by_file_name() {
+        let e = e.expect("fixtures are readable");
+        if let Some(ext) = e.path().extension().and_then(|x| x.to_str()) {
+            if ext == "c" || ext == "cpp" {
+                let text = std::fs::read_to_string(e.path()).expect("fixture is UTF-8");
+                out.push((ext.to_string(), text));
+            }
+        }
+    }
+    out
+}
+
+/// `n` C and C++ host files: copies of the C and C++ fixtures.
+fn generate_clike(dir: &Path, n: usize, srcs: &[(String, String)]) {
+    let _ = std::fs::remove_dir_all(dir);
+    for i in 0..n {
+        let sub = dir.join(format!("m{:03}", i / 100));
+        std::fs::create_dir_all(&sub).expect("scratch dir");
+        let (ext, text) = &srcs[i % srcs.len()];
+        std::fs::write(sub.join(format!("host_{i}.{ext}")), text).expect("scratch file");
+    }
+}
+
+fn tree_bytes(dir: &Path) -> u64 {
+    walkdir::WalkDir::new(dir)
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file())
+        .filter_map(|e| e.metadata().ok())
+        .map(|m| m.len())
+        .sum()
+}
+
+/// `check` of the Rust host tree and of the C/C++ host tree, interleaved, per byte.
+fn per_byte(rust: &Path, clike: &Path, runs: usize) {
+    let check = |dir: &Path| {
+        clmigrate_lint::check(&[dir.to_path_buf()], &clmigrate_lint::Settings::default())
+    };
+    let (mut r, mut c) = (Duration::MAX, Duration::MAX);
+    let (mut rf, mut cf) = (0, 0);
+    for _ in 0..runs {
+        r = r.min(best_of(1, || rf = check(rust).findings.len()));
+        c = c.min(best_of(1, || cf = check(clike).findings.len()));
+    }
+    assert!(rf > 0 && cf > 0);
+    let ns = |d: Duration, dir: &Path| d.as_secs_f64() * 1e9 / tree_bytes(dir) as f64;
+    let (rn, cn) = (ns(r, rust), ns(c, clike));
+    println!(
+        "per byte  Rust host {:.1} MB {rn:>6.1} ns/B ({rf} findings)  C/C++ host {:.1} MB {cn:>6.1} ns/B ({cf} findings)  C/Rust {:.2}x",
+        tree_bytes(rust) as f64 / 1e6,
+        tree_bytes(clike) as f64 / 1e6,
+        cn / rn
+    );
 }
 
 fn best_of<F: FnMut()>(runs: usize, mut f: F) -> Duration {
@@ -297,8 +357,12 @@ fn main() {
     let single = scratch.join("one_file_2000_lines.rs");
     one_file(&single, 2000, &srcs);
 
+    let clike = scratch.join("host_c");
+    generate_clike(&clike, n, &clike_fixtures());
+
     println!("{} threads", rayon::current_num_threads());
     tree("host", &host, runs);
+    per_byte(&host, &clike, runs);
     for t in value("--tree") {
         tree("ordinary", Path::new(&t), runs);
     }

@@ -146,6 +146,12 @@ impl Lowerer<'_> {
                         self.event_elems.push(p.clone());
                     }
                 }
+                if let Some(p) = &event {
+                    self.event_outs.push(p.clone());
+                }
+                // In C++, an event written into an object that is no `cl_event` (a
+                // wrapper such as `clEventWrapper`) is owned by that object.
+                let raw_event = api.raw_event && event.as_ref().is_none_or(|p| !self.owned(p));
                 let id = self.cx.next_cmd;
                 self.cx.next_cmd += 1;
                 let cmd = Command {
@@ -161,7 +167,7 @@ impl Lowerer<'_> {
                     wait_arg: wait_node.map(|n| self.arg_span(n)),
                     blocking,
                     flags_arg: flags.map(|n| self.arg_span(n)),
-                    raw_event: api.raw_event,
+                    raw_event,
                     span,
                 };
                 self.out.push(Stmt::Enqueue { cmd, event });

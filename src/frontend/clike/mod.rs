@@ -448,6 +448,8 @@ impl FileCx {
             out: Vec::new(),
             in_switch: Vec::new(),
             event_elems: Vec::new(),
+            event_outs: Vec::new(),
+            statuses: HashMap::new(),
         };
         let mut params = Vec::new();
         // A method's receiver is its first parameter, as `self` is in Rust.
@@ -532,6 +534,10 @@ struct Lowerer<'c> {
     in_switch: Vec<bool>,
     /// Elements of arrays (`ev[0]`) that commands wrote their events to.
     event_elems: Vec<Place>,
+    /// The event out-parameters of the calls lowered since the last statement began.
+    event_outs: Vec<Place>,
+    /// Status variables (`err = clEnqueue..(.., &ev)`) and the events of those calls.
+    statuses: HashMap<Var, Vec<Place>>,
 }
 
 impl Lowerer<'_> {
@@ -683,9 +689,12 @@ impl Lowerer<'_> {
                 }
             }
             "if_statement" => {
-                if let Some(c) = n.child_by_field_name("condition") {
+                self.event_outs.clear();
+                let cond = n.child_by_field_name("condition");
+                if let Some(c) = cond {
                     self.condition(c);
                 }
+                let checked = cond.map_or(Vec::new(), |c| self.checked_events(c));
                 let then_arm = match n.child_by_field_name("consequence") {
                     Some(t) => self.separate(|l| l.stmt(t)),
                     None => Vec::new(),
@@ -701,7 +710,9 @@ impl Lowerer<'_> {
                     }),
                     None => Vec::new(),
                 };
-                self.out.push(Stmt::Branch(vec![then_arm, else_arm]));
+                let span = cond.map_or(self.span(n), |c| self.span(c));
+                let arms = [then_arm, else_arm].map(|arm| failed_exit(arm, &checked, span));
+                self.out.push(Stmt::Branch(arms.into()));
             }
             "for_statement" => {
                 self.scopes.push(HashMap::new());
@@ -1134,6 +1145,7 @@ impl Lowerer<'_> {
             let hint = declared_hint(&ty, shape.array, shape.pointers);
             let span = self.span(n);
             let mut text = None;
+            self.event_outs.clear();
             let value = match shape.init {
                 Some(init) if init.kind() == "argument_list" => self.construct(&ty, init, span),
                 Some(init)
@@ -1156,9 +1168,17 @@ impl Lowerer<'_> {
             };
             let v = self.bind(&name, hint);
             self.type_var(v, &ty, shape.pointers);
+            self.note_status(v);
             if let Some(t) = text {
                 self.strs.insert(v, t);
             }
+            // `clEventWrapper e = clCreateUserEvent(..)`: the object owns the event.
+            let value = match value {
+                Value::New(NewObject::UserEvent { raw: true }) if self.owned(&Place::var(v)) => {
+                    Value::New(NewObject::UserEvent { raw: false })
+                }
+                v => v,
+            };
             self.out.push(Stmt::Assign {
                 dst: Place::var(v),
                 value,
@@ -1368,6 +1388,43 @@ impl Lowerer<'_> {
         }
     }
 
+    /// Whether an event written to `p` is owned by a C++ object (its variable is no
+    /// `cl_event` nor a struct of the file).
+    fn owned(&self, p: &Place) -> bool {
+        let v = &self.vars[p.var];
+        self.cx.lang == Lang::Cpp
+            && !matches!(v.hint, TypeHint::Event | TypeHint::EventList)
+            && v.fields.is_empty()
+            && !v.name.starts_with('%')
+    }
+
+    /// Records that `status` holds the result of the calls lowered since `event_outs` was
+    /// emptied: when it says they failed, their events do not exist.
+    fn note_status(&mut self, status: Var) {
+        let events = std::mem::take(&mut self.event_outs);
+        if events.is_empty() {
+            self.statuses.remove(&status);
+        } else {
+            self.statuses.insert(status, events);
+        }
+    }
+
+    /// The events of a condition that tests a status (`err != CL_SUCCESS`) or an enqueue
+    /// itself (`if (clEnqueue..(.., &ev) != CL_SUCCESS)`).
+    fn checked_events(&mut self, cond: Node<'_>) -> Vec<Place> {
+        let mut events = std::mem::take(&mut self.event_outs);
+        let mut stack = vec![cond];
+        while let Some(x) = stack.pop() {
+            if x.kind() == "identifier" {
+                if let Some(v) = self.lookup(self.txt(x)) {
+                    events.extend(self.statuses.get(&v).cloned().unwrap_or_default());
+                }
+            }
+            stack.extend(named(x));
+        }
+        events
+    }
+
     /// A field of the class of the method being lowered, named bare.
     fn member_of_this(&self, name: &str) -> Option<Place> {
         let this = self.lookup("this")?;
@@ -1388,6 +1445,7 @@ impl Lowerer<'_> {
             .to_string();
         let right = n.child_by_field_name("right");
         let text = right.and_then(|r| self.str_value(r));
+        self.event_outs.clear();
         let v = right.map_or(Value::Unknown, |r| self.expr(r));
         let Some(left) = n.child_by_field_name("left") else {
             return v;
@@ -1410,6 +1468,9 @@ impl Lowerer<'_> {
             }
             _ => {
                 if let Some(dst) = self.place_of(left) {
+                    if dst.proj.is_empty() {
+                        self.note_status(dst.var);
+                    }
                     if let (Some(t), true) = (text, dst.proj.is_empty()) {
                         self.strs.insert(dst.var, t);
                     }
@@ -1625,6 +1686,27 @@ impl FileCx {
             _ => None,
         }
     }
+}
+
+/// An arm of an `if` that tests whether enqueues failed: when the arm leaves the function
+/// (a `return`, `goto` or `throw` at its top level), the enqueues failed on it, so their
+/// events do not exist: they are complete and released as far as the analysis goes.
+fn failed_exit(arm: Vec<Stmt>, events: &[Place], span: Span) -> Vec<Stmt> {
+    let exits = arm.iter().any(|s| matches!(s, Stmt::Return { .. }));
+    if events.is_empty() || !exits {
+        return arm;
+    }
+    let list = Value::List(events.iter().cloned().map(Value::Place).collect());
+    [
+        Stmt::Wait {
+            events: list.clone(),
+            span,
+        },
+        Stmt::Release { events: list, span },
+    ]
+    .into_iter()
+    .chain(arm)
+    .collect()
 }
 
 /// Whether a loop body holds a `break`, `continue` or `return` of its own (not of a loop
