@@ -326,18 +326,18 @@ fn plan_here(report: &Report, unsafe_fixes: bool) -> (Vec<FileEdit>, Vec<Problem
                 .map(|()| SourceFile::new(src.path.clone(), src.display.clone(), new))
                 .map_err(|e| format!("the fixed file would not parse: {e}")),
             None => same_tokens(&src.text, &new, &taken, bare).and_then(|()| {
-            let fixed = reparse(src, new)?;
-            // The names the fixes took out of the code: an import only they used goes.
-            let gone = removed_names(&src.text, &taken);
-            let unused = unused_imports(&fixed.0, &fixed.1, &gone);
-            if unused.is_empty() {
-                return Ok(fixed.0);
-            }
-            let removals: Vec<Taken> = unused.iter().map(|&(s, e)| (s, e, "")).collect();
-            let text = splice(&fixed.0.text, &removals);
-            same_tokens(&fixed.0.text, &text, &removals, &[])?;
-            Ok(reparse(src, text)?.0)
-        }),
+                let fixed = reparse(src, new)?;
+                // The names the fixes took out of the code: an import only they used goes.
+                let gone = removed_names(&src.text, &taken);
+                let unused = unused_imports(&fixed.0, &fixed.1, &gone);
+                if unused.is_empty() {
+                    return Ok(fixed.0);
+                }
+                let removals: Vec<Taken> = unused.iter().map(|&(s, e)| (s, e, "")).collect();
+                let text = splice(&fixed.0.text, &removals);
+                same_tokens(&fixed.0.text, &text, &removals, &[])?;
+                Ok(reparse(src, text)?.0)
+            }),
         };
         proc_macro2::extra::invalidate_current_thread_spans();
         let fixed = match check {

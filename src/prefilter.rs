@@ -100,7 +100,13 @@ pub const BINDING_CRATES: &[&str] = &["opencl3", "cl3", "ocl", "ocl_core", "cl_s
 /// Names that mark C or C++ code as OpenCL host code: the API's handle types and the
 /// C++ wrapper's namespace (`cl::Buffer`).
 const CLIKE_BINDING_NAMES: &[&str] = &[
-    "cl", "cl_mem", "cl_command_queue", "cl_kernel", "cl_event", "cl_context", "cl_program",
+    "cl",
+    "cl_mem",
+    "cl_command_queue",
+    "cl_kernel",
+    "cl_event",
+    "cl_context",
+    "cl_program",
 ];
 
 /// Modeled API names that ordinary Rust uses for other things (`std::process::Command::arg`,

@@ -840,6 +840,61 @@ enum Shape {
     Pair(Box<Shape>, Box<Shape>),
 }
 
+/// Whether a loop body assigns through one of its items (`*x = ..`, `x[0] += ..`, `x.f = ..`).
+struct ItemWrites<'i> {
+    items: &'i [String],
+    found: bool,
+}
+
+impl ItemWrites<'_> {
+    fn through_item(&self, lhs: &Expr) -> bool {
+        match lhs {
+            Expr::Unary(u) => self.through_item(&u.expr),
+            Expr::Index(i) => self.through_item(&i.expr),
+            Expr::Field(f) => self.through_item(&f.base),
+            Expr::Paren(p) => self.through_item(&p.expr),
+            Expr::Path(p) => p
+                .path
+                .get_ident()
+                .is_some_and(|i| self.items.iter().any(|n| i == n)),
+            _ => false,
+        }
+    }
+}
+
+impl<'ast> Visit<'ast> for ItemWrites<'_> {
+    fn visit_expr_assign(&mut self, a: &'ast syn::ExprAssign) {
+        self.found |= self.through_item(&a.left);
+        visit::visit_expr_assign(self, a);
+    }
+
+    fn visit_expr_binary(&mut self, b: &'ast syn::ExprBinary) {
+        self.found |= is_assign_op(&b.op) && self.through_item(&b.left);
+        visit::visit_expr_binary(self, b);
+    }
+}
+
+/// The places a loop walks mutably (`v.iter_mut()`, `&mut v`), through iterator adapters.
+fn walked_mutably<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
+    match e {
+        Expr::Reference(r) if r.mutability.is_some() => out.push(&r.expr),
+        Expr::Reference(r) => walked_mutably(&r.expr, out),
+        Expr::Paren(p) => walked_mutably(&p.expr, out),
+        Expr::MethodCall(mc) => match mc.method.to_string().as_str() {
+            "iter_mut" => out.push(&mc.receiver),
+            "enumerate" | "by_ref" | "into_iter" => walked_mutably(&mc.receiver, out),
+            "zip" => {
+                walked_mutably(&mc.receiver, out);
+                for a in &mc.args {
+                    walked_mutably(a, out);
+                }
+            }
+            _ => {}
+        },
+        _ => {}
+    }
+}
+
 /// Whether a closure body leaves the closure early: it is not lowered where it is called.
 fn has_return(e: &Expr) -> bool {
     struct Find(bool);
@@ -1364,6 +1419,18 @@ impl Lowerer<'_, '_> {
     /// A loop over an iterable, with `pat` bound to each item; its body is a block or a
     /// closure's body. With `collect`, the body's values go to a temporary, returned.
     fn each(&mut self, iterable: &Expr, pat: &Pat, body: EachBody, collect: bool) -> Value {
+        let items: Vec<String> = pat_idents(pat).into_iter().map(|(n, _)| n).collect();
+        let writes_items = {
+            let mut w = ItemWrites {
+                items: &items,
+                found: false,
+            };
+            match body {
+                EachBody::Block(b) => w.visit_block(b),
+                EachBody::Closure(e) => w.visit_expr(e),
+            }
+            w.found
+        };
         let mut sources = Vec::new();
         let shape = self.iter_shape(iterable, &mut sources);
         let saved = std::mem::take(&mut self.out);
@@ -1398,6 +1465,23 @@ impl Lowerer<'_, '_> {
             tail,
             dst: dst.map(Place::var),
         });
+        // Items walked mutably and written in the body (`*x *= 0.5`): after the loop, what
+        // was known of the host data walked (its contents, for CLM004) no longer holds.
+        let mut walked = Vec::new();
+        if writes_items {
+            walked_mutably(iterable, &mut walked);
+        }
+        for w in walked {
+            if !matches!(strip(w), Expr::Path(_) | Expr::Field(_)) {
+                continue;
+            }
+            if let Some(p) = self.place_of(w) {
+                let hint = self.vars[p.var].hint;
+                if matches!(hint, TypeHint::Unknown | TypeHint::Host(_)) {
+                    self.forget(vec![Value::Place(p)], Span::default());
+                }
+            }
+        }
         dst.map_or(Value::Unknown, |d| Value::Place(Place::var(d)))
     }
 
