@@ -207,5 +207,5 @@ fn jobs_are_capped_at_the_cores() {
         "fixtures/seed/buggy.rs",
     ]);
     assert_eq!(o.status.code(), Some(1));
-    assert!(stdout(&o).contains("3 errors, 3 warnings in 1 file checked"));
+    assert!(stdout(&o).contains("4 errors, 3 warnings in 1 file checked"));
 }

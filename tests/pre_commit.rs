@@ -115,7 +115,7 @@ fn the_hook_fails_on_findings_and_passes_clean_code() {
     assert!(text.contains("error[CLM001]"), "{text}");
     assert!(text.contains("┌─ src/buggy.rs:67:28"), "{text}");
     assert!(
-        text.contains("3 errors, 3 warnings in 1 file checked"),
+        text.contains("4 errors, 3 warnings in 1 file checked"),
         "{text}"
     );
 
