@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Lints a fixed list of published crates that use the OpenCL bindings and prints the findings
 # per crate. The crates are downloaded with cargo (pinned versions, no build: `cargo fetch`
-# into a scratch project), then read from cargo's registry source directory; nothing of them
+# into a scratch project per crate), then read from cargo's registry source directory; nothing of them
 # is compiled or run. Usage: scripts/corpus.sh [SCRATCH_DIR]   (default: target/corpus)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -28,16 +28,16 @@ CRATES=(
 )
 
 scratch="${1:-target/corpus}"
-mkdir -p "$scratch/src"
-{
-    printf '[package]\nname = "clmigrate-corpus"\nversion = "0.0.0"\nedition = "2021"\npublish = false\n\n[dependencies]\n'
-    for c in "${CRATES[@]}"; do
-        set -- $c
-        printf '%s = { version = "=%s", default-features = false }\n' "$1" "$2"
-    done
-} > "$scratch/Cargo.toml"
-echo 'fn main() {}' > "$scratch/src/main.rs"
-cargo fetch --manifest-path "$scratch/Cargo.toml" --quiet
+# One scratch project per crate: two crates that link the same native library (`links =
+# "OpenCL"`) cannot be in one dependency graph. Each is outside this workspace.
+for c in "${CRATES[@]}"; do
+    set -- $c
+    dir="$scratch/$1"
+    mkdir -p "$dir/src"
+    printf '[package]\nname = "clmigrate-corpus"\nversion = "0.0.0"\nedition = "2021"\npublish = false\n\n[workspace]\n\n[dependencies]\n%s = { version = "=%s", default-features = false }\n' "$1" "$2" > "$dir/Cargo.toml"
+    echo 'fn main() {}' > "$dir/src/main.rs"
+    cargo fetch --manifest-path "$dir/Cargo.toml" --quiet
+done
 
 cargo build --release --quiet --bin cargo-clmigrate-lint
 bin="${CARGO_TARGET_DIR:-target}/release/cargo-clmigrate-lint"
