@@ -722,6 +722,10 @@ const MAX_UNROLL: usize = 16;
 /// past this, loops run as loops over "some member" (nested unrolling would multiply).
 const MAX_UNROLLED_STMTS: usize = 20_000;
 
+/// Loops run once per member nest at most this deep: a deeper one runs as a loop over "some
+/// member", so nested unrolling cannot multiply past `MAX_UNROLL^MAX_UNROLL_DEPTH` times.
+const MAX_UNROLL_DEPTH: usize = 2;
+
 /// Commands tracked per function (each iteration of a loop counts): happens-before is
 /// quadratic in them. Past this the analysis forgets what later commands touch.
 const MAX_COMMANDS: usize = 10_000;
@@ -888,6 +892,8 @@ struct Analyzer<'f> {
     threads: Vec<(BitSet, AVal)>,
     /// Statements interpreted in unrolled loops so far.
     unrolled: usize,
+    /// Unrolled loops around the statement being interpreted.
+    unroll_depth: usize,
     /// Per object: the member or field place the code last named it by (`queues[1]`).
     shown: HashMap<ObjId, String>,
     /// Parameters of the callees interpreted at call sites: a name only the callee knows.
@@ -958,6 +964,7 @@ pub fn analyze<'f>(func: &Function, index: &'f Index<'f>, kernels: &mut Kernels)
         program_sources: HashMap::new(),
         threads: Vec::new(),
         unrolled: 0,
+        unroll_depth: 0,
         shown: HashMap::new(),
         callee_params: HashSet::new(),
         frame_sites: HashMap::new(),
@@ -1792,7 +1799,11 @@ impl<'f> Analyzer<'f> {
         let n = members.iter().map(Vec::len).min().unwrap_or(0);
         let cost = stmt_count(body) * n;
         let known = members.len() == sources.len() && !sources.is_empty();
-        if !known || n > MAX_UNROLL || self.unrolled + cost > MAX_UNROLLED_STMTS {
+        if !known
+            || n > MAX_UNROLL
+            || self.unroll_depth >= MAX_UNROLL_DEPTH
+            || self.unrolled + cost > MAX_UNROLLED_STMTS
+        {
             // Some member: a place `list[_]` never proves two members equal.
             let mut looped: Vec<Stmt> = binds
                 .iter()
@@ -1847,7 +1858,9 @@ impl<'f> Analyzer<'f> {
                 s.env.insert(p.clone(), v);
             }
             self.loops.push(LoopCx::default());
+            self.unroll_depth += 1;
             let end = self.block(body, s);
+            self.unroll_depth -= 1;
             let cx = self.loops.pop().unwrap_or_default();
             let mut ends: Vec<State> = Vec::new();
             if let Some(mut e) = end {
