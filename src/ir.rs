@@ -457,6 +457,33 @@ pub struct VarInfo {
     pub ty: Option<String>,
 }
 
+impl VarInfo {
+    /// The fresh temporary `%n`, the function's `n`th variable.
+    pub fn temp(n: usize, hint: TypeHint) -> Self {
+        VarInfo {
+            name: format!("%{n}"),
+            hint,
+            fields: Vec::new(),
+            ty: None,
+        }
+    }
+}
+
+/// Forgetting `values`: only those that can name a tracked object or host data count;
+/// `None` when none does.
+pub fn forget(values: Vec<Value>, span: Span) -> Option<Stmt> {
+    let values: Vec<Value> = values
+        .into_iter()
+        .filter(|v| {
+            matches!(
+                v,
+                Value::Place(_) | Value::Host { base: Some(_), .. } | Value::List(_)
+            )
+        })
+        .collect();
+    (!values.is_empty()).then_some(Stmt::Forget { values, span })
+}
+
 /// A lowered function or method.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Function {

@@ -990,28 +990,12 @@ impl Lowerer<'_, '_> {
     /// A fresh temporary variable (`%n`).
     fn new_temp(&mut self, hint: TypeHint) -> Var {
         let t = self.vars.len();
-        self.vars.push(VarInfo {
-            name: format!("%{t}"),
-            hint,
-            fields: Vec::new(),
-            ty: None,
-        });
+        self.vars.push(VarInfo::temp(t, hint));
         t
     }
 
     fn forget(&mut self, values: Vec<Value>, span: Span) {
-        let values: Vec<Value> = values
-            .into_iter()
-            .filter(|v| {
-                matches!(
-                    v,
-                    Value::Place(_) | Value::Host { base: Some(_), .. } | Value::List(_)
-                )
-            })
-            .collect();
-        if !values.is_empty() {
-            self.out.push(Stmt::Forget { values, span });
-        }
+        self.out.extend(crate::ir::forget(values, span));
     }
 
     /// Lowers a block into the current statement list, in a new scope; returns the value of
