@@ -455,6 +455,20 @@ pub struct VarInfo {
     /// type's name, so [`link`](crate::lower::link) can give the fields of a struct
     /// another file of the crate defines.
     pub ty: Option<String>,
+    /// How a field of the variable is written.
+    pub member: Member,
+}
+
+/// How a field of a variable is written in the source language.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Member {
+    /// `solver.queue`: Rust, or a C struct by value.
+    #[default]
+    Dot,
+    /// `ctx->queue`: a pointer to a C or C++ struct.
+    Arrow,
+    /// `queue_`: C++'s `this`, whose members a method names bare.
+    Implicit,
 }
 
 impl VarInfo {
@@ -465,6 +479,7 @@ impl VarInfo {
             hint,
             fields: Vec::new(),
             ty: None,
+            member: Member::Dot,
         }
     }
 }
@@ -503,11 +518,19 @@ impl Function {
 
 /// A place as the user wrote it, naming its variable from `vars`.
 pub fn place_name(vars: &[VarInfo], place: &Place) -> String {
-    let mut s = vars[place.var].name.clone();
-    for p in &place.proj {
+    let var = &vars[place.var];
+    let mut s = match (var.member, place.proj.first()) {
+        (Member::Implicit, Some(Proj::Field(_))) => String::new(),
+        _ => var.name.clone(),
+    };
+    for (i, p) in place.proj.iter().enumerate() {
         match p {
             Proj::Field(f) => {
-                s.push('.');
+                match (i, var.member) {
+                    (0, Member::Implicit) => {}
+                    (0, Member::Arrow) => s.push_str("->"),
+                    _ => s.push('.'),
+                }
                 s.push_str(f);
             }
             Proj::Index(i) => s.push_str(&format!("[{i}]")),

@@ -30,12 +30,17 @@ pub struct Param {
     pub pointer: bool,
     pub const_pointee: bool,
     pub access: ParamAccess,
+    /// An image (`image2d_t`, `image1d_buffer_t`, ..) or a pipe: a memory object by value.
+    pub image_or_pipe: bool,
 }
 
 impl Param {
-    /// Whether the argument must be a buffer object (`__global` or `__constant` pointer).
-    pub fn wants_buffer(&self) -> bool {
-        self.pointer && matches!(self.space, AddrSpace::Global | AddrSpace::Constant)
+    /// Whether the argument must be a memory object: a buffer for a `__global` or `__constant`
+    /// pointer, an image for an `image*_t`, a pipe for a `pipe` (OpenCL C 3.0, 6.3.2: kernel
+    /// arguments; `clSetKernelArg` takes a `cl_mem` for each).
+    pub fn takes_mem_object(&self) -> bool {
+        self.image_or_pipe
+            || self.pointer && matches!(self.space, AddrSpace::Global | AddrSpace::Constant)
     }
 }
 
@@ -235,6 +240,9 @@ fn param(toks: &[Tok], body: &[Tok]) -> Option<Param> {
     let star = toks.iter().position(|t| is_punct(Some(t), "*"));
     let pointer = star.is_some() || toks.iter().any(|t| is_punct(Some(t), "["));
     let has = |w: &[&str]| idents.iter().any(|i| w.contains(i));
+    let image_or_pipe = idents
+        .iter()
+        .any(|i| *i == "pipe" || i.starts_with("image") && i.ends_with("_t"));
     let space = if has(&["__global", "global"]) {
         AddrSpace::Global
     } else if has(&["__constant", "constant"]) {
@@ -272,6 +280,7 @@ fn param(toks: &[Tok], body: &[Tok]) -> Option<Param> {
         pointer,
         const_pointee,
         access,
+        image_or_pipe,
     })
 }
 
@@ -425,10 +434,13 @@ mod tests {
             (AddrSpace::Global, true, true, ParamAccess::Read)
         );
         assert_eq!(p[1].access, ParamAccess::ReadWrite);
-        assert!(p[1].wants_buffer() && p[2].wants_buffer());
+        assert!(p[1].takes_mem_object() && p[2].takes_mem_object());
         assert_eq!(p[2].space, AddrSpace::Constant);
-        assert!(!p[3].wants_buffer(), "a __local pointer takes no buffer");
-        assert!(!p[4].pointer && !p[4].wants_buffer());
+        assert!(
+            !p[3].takes_mem_object(),
+            "a __local pointer takes no buffer"
+        );
+        assert!(!p[4].pointer && !p[4].takes_mem_object());
         assert_eq!(p[6].access, ParamAccess::Read);
         // `&hist[0]` inside an atomic: an element access, then the call writes it.
         assert_ne!(p[7].access, ParamAccess::Read);

@@ -617,10 +617,11 @@ fn check_crate(
         |l| {
             let beside = kernel_files(cache, kernel_dir(input_of[&l.id]));
             let mut kernels = analysis::Kernels::new(beside);
+            let spelling = rules::Spelling::of(&l.src.path);
             Ok(l.ir
                 .functions
                 .iter()
-                .flat_map(|f| rules::run(&analysis::analyze(f, &index, &mut kernels)))
+                .flat_map(|f| rules::run(&analysis::analyze(f, &index, &mut kernels), spelling))
                 .collect::<Vec<Finding>>())
         },
     );

@@ -74,6 +74,24 @@ fn fix_applies_the_safe_fixes_to_c_and_cpp_and_a_second_run_changes_nothing() {
     }
 }
 
+/// CLM001's suggested buffer is passed the way each API takes it: `clSetKernelArg` a
+/// pointer to the handle, `cl::Kernel::setArg` the `cl::Buffer` itself.
+#[test]
+fn unsafe_fixes_pass_the_buffer_as_each_api_takes_it() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, want) in [
+        ("buggy.c", "sizeof(cl_mem), &dev0_buf);"),
+        ("buggy.cpp", "kernel0.setArg(0, dev0_buf);"),
+    ] {
+        let path = dir.path().join(name);
+        fs::copy(Path::new("fixtures/seed").join(name), &path).unwrap();
+        plain(&["--fix", "--unsafe", path.to_str().unwrap()]);
+        let fixed = fs::read_to_string(&path).unwrap();
+        assert!(fixed.contains(want), "{name}:\n{fixed}");
+        assert!(!codes(&path).contains(&"CLM001"), "{name}:\n{fixed}");
+    }
+}
+
 #[test]
 fn a_baseline_records_c_findings() {
     let dir = tempfile::tempdir().unwrap();

@@ -15,7 +15,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
 
 use crate::ir::*;
-use crate::kernel_src::{self, KernelSig, ParamAccess};
+use crate::kernel_src::{self, AddrSpace, KernelSig, ParamAccess};
 use bitset::BitSet;
 
 type ObjId = usize;
@@ -62,8 +62,10 @@ pub enum Mismatch {
     PastEnd { count: usize },
     /// A buffer for a parameter passed by value.
     BufferByValue { param: String, decl: String },
-    /// A scalar for a parameter that is a pointer to device memory.
+    /// A scalar for a parameter that takes a memory object.
     ScalarForPointer { param: String, decl: String },
+    /// A buffer for a `__local` pointer, whose argument is a size and a null value.
+    BufferForLocal { param: String, decl: String },
 }
 
 /// How a command uses a buffer, for messages.
@@ -2040,7 +2042,7 @@ impl<'f> Analyzer<'f> {
                 };
                 let param = sig.as_ref().and_then(|s| s.params.get(index as usize));
                 let fires = match param {
-                    Some(p) => p.wants_buffer(),
+                    Some(p) => p.takes_mem_object(),
                     None => sig.is_none() && !kind.could_be_by_value(),
                 };
                 if !fires {
@@ -2082,13 +2084,16 @@ impl<'f> Analyzer<'f> {
                 count: sig.params.len(),
             }),
             Some(p) => match a {
-                AVal::Obj(o) if matches!(self.objs[*o].kind, ObjKind::Buffer) && !p.pointer => {
-                    Some(Mismatch::BufferByValue {
-                        param: p.name.clone(),
-                        decl: p.decl.clone(),
-                    })
+                AVal::Obj(o) if matches!(self.objs[*o].kind, ObjKind::Buffer) => {
+                    let (param, decl) = (p.name.clone(), p.decl.clone());
+                    match p.space {
+                        _ if p.takes_mem_object() => None,
+                        AddrSpace::Local => Some(Mismatch::BufferForLocal { param, decl }),
+                        _ if p.pointer => None,
+                        _ => Some(Mismatch::BufferByValue { param, decl }),
+                    }
                 }
-                AVal::Scalar | AVal::Int(_) if p.wants_buffer() => {
+                AVal::Scalar | AVal::Int(_) if p.takes_mem_object() => {
                     Some(Mismatch::ScalarForPointer {
                         param: p.name.clone(),
                         decl: p.decl.clone(),

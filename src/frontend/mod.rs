@@ -1,6 +1,7 @@
 //! Frontends for the languages other than Rust: C and C++ host code, read with tree-sitter
 //! and lowered to the same host IR ([`crate::ir`]) as the Rust frontend ([`crate::lower`]).
-//! The analysis and the rules do not know which language a function came from.
+//! The analysis does not know which language a function came from; the rules only spell
+//! their messages in the file's language ([`Spelling`](crate::rules::Spelling)).
 
 pub mod clike;
 

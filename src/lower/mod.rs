@@ -942,6 +942,7 @@ impl Lowerer<'_, '_> {
             hint,
             fields: Vec::new(),
             ty: None,
+            member: Member::Dot,
         });
         if let Some(s) = self.scopes.last_mut() {
             s.insert(name.to_string(), v);

@@ -1,6 +1,6 @@
 //! CLM004: a buffer already initialized from host data is written again from the same data.
 
-use super::{Label, Level, Rule};
+use super::{Label, Level, Rule, Spelling};
 use crate::analysis::Fact;
 use crate::rules::Finding;
 
@@ -13,7 +13,7 @@ pub const RULE: Rule = Rule {
     check,
 };
 
-fn check(fact: &Fact) -> Option<Finding> {
+fn check(fact: &Fact, _: Spelling) -> Option<Finding> {
     // Only repeated uploads of unchanged host data.
     let Fact::Reinit {
         write,

@@ -1,6 +1,6 @@
 //! CLM002: `CL_MIGRATE_MEM_OBJECT_HOST` on a buffer whose next use is on a device.
 
-use super::{what, Applicability, Edit, Fix, Label, Level, Rule};
+use super::{what, Applicability, Edit, Fix, Label, Level, Rule, Spelling};
 use crate::analysis::Fact;
 use crate::rules::Finding;
 
@@ -13,7 +13,7 @@ pub const RULE: Rule = Rule {
     check,
 };
 
-fn check(fact: &Fact) -> Option<Finding> {
+fn check(fact: &Fact, _: Spelling) -> Option<Finding> {
     // Only a host migration followed by a device use.
     let Fact::HostMigration {
         migration,

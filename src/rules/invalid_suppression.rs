@@ -1,6 +1,6 @@
 //! CLM901: a comment that starts like a suppression but is not one.
 
-use super::{Label, Level, Rule};
+use super::{Label, Level, Rule, Spelling};
 use crate::analysis::Fact;
 use crate::ir::Span;
 use crate::rules::Finding;
@@ -15,7 +15,7 @@ pub const RULE: Rule = Rule {
 };
 
 /// Reads comments, not facts: `suppress::apply` reports it through [`finding`].
-fn check(_: &Fact) -> Option<Finding> {
+fn check(_: &Fact, _: Spelling) -> Option<Finding> {
     None
 }
 

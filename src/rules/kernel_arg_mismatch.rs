@@ -1,6 +1,6 @@
 //! CLM007: a kernel argument that cannot match the kernel's signature in its source.
 
-use super::{Label, Level, Rule};
+use super::{Label, Level, Rule, Spelling};
 use crate::analysis::{Fact, Mismatch};
 use crate::rules::Finding;
 
@@ -13,7 +13,7 @@ pub const RULE: Rule = Rule {
     check,
 };
 
-fn check(fact: &Fact) -> Option<Finding> {
+fn check(fact: &Fact, _: Spelling) -> Option<Finding> {
     // Only arguments checked against a visible signature.
     let Fact::ArgMismatch {
         set_arg,
@@ -35,6 +35,11 @@ fn check(fact: &Fact) -> Option<Finding> {
             format!("argument {index} of `{kernel}` is a buffer, but parameter `{param}` is `{decl}` by value"),
             format!("`{}` is a buffer object", arg.text),
             format!("pass a value of the type of `{param}`, or declare it as a `__global` pointer"),
+        ),
+        Mismatch::BufferForLocal { param, decl } => (
+            format!("argument {index} of `{kernel}` is a buffer, but parameter `{param}` is `{decl}`"),
+            format!("`{}` is a buffer object", arg.text),
+            "`__local` memory is given as its size in bytes and a null value; pass the buffer to a `__global` parameter".to_string(),
         ),
         Mismatch::ScalarForPointer { param, decl } => (
             format!("argument {index} of `{kernel}` is a scalar, but parameter `{param}` is `{decl}`"),

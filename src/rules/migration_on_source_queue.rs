@@ -1,6 +1,6 @@
 //! CLM005: a device-to-device migration enqueued on the queue where the buffer already is.
 
-use super::{Applicability, Edit, Fix, Label, Level, Rule};
+use super::{Applicability, Edit, Fix, Label, Level, Rule, Spelling};
 use crate::analysis::Fact;
 use crate::rules::Finding;
 
@@ -13,7 +13,7 @@ pub const RULE: Rule = Rule {
     check,
 };
 
-fn check(fact: &Fact) -> Option<Finding> {
+fn check(fact: &Fact, _: Spelling) -> Option<Finding> {
     // Only migrations on the source's queue.
     let Fact::SourceQueueMigration {
         migration,

@@ -1,6 +1,6 @@
 //! CLM003: two commands on different queues touch a buffer, one writes, nothing orders them.
 
-use super::{what, Label, Level, Rule};
+use super::{what, Label, Level, Rule, Spelling};
 use crate::analysis::{Fact, Mode};
 use crate::rules::Finding;
 
@@ -31,7 +31,7 @@ fn does(m: Mode) -> &'static str {
     }
 }
 
-fn check(fact: &Fact) -> Option<Finding> {
+fn check(fact: &Fact, _: Spelling) -> Option<Finding> {
     // Only unordered pairs of commands.
     let Fact::Unordered {
         producer,

@@ -86,7 +86,26 @@ pub struct Rule {
     pub summary: &'static str,
     /// The rule's spec, `rules/CLMxxx-name.md`.
     pub doc: &'static str,
-    pub check: fn(&Fact) -> Option<Finding>,
+    pub check: fn(&Fact, Spelling) -> Option<Finding>,
+}
+
+/// The language a finding's file is written in: messages and help name the APIs and types
+/// as that language spells them (`clReleaseEvent` in C, `release_event` in Rust).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Spelling {
+    Rust,
+    C,
+    Cpp,
+}
+
+impl Spelling {
+    pub fn of(path: &std::path::Path) -> Spelling {
+        match crate::frontend::Lang::of(path) {
+            Some(crate::frontend::Lang::C) => Spelling::C,
+            Some(crate::frontend::Lang::Cpp) => Spelling::Cpp,
+            None => Spelling::Rust,
+        }
+    }
 }
 
 /// Every rule, in code order.
@@ -109,14 +128,14 @@ pub fn find(code_or_name: &str) -> Option<&'static Rule> {
         .find(|r| r.code.eq_ignore_ascii_case(code_or_name) || r.name == code_or_name)
 }
 
-/// Runs every rule over the facts of one function.
-pub fn run(facts: &[Fact]) -> Vec<Finding> {
+/// Runs every rule over the facts of one function, written in `spelling`.
+pub fn run(facts: &[Fact], spelling: Spelling) -> Vec<Finding> {
     facts
         .iter()
         .flat_map(|f| {
             RULES
                 .iter()
-                .filter_map(move |r| (r.check)(f).map(|x| at_caller(f, x)))
+                .filter_map(move |r| (r.check)(f, spelling).map(|x| at_caller(f, x)))
         })
         .collect()
 }

@@ -1,6 +1,6 @@
 //! CLM006: a raw `cl_event` that is never released on some path.
 
-use super::{Label, Level, Rule};
+use super::{Label, Level, Rule, Spelling};
 use crate::analysis::Fact;
 use crate::rules::Finding;
 
@@ -13,7 +13,7 @@ pub const RULE: Rule = Rule {
     check,
 };
 
-fn check(fact: &Fact) -> Option<Finding> {
+fn check(fact: &Fact, spelling: Spelling) -> Option<Finding> {
     // Only raw events that leak.
     let Fact::Unreleased {
         site,
@@ -23,6 +23,11 @@ fn check(fact: &Fact) -> Option<Finding> {
     } = fact
     else {
         return None;
+    };
+    // A user event is made by `create_user_event` in the analysis's terms.
+    let api = match spelling {
+        Spelling::C | Spelling::Cpp if api == "create_user_event" => "clCreateUserEvent",
+        _ => api,
     };
     let what = match event_var {
         Some(v) => format!("the event `{v}` made by `{api}`"),
@@ -49,10 +54,13 @@ fn check(fact: &Fact) -> Option<Finding> {
         true => "clReleaseEvent",
         false => "release_event",
     };
+    let owner = match spelling {
+        Spelling::Rust => ", or wrap it in `opencl3::event::Event::new`",
+        Spelling::C => ", on every path",
+        Spelling::Cpp => ", or hold it in a `cl::Event`, which releases it",
+    };
     f.help = Some(match event_var {
-        Some(v) => format!(
-            "call `{release}({v})` after its last use, or wrap it in `opencl3::event::Event::new`"
-        ),
+        Some(v) => format!("call `{release}({v})` after its last use{owner}"),
         None => format!(
             "keep the event and call `{release}` after its last use, or pass a null event pointer"
         ),

@@ -456,6 +456,7 @@ impl FileCx {
         if let Some(c) = &owner {
             let v = l.bind("this", TypeHint::Unknown);
             l.type_var(v, c, 0);
+            l.vars[v].member = Member::Implicit;
             params.push(v);
         }
         let mut d = def.child_by_field_name("declarator");
@@ -568,6 +569,7 @@ impl Lowerer<'_> {
             hint,
             fields: Vec::new(),
             ty: None,
+            member: Member::Dot,
         });
         if let Some(s) = self.scopes.last_mut() {
             s.insert(name.to_string(), v);
@@ -584,6 +586,9 @@ impl Lowerer<'_> {
         if let Some(fields) = self.cx.structs.get(name) {
             self.vars[v].fields = fields.clone();
             self.vars[v].ty = Some(name.to_string());
+        }
+        if pointers == 1 {
+            self.vars[v].member = Member::Arrow;
         }
     }
 
