@@ -900,6 +900,8 @@ struct Analyzer<'f> {
     shown: HashMap<ObjId, String>,
     /// Parameters of the callees interpreted at call sites: a name only the callee knows.
     callee_params: HashSet<Var>,
+    /// The analyzed function's parameters: what is stored into them is the caller's.
+    params: HashSet<Var>,
     /// Per call frame: its caller's frame, the call and the callee.
     frame_sites: HashMap<usize, (usize, Span, String)>,
 }
@@ -969,6 +971,7 @@ pub fn analyze<'f>(func: &Function, index: &'f Index<'f>, kernels: &mut Kernels)
         unroll_depth: 0,
         shown: HashMap::new(),
         callee_params: HashSet::new(),
+        params: func.params.iter().copied().collect(),
         frame_sites: HashMap::new(),
     };
     let mut st = State::default();
@@ -1364,7 +1367,13 @@ impl<'f> Analyzer<'f> {
         match s {
             Stmt::Assign { dst, value, span } => {
                 self.cur_span = *span;
-                let dst = &self.concrete(&st, dst);
+                // A callee's store through its parameter (`s->q0 = ..` of `setup(&s)`)
+                // is a store into the caller's place; a store into the parameter itself
+                // rebinds it alone.
+                if dst.proj.is_empty() {
+                    self.ext_alias.remove(&dst.var);
+                }
+                let dst = &self.canonical(&self.concrete(&st, dst));
                 let name = self.place_name(dst);
                 let mut v = self.eval(&mut st, value, None, &name);
                 let hint = self.vars[dst.var].hint;
@@ -1727,7 +1736,14 @@ impl<'f> Analyzer<'f> {
             let p = Place::var(param + offset);
             self.callee_params.insert(p.var);
             match arg {
-                Value::Place(a) if self.resolve(&mut st, a, None) == AVal::External => {
+                // An outside value keeps its identity; a local aggregate not known yet
+                // (`Sys s; setup(&s);`) is filled in by the callee through its parameter.
+                Value::Place(a)
+                    if matches!(
+                        self.resolve(&mut st, a, None),
+                        AVal::External | AVal::Unknown | AVal::Struct(_)
+                    ) =>
+                {
                     let c = self.canonical(a);
                     self.ext_alias.insert(p.var, c);
                 }
@@ -2314,7 +2330,9 @@ impl<'f> Analyzer<'f> {
 
     fn enqueue(&mut self, st: &mut State, cmd: &Command, event: Option<&Place>) {
         let r = self.resolve_cmd(st, cmd);
-        self.push_command(st, cmd.clone(), r, event);
+        // `&ev[i]`: the element `i` names where it is known.
+        let event = event.map(|e| self.canonical(&self.concrete(st, e)));
+        self.push_command(st, cmd.clone(), r, event.as_ref());
     }
 
     /// Records one command instance: its happens-before set, what it does to each buffer,
@@ -2419,6 +2437,15 @@ impl<'f> Analyzer<'f> {
             }
             if raw {
                 st.live_raw.insert(RawKey::Inst(i));
+                // Written into an element of the caller's array (`&ev[i]` of a parameter):
+                // the caller's to release.
+                let root = self.canonical(&Place::var(e.var));
+                let root_outside = !e.proj.is_empty()
+                    && (self.params.contains(&root.var)
+                        || st.env.get(&root).is_none_or(|r| *r == AVal::External));
+                if root_outside {
+                    self.hand_on(st, &AVal::Events(BTreeSet::from([i])));
+                }
             }
         }
     }

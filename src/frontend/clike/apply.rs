@@ -141,7 +141,10 @@ impl Lowerer<'_> {
                         _ => None,
                     }
                 });
-                if let Some(p) = event.as_ref().filter(|p| !p.proj.is_empty()) {
+                if let Some(p) = event
+                    .as_ref()
+                    .filter(|p| !p.proj.is_empty() && p.is_definite())
+                {
                     if !self.event_elems.contains(p) {
                         self.event_elems.push(p.clone());
                     }
@@ -262,17 +265,22 @@ impl Lowerer<'_> {
             Effect::Null => Value::Null,
             Effect::ByValue => Value::Scalar,
             Effect::Release => {
-                // `ev[i]`: which event is not known, so none is taken to leak.
-                // `ev[i]` in a loop: every element of `ev` an event was written to.
+                // `ev[i]` in a loop: every element of `ev` an event was written to, and the
+                // element `i` where the analysis knows `i` (an unknown one releases any).
                 let events = match role_val(Role::Event) {
-                    Value::Place(p) if !p.is_definite() => Value::List(
-                        self.event_elems
+                    Value::Place(p) if !p.is_definite() => {
+                        let mut elems: Vec<Value> = self
+                            .event_elems
                             .iter()
                             .filter(|e| e.var == p.var)
                             .cloned()
                             .map(Value::Place)
-                            .collect(),
-                    ),
+                            .collect();
+                        if p.proj.iter().any(|x| matches!(x, Proj::Var(_))) {
+                            elems.push(Value::Place(p));
+                        }
+                        Value::List(elems)
+                    }
                     v => v,
                 };
                 self.out.push(Stmt::Release { events, span });

@@ -708,6 +708,25 @@ impl Lowerer<'_> {
                 if let Some(i) = n.child_by_field_name("initializer") {
                     self.stmt_or_expr(i);
                 }
+                if let Some((counter, source)) = self.counted(n) {
+                    // `for (i = 0; i < n; i++)`: once per value of `i` where `n` is known.
+                    self.in_switch.push(false);
+                    let body = self.separate(|l| {
+                        if let Some(b) = n.child_by_field_name("body") {
+                            l.stmt(b);
+                        }
+                    });
+                    self.in_switch.pop();
+                    self.out.push(Stmt::ForEach {
+                        sources: vec![source],
+                        binds: vec![(Place::var(counter), EachPart::Member(0))],
+                        body,
+                        tail: Value::Unknown,
+                        dst: None,
+                    });
+                    self.scopes.pop();
+                    return;
+                }
                 self.in_switch.push(false);
                 let iteration = |l: &mut Self| {
                     l.separate(|l| {
@@ -911,6 +930,68 @@ impl Lowerer<'_> {
 
     /// Whether a `for` loop counts up from a constant below a constant bound
     /// (`for (int i = 0; i < N; i++)`), so its body runs at least once.
+    /// A counted loop, `for (i = S; i < E; i++)` (`<=`, `++i`, `i += 1` too), whose body
+    /// does not change `i`: the counter, and the values it takes. From 0 to any `E` the
+    /// analysis evaluates (a constant, a local known to hold one); from another start,
+    /// constant bounds only (at most 64 values).
+    fn counted(&mut self, n: Node<'_>) -> Option<(Var, EachSource)> {
+        let text = self.text.clone();
+        let txt = |x: Node<'_>| text.get(x.byte_range()).unwrap_or("");
+        let init = n.child_by_field_name("initializer")?;
+        let (name, start) = match init.kind() {
+            "declaration" => {
+                let d = init.child_by_field_name("declarator")?;
+                (d.kind() == "init_declarator").then_some(())?;
+                (
+                    d.child_by_field_name("declarator")?,
+                    d.child_by_field_name("value")?,
+                )
+            }
+            "assignment_expression" if txt(init.child_by_field_name("operator")?) == "=" => (
+                init.child_by_field_name("left")?,
+                init.child_by_field_name("right")?,
+            ),
+            _ => return None,
+        };
+        (name.kind() == "identifier").then_some(())?;
+        let name = txt(name).to_string();
+        let start = self.cx.int_of_in(&text, start)?;
+        let cond = n.child_by_field_name("condition")?;
+        (cond.kind() == "binary_expression").then_some(())?;
+        let left = cond.child_by_field_name("left")?;
+        let right = cond.child_by_field_name("right")?;
+        (left.kind() == "identifier" && txt(left) == name).then_some(())?;
+        let op = txt(cond.child_by_field_name("operator")?);
+        let update = n.child_by_field_name("update")?;
+        let step = txt(update).split_whitespace().collect::<String>();
+        let steps = [
+            format!("{name}++"),
+            format!("++{name}"),
+            format!("{name}+=1"),
+            format!("{name}={name}+1"),
+        ];
+        (steps.contains(&step) && !changes(n.child_by_field_name("body")?, &name, &text))
+            .then_some(())?;
+        let counter = self.lookup(&name)?;
+        let constant = self.cx.int_of_in(&text, right);
+        let end = match (op, constant) {
+            ("<", Some(b)) => b,
+            ("<=", Some(b)) => b.checked_add(1)?,
+            ("<", None)
+                if start == 0 && matches!(right.kind(), "identifier" | "field_expression") =>
+            {
+                return Some((counter, EachSource::Upto(self.expr(right))));
+            }
+            _ => return None,
+        };
+        if start == 0 {
+            return Some((counter, EachSource::Upto(Value::Int(end))));
+        }
+        (end.saturating_sub(start) <= 64).then_some(())?;
+        let values = (start..end).map(Value::Int).collect();
+        Some((counter, EachSource::Members(Value::List(values))))
+    }
+
     fn runs_once(&self, n: Node<'_>) -> bool {
         let text = self.text.clone();
         let int = |x: Node<'_>| self.cx.int_of_in(&text, x);
@@ -1274,14 +1355,19 @@ impl Lowerer<'_> {
                     };
                     self.cx.int_of_in(&self.text, i)
                 });
+                // `q[i]` for a local `i`: the analysis takes the element when it knows `i`.
+                let local = index
+                    .filter(|i| i.kind() == "identifier")
+                    .and_then(|i| self.lookup(self.txt(i)));
                 if let Some(i) = index {
                     self.expr(i);
                 }
                 match base {
                     Some(Value::Place(mut p)) => {
-                        p.proj.push(match constant {
-                            Some(k) => Proj::Index(k),
-                            None => Proj::AnyIndex,
+                        p.proj.push(match (constant, local) {
+                            (Some(k), _) => Proj::Index(k),
+                            (None, Some(v)) => Proj::Var(v),
+                            (None, None) => Proj::AnyIndex,
                         });
                         Value::Place(p)
                     }
@@ -1447,9 +1533,28 @@ impl Lowerer<'_> {
             }
             return Value::Scalar;
         }
+        // A handle stored into an element (`q[i] = clCreateCommandQueue(..)`) is that
+        // element's; any other store through a pointer or into an element changes what the
+        // base holds (host data written element by element).
+        let handle = matches!(v, Value::New(_))
+            || matches!(&v, Value::Place(p) if matches!(
+                self.vars[p.var].hint,
+                TypeHint::Context
+                    | TypeHint::Device
+                    | TypeHint::Queue
+                    | TypeHint::Buffer
+                    | TypeHint::Kernel
+                    | TypeHint::Program
+                    | TypeHint::Event
+            ));
         match left.kind() {
-            // A store through a pointer or into an element changes what the base holds.
-            "subscript_expression" | "pointer_expression" => {
+            "subscript_expression" if !handle => {
+                let base = left
+                    .child_by_field_name("argument")
+                    .map_or(Value::Unknown, |b| self.expr(b));
+                self.forget(vec![base], span);
+            }
+            "pointer_expression" => {
                 let base = left
                     .child_by_field_name("argument")
                     .map_or(Value::Unknown, |b| self.expr(b));
@@ -1700,6 +1805,24 @@ fn failed_exit(arm: Vec<Stmt>, events: &[Place], span: Span) -> Vec<Stmt> {
 
 /// Whether a loop body holds a `break`, `continue` or `return` of its own (not of a loop
 /// nested in it).
+/// Whether `n` assigns, increments or takes the address of the variable `name`.
+fn changes(n: Node<'_>, name: &str, text: &str) -> bool {
+    let is_name = |x: Option<Node<'_>>| {
+        x.is_some_and(|x| x.kind() == "identifier" && text.get(x.byte_range()) == Some(name))
+    };
+    let own = match n.kind() {
+        "assignment_expression" => is_name(n.child_by_field_name("left")),
+        "update_expression" => is_name(n.child_by_field_name("argument")),
+        "pointer_expression" => {
+            n.child_by_field_name("operator")
+                .is_some_and(|o| text.get(o.byte_range()) == Some("&"))
+                && is_name(n.child_by_field_name("argument"))
+        }
+        _ => false,
+    };
+    own || named(n).into_iter().any(|c| changes(c, name, text))
+}
+
 fn jumps(body: &[Stmt]) -> bool {
     body.iter().any(|s| match s {
         Stmt::Break | Stmt::Continue | Stmt::Return { .. } => true,
