@@ -21,9 +21,9 @@ use std::sync::OnceLock;
 use tree_sitter::{Node, Parser, Tree};
 
 use super::Lang;
+use crate::frontend::bindings::Bindings;
+use crate::frontend::{Const, Fields, FileIr};
 use crate::ir::*;
-use crate::lower::bindings::Bindings;
-use crate::lower::{Const, Fields, FileIr};
 use crate::source::SourceFile;
 use types::{declared_hint, handle_hint, last_name};
 

@@ -1,10 +1,9 @@
-//! Lowering: a syn AST to the host IR, one [`Function`] per function or method.
+//! The Rust frontend: a syn AST to the host IR, one [`Function`] per function or method.
 //!
-//! Calls are looked up in the binding tables ([`bindings`]); a call that is not modeled
+//! Calls are looked up in the binding tables ([`bindings`](super::bindings)); a call that is not modeled
 //! forgets what is known about every value it receives. Lowering never fails: what it
 //! cannot follow becomes `Value::Unknown` or a `Forget`.
 
-pub mod bindings;
 mod spans;
 
 use std::collections::HashMap;
@@ -16,16 +15,10 @@ use syn::spanned::Spanned;
 use syn::visit::{self, Visit};
 use syn::{Expr, Pat, Stmt as SynStmt, Type};
 
+use super::bindings::{Api, Bindings, Effect, NewKind, Role};
+use super::{Const, Fields, FileIr};
 use crate::ir::*;
 use crate::source::{read_regular, SourceFile, MAX_FILE_BYTES};
-use bindings::{Api, Bindings, Effect, NewKind, Role};
-
-/// Constants of a file the lowering can read: integers and strings.
-#[derive(Clone, Debug)]
-pub enum Const {
-    Int(u64),
-    Str(String),
-}
 
 /// Methods on host data that only read it.
 const READ_ONLY_METHODS: &[&str] = &[
@@ -73,23 +66,12 @@ const READING_MACROS: &[&str] = &[
     "todo",
 ];
 
-/// The fields of a struct: their names and types.
-pub type Fields = Vec<(String, TypeHint)>;
-
 /// Standard types that parameters often have: never structs of the crate.
 const STD_TYPES: &[&str] = &[
     "Vec", "String", "str", "Option", "Result", "Box", "Rc", "Arc", "RefCell", "Cell", "Mutex",
     "RwLock", "HashMap", "HashSet", "BTreeMap", "BTreeSet", "VecDeque", "Path", "PathBuf",
     "Duration", "Instant",
 ];
-
-/// The lowered functions of one file, and the structs it defines.
-#[derive(Debug, Default)]
-pub struct FileIr {
-    pub functions: Vec<Function>,
-    /// By the struct's name.
-    pub structs: Vec<(String, Fields)>,
-}
 
 /// Lowers every function and method of a parsed file that is module `module` of its crate
 /// (empty for a crate root, or a file on its own): functions are named by their path in
@@ -123,31 +105,6 @@ pub fn lower_file(file_id: usize, src: &SourceFile, ast: &syn::File, module: &[S
     FileIr {
         functions: cx.functions,
         structs,
-    }
-}
-
-/// Gives each `self` and parameter whose struct another file of the crate defines the
-/// fields of that struct. `structs` are the structs of every file of the crate; a name
-/// that two of them define gives nothing.
-pub fn link<'f>(
-    functions: impl IntoIterator<Item = &'f mut Function>,
-    structs: &[(String, Fields)],
-) {
-    let mut by_name: HashMap<&str, Option<&Fields>> = HashMap::new();
-    for (name, fields) in structs {
-        by_name
-            .entry(name)
-            .and_modify(|e| *e = None)
-            .or_insert(Some(fields));
-    }
-    for f in functions {
-        for v in &mut f.vars {
-            if let Some(Some(fields)) = v.ty.as_deref().and_then(|t| by_name.get(t)) {
-                if v.fields.is_empty() {
-                    v.fields = (*fields).clone();
-                }
-            }
-        }
     }
 }
 
@@ -971,7 +928,7 @@ impl Lowerer<'_, '_> {
     }
 
     /// Records the struct type of a parameter: its fields when the file defines it, else
-    /// its name for [`link`].
+    /// its name for [`link`](super::link).
     fn type_var(&mut self, v: Var, ty: Option<String>) {
         match ty.as_deref().and_then(|t| self.cx.structs.get(t)) {
             Some(fields) => {
