@@ -10,7 +10,7 @@ pub mod rust;
 use std::collections::HashMap;
 use std::path::Path;
 
-use crate::ir::{Function, TypeHint};
+use crate::ir::{Function, HostKind, TypeHint, Value};
 
 /// Constants of a file the lowering can read: integers and strings.
 #[derive(Clone, Debug)]
@@ -52,6 +52,20 @@ pub fn link<'f>(
                 }
             }
         }
+    }
+}
+
+/// A list literal (an array, `vec!`, a C or C++ braced list): a list of values, which may be
+/// events (a wait list); a list of numbers is host data.
+fn list_or_host(items: Vec<Value>, kind: HostKind) -> Value {
+    if !items.is_empty()
+        && items
+            .iter()
+            .all(|v| matches!(v, Value::Int(_) | Value::Scalar))
+    {
+        Value::Host { kind, base: None }
+    } else {
+        Value::List(items)
     }
 }
 

@@ -22,7 +22,7 @@ use tree_sitter::{Node, Parser, Tree};
 
 use super::Lang;
 use crate::frontend::bindings::Bindings;
-use crate::frontend::{Const, Fields, FileIr};
+use crate::frontend::{list_or_host, Const, Fields, FileIr};
 use crate::ir::*;
 use crate::source::SourceFile;
 use types::{declared_hint, handle_hint, last_name};
@@ -1727,20 +1727,6 @@ fn path_segments(path: &str) -> Vec<String> {
         out.push(cur.trim().to_string());
     }
     out
-}
-
-/// A braced list: a list of values (a wait list when it holds events); a list of numbers is
-/// host data.
-fn list_or_host(items: Vec<Value>, kind: HostKind) -> Value {
-    if !items.is_empty()
-        && items
-            .iter()
-            .all(|v| matches!(v, Value::Int(_) | Value::Scalar))
-    {
-        Value::Host { kind, base: None }
-    } else {
-        Value::List(items)
-    }
 }
 
 #[cfg(test)]

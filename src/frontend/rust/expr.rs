@@ -11,7 +11,7 @@ use syn::{Expr, Type};
 use super::each::EachBody;
 use super::syntax::{closure_of, expr_idents, is_assign_op, path_segments, strip, token_idents};
 use super::{spans, Lowerer};
-use crate::frontend::Const;
+use crate::frontend::{list_or_host, Const};
 use crate::ir::*;
 use crate::source::{read_regular, MAX_FILE_BYTES};
 
@@ -40,20 +40,6 @@ const READING_MACROS: &[&str] = &[
     "unreachable",
     "todo",
 ];
-
-/// Array and `vec!` literals: a list of places may be events (a wait list); a list of
-/// numbers is host data.
-fn list_or_host(items: Vec<Value>, kind: HostKind) -> Value {
-    if !items.is_empty()
-        && items
-            .iter()
-            .all(|v| matches!(v, Value::Int(_) | Value::Scalar))
-    {
-        Value::Host { kind, base: None }
-    } else {
-        Value::List(items)
-    }
-}
 
 impl Lowerer<'_, '_> {
     pub(super) fn expr(&mut self, e: &Expr) -> Value {
