@@ -452,7 +452,7 @@ pub struct VarInfo {
     /// For a value of a struct defined in the crate: its fields' types.
     pub fields: Vec<(String, TypeHint)>,
     /// For `self` and parameters whose type is a struct not defined in the file: the
-    /// type's name, so [`link`](crate::lower::link) can give the fields of a struct
+    /// type's name, so [`link`](crate::frontend::link) can give the fields of a struct
     /// another file of the crate defines.
     pub ty: Option<String>,
     /// How a field of the variable is written.

@@ -14,7 +14,6 @@ pub mod frontend;
 pub mod harness;
 pub mod ir;
 pub mod kernel_src;
-pub mod lower;
 pub mod lsp;
 pub mod nesting;
 pub mod package;
@@ -287,7 +286,7 @@ const EVERYTHING: Scan = Scan {
 struct Lowered {
     id: usize,
     src: SourceFile,
-    ir: lower::FileIr,
+    ir: frontend::FileIr,
 }
 
 /// What became of a file given to the parser.
@@ -332,7 +331,7 @@ fn lower_files(members: &mut [(usize, Input)], which: &[usize], lower: bool) -> 
         if !lower {
             return Ok(Lowering::Parsed);
         }
-        let ir = lower::lower_file(id, &src, &ast, &input.placement.module);
+        let ir = frontend::rust::lower_file(id, &src, &ast, &input.placement.module);
         drop(ast);
         Ok(Lowering::Done(Lowered { id, src, ir }))
     };
@@ -601,11 +600,11 @@ fn check_crate(
     // Decoded and given to the parser, whatever it said.
     out.parsed = lowered.len() + failed.len() + syntax_only;
     lowered.sort_by_key(|l| l.id);
-    let structs: Vec<(String, lower::Fields)> = lowered
+    let structs: Vec<(String, frontend::Fields)> = lowered
         .iter()
         .flat_map(|l| l.ir.structs.iter().cloned())
         .collect();
-    lower::link(
+    frontend::link(
         lowered.iter_mut().flat_map(|l| &mut l.ir.functions),
         &structs,
     );
@@ -841,7 +840,7 @@ pub fn debug_ir(path: &Path) -> Result<String, String> {
                 Some(lang) => frontend::clike::lower_file(0, &src, lang)?,
                 None => {
                     let ast = parse(0, &src, placement.edition).map_err(|p| p.message)?;
-                    lower::lower_file(0, &src, &ast, &placement.module)
+                    frontend::rust::lower_file(0, &src, &ast, &placement.module)
                 }
             };
             let mut out = String::new();

@@ -3,7 +3,7 @@
 //!
 //! Every finding is drawn from an enqueue or a kernel-argument statement, and the lowering
 //! emits those only for calls of binding-table rows with an enqueue or kernel-argument
-//! effect ([`Api::is_anchor`](crate::lower::bindings::Api::is_anchor)). Such a call names
+//! effect ([`Api::is_anchor`](crate::frontend::bindings::Api::is_anchor)). Such a call names
 //! its API in the source. One search of the bytes ([`Language::scan`]) tells:
 //!
 //! - whether the file names an OpenCL binding: a binding crate (`use opencl3::..`,
@@ -29,7 +29,7 @@ use std::sync::OnceLock;
 
 use aho_corasick::{packed, AhoCorasick, MatchKind};
 
-use crate::lower::bindings::Bindings;
+use crate::frontend::bindings::Bindings;
 
 /// A search for whole-identifier occurrences of a set of names.
 #[derive(Debug, Clone)]
@@ -245,7 +245,7 @@ mod tests {
 
     #[test]
     fn the_anchor_names_are_the_enqueues_and_kernel_arguments() {
-        let b = crate::lower::bindings::Bindings::get();
+        let b = crate::frontend::bindings::Bindings::get();
         let anchors = b.anchors();
         assert!(anchors.iter().any(|n| n == "enqueue_write_buffer"));
         assert!(anchors.iter().any(|n| n == "set_arg"));

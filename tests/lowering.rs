@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use clmigrate_lint::debug_ir;
-use clmigrate_lint::lower::bindings::Bindings;
+use clmigrate_lint::frontend::bindings::Bindings;
 
 #[test]
 fn embedded_binding_tables_parse() {

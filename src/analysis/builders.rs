@@ -4,6 +4,7 @@
 
 use std::collections::BTreeSet;
 
+use super::commands::Resolved;
 use super::*;
 
 /// A command being built.

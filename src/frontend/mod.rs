@@ -1,11 +1,74 @@
-//! Frontends for the languages other than Rust: C and C++ host code, read with tree-sitter
-//! and lowered to the same host IR ([`crate::ir`]) as the Rust frontend ([`crate::lower`]).
-//! The analysis does not know which language a function came from; the rules only spell
-//! their messages in the file's language ([`Spelling`](crate::rules::Spelling)).
+//! The frontends: host code to the host IR ([`crate::ir`]), one [`Function`] per function.
+//! Rust is read with syn ([`rust`]), C and C++ with tree-sitter ([`clike`]); both look calls
+//! up in binding tables of the same shape ([`bindings`]) and give a [`FileIr`]. The analysis
+//! does not know which language a function came from; the rules only spell their messages
+//! in the file's language ([`Spelling`](crate::rules::Spelling)).
 
+pub mod bindings;
 pub mod clike;
+pub mod rust;
 
+use std::collections::HashMap;
 use std::path::Path;
+
+use crate::ir::{Function, HostKind, TypeHint, Value};
+
+/// Constants of a file the lowering can read: integers and strings.
+#[derive(Clone, Debug)]
+pub enum Const {
+    Int(u64),
+    Str(String),
+}
+
+/// The fields of a struct: their names and types.
+pub type Fields = Vec<(String, TypeHint)>;
+
+/// The lowered functions of one file, and the structs it defines.
+#[derive(Debug, Default)]
+pub struct FileIr {
+    pub functions: Vec<Function>,
+    /// By the struct's name.
+    pub structs: Vec<(String, Fields)>,
+}
+
+/// Gives each `self` and parameter whose struct another file of the crate defines the
+/// fields of that struct. `structs` are the structs of every file of the crate; a name
+/// that two of them define gives nothing.
+pub fn link<'f>(
+    functions: impl IntoIterator<Item = &'f mut Function>,
+    structs: &[(String, Fields)],
+) {
+    let mut by_name: HashMap<&str, Option<&Fields>> = HashMap::new();
+    for (name, fields) in structs {
+        by_name
+            .entry(name)
+            .and_modify(|e| *e = None)
+            .or_insert(Some(fields));
+    }
+    for f in functions {
+        for v in &mut f.vars {
+            if let Some(Some(fields)) = v.ty.as_deref().and_then(|t| by_name.get(t)) {
+                if v.fields.is_empty() {
+                    v.fields = (*fields).clone();
+                }
+            }
+        }
+    }
+}
+
+/// A list literal (an array, `vec!`, a C or C++ braced list): a list of values, which may be
+/// events (a wait list); a list of numbers is host data.
+fn list_or_host(items: Vec<Value>, kind: HostKind) -> Value {
+    if !items.is_empty()
+        && items
+            .iter()
+            .all(|v| matches!(v, Value::Int(_) | Value::Scalar))
+    {
+        Value::Host { kind, base: None }
+    } else {
+        Value::List(items)
+    }
+}
 
 /// A source language other than Rust.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -4,8 +4,8 @@
 use tree_sitter::Node;
 
 use super::{named, Lowerer};
+use crate::frontend::bindings::{Api, Effect, NewKind, Role};
 use crate::ir::*;
-use crate::lower::bindings::{Api, Effect, NewKind, Role};
 
 /// The out-of-order queue property.
 const OUT_OF_ORDER: &[&str] = &["CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE"];

@@ -21,9 +21,9 @@ use std::sync::OnceLock;
 use tree_sitter::{Node, Parser, Tree};
 
 use super::Lang;
+use crate::frontend::bindings::Bindings;
+use crate::frontend::{list_or_host, Const, Fields, FileIr};
 use crate::ir::*;
-use crate::lower::bindings::Bindings;
-use crate::lower::{Const, Fields, FileIr};
 use crate::source::SourceFile;
 use types::{declared_hint, handle_hint, last_name};
 
@@ -1855,20 +1855,6 @@ fn path_segments(path: &str) -> Vec<String> {
         out.push(cur.trim().to_string());
     }
     out
-}
-
-/// A braced list: a list of values (a wait list when it holds events); a list of numbers is
-/// host data.
-fn list_or_host(items: Vec<Value>, kind: HostKind) -> Value {
-    if !items.is_empty()
-        && items
-            .iter()
-            .all(|v| matches!(v, Value::Int(_) | Value::Scalar))
-    {
-        Value::Host { kind, base: None }
-    } else {
-        Value::List(items)
-    }
 }
 
 #[cfg(test)]

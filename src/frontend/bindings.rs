@@ -1,5 +1,7 @@
 //! API models as data: what each binding's functions and methods mean, read from
-//! `rules/bindings/*.toml` (embedded at build time).
+//! `rules/bindings/*.toml` (embedded at build time). Both frontends read calls with them:
+//! [`Bindings::get`] holds the Rust crates' tables, [`clike::bindings`](super::clike::bindings)
+//! those of the C API and the C++ wrapper.
 
 use std::collections::HashMap;
 use std::sync::OnceLock;
@@ -8,7 +10,7 @@ use serde::Deserialize;
 
 use crate::ir::{Access, CommandKind};
 
-/// The embedded tables, by binding name.
+/// The embedded tables of the Rust bindings, by binding name.
 const TABLES: &[(&str, &str)] = &[
     ("opencl3", include_str!("../../rules/bindings/opencl3.toml")),
     ("cl3", include_str!("../../rules/bindings/cl3.toml")),

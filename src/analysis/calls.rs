@@ -1,0 +1,390 @@
+//! Calls into the crate: the index of its functions and methods, and a callee interpreted
+//! at its call site in a frame of its own, with its variables renumbered past the caller's.
+
+use super::join::{join_all, join_val};
+use super::*;
+
+/// A callee interpreted at its call site.
+pub(super) struct InlineCx {
+    pub(super) callee: String,
+    /// Its frame: a number no other call shares (the analyzed function is frame 0).
+    pub(super) frame: usize,
+    /// The state and value at each of its returns.
+    pub(super) returns: Vec<(State, AVal)>,
+}
+
+/// How deep calls are followed.
+const MAX_CALL_DEPTH: usize = 4;
+
+/// Statements of callees interpreted for one analyzed function, all calls together: past
+/// this, calls forget. Following every call of a crate to depth `MAX_CALL_DEPTH` would be
+/// exponential in it.
+const MAX_INLINED_STMTS: usize = 4_000;
+
+/// Statements in a body, nested ones included.
+pub(super) fn stmt_count(body: &[Stmt]) -> usize {
+    body.iter()
+        .map(|s| match s {
+            Stmt::Branch(arms) => 1 + arms.iter().map(|a| stmt_count(a)).sum::<usize>(),
+            Stmt::Loop(b) | Stmt::ForEach { body: b, .. } | Stmt::Spawn { body: b, .. } => {
+                1 + stmt_count(b)
+            }
+            _ => 1,
+        })
+        .sum()
+}
+
+/// A callee's statements with its variables moved past the caller's.
+fn shift_block(body: &[Stmt], by: usize) -> Vec<Stmt> {
+    body.iter().map(|s| shift_stmt(s, by)).collect()
+}
+
+fn shift_place(p: &Place, by: usize) -> Place {
+    Place {
+        var: p.var + by,
+        proj: p
+            .proj
+            .iter()
+            .map(|x| match x {
+                Proj::Var(v) => Proj::Var(v + by),
+                other => other.clone(),
+            })
+            .collect(),
+    }
+}
+
+fn shift_value(v: &Value, by: usize) -> Value {
+    match v {
+        Value::Place(p) => Value::Place(shift_place(p, by)),
+        Value::Host { kind, base } => Value::Host {
+            kind: *kind,
+            base: base.as_ref().map(|p| shift_place(p, by)),
+        },
+        Value::List(items) => Value::List(items.iter().map(|i| shift_value(i, by)).collect()),
+        Value::Struct(fields) => Value::Struct(
+            fields
+                .iter()
+                .map(|(n, x)| (n.clone(), shift_value(x, by)))
+                .collect(),
+        ),
+        Value::New(o) => Value::New(match o {
+            NewObject::Queue {
+                device,
+                out_of_order,
+            } => NewObject::Queue {
+                device: device.as_ref().map(|d| Box::new(shift_value(d, by))),
+                out_of_order: *out_of_order,
+            },
+            NewObject::Buffer { host_init } => NewObject::Buffer {
+                host_init: host_init.as_ref().map(|h| Box::new(shift_value(h, by))),
+            },
+            NewObject::Kernel { program, name } => NewObject::Kernel {
+                program: Box::new(shift_value(program, by)),
+                name: name.clone(),
+            },
+            NewObject::Launch { kernel } => NewObject::Launch {
+                kernel: Box::new(shift_value(kernel, by)),
+            },
+            other => other.clone(),
+        }),
+        other => other.clone(),
+    }
+}
+
+fn shift_stmt(s: &Stmt, by: usize) -> Stmt {
+    let v = |x: &Value| shift_value(x, by);
+    let pl = |x: &Place| shift_place(x, by);
+    match s {
+        Stmt::Assign { dst, value, span } => Stmt::Assign {
+            dst: pl(dst),
+            value: v(value),
+            span: *span,
+        },
+        Stmt::Enqueue { cmd, event } => {
+            let mut c = cmd.clone();
+            c.queue = v(&c.queue);
+            c.kernel = c.kernel.as_ref().map(v);
+            c.waits = c.waits.as_ref().map(|w| w.iter().map(v).collect());
+            for b in &mut c.buffers {
+                b.buffer = v(&b.buffer);
+                b.host = b.host.as_ref().map(v);
+            }
+            Stmt::Enqueue {
+                cmd: c,
+                event: event.as_ref().map(pl),
+            }
+        }
+        Stmt::SetArg {
+            kernel,
+            index,
+            name,
+            value,
+            arg,
+            span,
+        } => Stmt::SetArg {
+            kernel: v(kernel),
+            index: *index,
+            name: name.clone(),
+            value: v(value),
+            arg: arg.clone(),
+            span: *span,
+        },
+        Stmt::LaunchArg {
+            launch,
+            value,
+            arg,
+            span,
+        } => Stmt::LaunchArg {
+            launch: v(launch),
+            value: v(value),
+            arg: arg.clone(),
+            span: *span,
+        },
+        Stmt::LaunchWait { launch, events } => Stmt::LaunchWait {
+            launch: v(launch),
+            events: v(events),
+        },
+        Stmt::Push { list, item } => Stmt::Push {
+            list: pl(list),
+            item: v(item),
+        },
+        Stmt::Finish { queue, span } => Stmt::Finish {
+            queue: v(queue),
+            span: *span,
+        },
+        Stmt::Wait { events, span } => Stmt::Wait {
+            events: v(events),
+            span: *span,
+        },
+        Stmt::Release { events, span } => Stmt::Release {
+            events: v(events),
+            span: *span,
+        },
+        Stmt::Op {
+            op,
+            recv,
+            args,
+            arg_spans,
+            dst,
+            id,
+            span,
+        } => Stmt::Op {
+            op: *op,
+            recv: v(recv),
+            args: args.iter().map(v).collect(),
+            arg_spans: arg_spans.clone(),
+            dst: pl(dst),
+            id: *id,
+            span: *span,
+        },
+        Stmt::Forget { values, span } => Stmt::Forget {
+            values: values.iter().map(v).collect(),
+            span: *span,
+        },
+        Stmt::Branch(arms) => Stmt::Branch(arms.iter().map(|a| shift_block(a, by)).collect()),
+        Stmt::Loop(body) => Stmt::Loop(shift_block(body, by)),
+        Stmt::ForEach {
+            sources,
+            binds,
+            body,
+            tail,
+            dst,
+        } => Stmt::ForEach {
+            sources: sources
+                .iter()
+                .map(|s| match s {
+                    EachSource::Members(x) => EachSource::Members(v(x)),
+                    EachSource::Upto(x) => EachSource::Upto(v(x)),
+                    EachSource::UptoLen(x) => EachSource::UptoLen(v(x)),
+                })
+                .collect(),
+            binds: binds.iter().map(|(p, part)| (pl(p), *part)).collect(),
+            body: shift_block(body, by),
+            tail: v(tail),
+            dst: dst.as_ref().map(pl),
+        },
+        Stmt::Spawn {
+            body,
+            value,
+            handle,
+            span,
+        } => Stmt::Spawn {
+            body: shift_block(body, by),
+            value: v(value),
+            handle: pl(handle),
+            span: *span,
+        },
+        Stmt::Join { handle, dst } => Stmt::Join {
+            handle: v(handle),
+            dst: pl(dst),
+        },
+        Stmt::Call {
+            callee,
+            recv,
+            args,
+            dst,
+            span,
+        } => Stmt::Call {
+            callee: callee.clone(),
+            recv: recv.as_ref().map(v),
+            args: args.iter().map(v).collect(),
+            dst: pl(dst),
+            span: *span,
+        },
+        Stmt::Break => Stmt::Break,
+        Stmt::Continue => Stmt::Continue,
+        Stmt::Return { value } => Stmt::Return { value: v(value) },
+    }
+}
+
+/// The functions of a crate, by qualified name, for calls.
+#[derive(Debug, Default)]
+pub struct Index<'f> {
+    /// `None` for a name two functions have (as under different `#[cfg]`s): which one
+    /// runs is not known.
+    exact: HashMap<&'f str, Option<Callee<'f>>>,
+    /// Methods (`Type::method`) by their last two segments: an `impl` can be in a module
+    /// other than its type's, and a call names the type as it was imported.
+    methods: HashMap<(&'f str, &'f str), Option<Callee<'f>>>,
+}
+
+/// A function of the index, with the size of its body.
+#[derive(Clone, Copy, Debug)]
+pub struct Callee<'f> {
+    pub function: &'f Function,
+    /// Its statements, nested ones included: what following a call of it costs.
+    pub stmts: usize,
+}
+
+fn insert_unique<'f, K: std::hash::Hash + Eq>(
+    map: &mut HashMap<K, Option<Callee<'f>>>,
+    key: K,
+    c: Callee<'f>,
+) {
+    map.entry(key).and_modify(|e| *e = None).or_insert(Some(c));
+}
+
+/// The last two segments of a method's name (`Type`, `method`); `None` for a function.
+pub fn method_key(name: &str) -> Option<(&str, &str)> {
+    let (head, method) = name.rsplit_once("::")?;
+    let ty = head.rsplit("::").next()?;
+    ty.starts_with(|c: char| c.is_ascii_uppercase())
+        .then_some((ty, method))
+}
+
+impl<'f> Index<'f> {
+    pub fn new<I: IntoIterator<Item = &'f Function>>(functions: I) -> Index<'f> {
+        let mut index = Index::default();
+        for f in functions {
+            let c = Callee {
+                function: f,
+                stmts: stmt_count(&f.body),
+            };
+            insert_unique(&mut index.exact, f.name.as_str(), c);
+            if let Some(key) = method_key(&f.name) {
+                insert_unique(&mut index.methods, key, c);
+            }
+        }
+        index
+    }
+
+    /// The one function a call of `name` runs, when it is known.
+    pub fn get(&self, name: &str) -> Option<Callee<'f>> {
+        match self.exact.get(name) {
+            Some(f) => *f,
+            None => method_key(name).and_then(|k| self.methods.get(&k).copied().flatten()),
+        }
+    }
+}
+
+impl<'f> Analyzer<'f> {
+    /// A call of a function of the crate: its body is interpreted here, with its
+    /// parameters bound to the arguments; recursion, depth and unknown callees forget.
+    pub(super) fn call(
+        &mut self,
+        mut st: State,
+        callee: &str,
+        recv: Option<&Value>,
+        args: &[Value],
+        dst: &Place,
+    ) -> Option<State> {
+        let n_args = args.len() + usize::from(recv.is_some());
+        let target = self.index.get(callee).filter(|c| {
+            c.function.params.len() == n_args
+                && self.inlined.len() < MAX_CALL_DEPTH
+                && self.inlined_stmts + c.stmts <= MAX_INLINED_STMTS
+                && !self.inlined.iter().any(|i| i.callee == callee)
+        });
+        let all: Vec<Value> = recv.into_iter().chain(args).cloned().collect();
+        let Some(Callee { function: f, stmts }) = target else {
+            self.forget(&mut st, &all);
+            st.env.insert(dst.clone(), AVal::Unknown);
+            return Some(st);
+        };
+        self.inlined_stmts += stmts;
+        let offset = self.vars.len();
+        self.vars.extend(f.vars.iter().cloned());
+        for (param, arg) in f.params.iter().zip(&all) {
+            let p = Place::var(param + offset);
+            self.callee_params.insert(p.var);
+            match arg {
+                // An outside value keeps its identity; a local aggregate not known yet
+                // (`Sys s; setup(&s);`) is filled in by the callee through its parameter.
+                Value::Place(a)
+                    if matches!(
+                        self.resolve(&mut st, a, None),
+                        AVal::External | AVal::Unknown | AVal::Struct(_)
+                    ) =>
+                {
+                    let c = self.canonical(a);
+                    self.ext_alias.insert(p.var, c);
+                }
+                _ => {
+                    let v = self.eval(&mut st, arg, None, "%argument");
+                    st.env.insert(p, v);
+                }
+            }
+        }
+        let body = shift_block(&f.body, offset);
+        self.frames += 1;
+        let shown = match method_key(callee) {
+            Some((ty, m)) => format!("{ty}::{m}"),
+            None => callee.rsplit("::").next().unwrap_or(callee).to_string(),
+        };
+        let parent = self.frame();
+        self.frame_sites
+            .insert(self.frames, (parent, self.cur_span, shown));
+        self.inlined.push(InlineCx {
+            callee: callee.to_string(),
+            frame: self.frames,
+            returns: Vec::new(),
+        });
+        let end = self.block(&body, st);
+        let cx = self.inlined.pop()?;
+        let mut outs = cx.returns;
+        outs.extend(end.map(|s| (s, AVal::Unknown)));
+        let value = outs
+            .iter()
+            .map(|(_, v)| v.clone())
+            .reduce(|a, b| join_val(&a, &b))?;
+        let mut st = join_all(outs.into_iter().map(|(s, _)| s).collect())?;
+        st.env.insert(dst.clone(), value);
+        Some(st)
+    }
+
+    /// The frames from the analyzed function (not included) in to `frame`.
+    pub(super) fn frames_of(&self, mut frame: usize) -> Vec<usize> {
+        let mut out = Vec::new();
+        while let Some((parent, _, _)) = self.frame_sites.get(&frame) {
+            out.push(frame);
+            frame = *parent;
+        }
+        out.reverse();
+        out
+    }
+
+    /// The frame being interpreted.
+    pub(super) fn frame(&self) -> usize {
+        self.inlined.last().map_or(0, |c| c.frame)
+    }
+}

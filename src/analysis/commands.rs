@@ -1,0 +1,401 @@
+//! Commands and happens-before: a command resolved to its queue and buffer accesses, the
+//! commands it is ordered after (same in-order queue, wait list, host syncs), and each
+//! buffer access checked against earlier ones.
+
+use super::facts::conflict;
+use super::values::flatten_buffers;
+use super::*;
+
+/// A command with its values resolved to objects.
+#[derive(Debug, Default)]
+pub(super) struct Resolved {
+    pub(super) queue: Option<ObjId>,
+    pub(super) uses: Vec<(ObjId, Mode, UseInfo)>,
+    /// `None` when the wait list is not known.
+    pub(super) waits: Option<BTreeSet<usize>>,
+    pub(super) kernel_name: Option<String>,
+    pub(super) unknown_buffers: bool,
+}
+
+/// Commands tracked per function (each iteration of a loop counts): happens-before is
+/// quadratic in them. Past this the analysis forgets what later commands touch.
+const MAX_COMMANDS: usize = 10_000;
+
+impl<'f> Analyzer<'f> {
+    /// Marks an instance and everything before it complete.
+    pub(super) fn complete(&mut self, st: &mut State, i: usize) {
+        st.completed.insert(i);
+        let before = self.insts[i].before.clone();
+        st.completed.union_with(&before);
+    }
+
+    pub(super) fn complete_queue(&mut self, st: &mut State, q: ObjId) {
+        let on = st.on_queue.get(&q).cloned().unwrap_or_default();
+        for i in on.iter() {
+            self.complete(st, i);
+        }
+    }
+
+    /// Instances a wait list names; `None` when it is not known.
+    pub(super) fn wait_set(&mut self, st: &mut State, v: &Value) -> Option<BTreeSet<usize>> {
+        let a = self.eval(st, v, Some(RoleHint::Event), "events");
+        let mut out = BTreeSet::new();
+        fn walk(a: &AVal, objs: &[Obj], out: &mut BTreeSet<usize>) -> bool {
+            match a {
+                AVal::Events(s) => {
+                    out.extend(s);
+                    true
+                }
+                AVal::List(items) => items.iter().all(|i| walk(i, objs, out)),
+                AVal::Obj(o) => matches!(objs[*o].kind, ObjKind::UserEvent),
+                AVal::Null | AVal::Scalar | AVal::Int(_) => true,
+                _ => false,
+            }
+        }
+        walk(&a, &self.objs, &mut out).then_some(out)
+    }
+
+    fn same_device(&self, a: ObjId, b: ObjId) -> bool {
+        let dev = |q: ObjId| match self.objs[q].kind {
+            ObjKind::Queue { device, .. } => device,
+            _ => None,
+        };
+        a == b || matches!((dev(a), dev(b)), (Some(x), Some(y)) if x == y)
+    }
+
+    /// Resolves a lowered command's queue, buffers, wait list and kernel arguments.
+    fn resolve_cmd(&mut self, st: &mut State, cmd: &Command) -> Resolved {
+        let queue = match self.eval(st, &cmd.queue, Some(RoleHint::Queue), "queue") {
+            AVal::Obj(q) if matches!(self.objs[q].kind, ObjKind::Queue { .. }) => Some(q),
+            _ => None,
+        };
+        let mut r = Resolved {
+            queue,
+            ..Resolved::default()
+        };
+        for bu in &cmd.buffers {
+            let a = self.eval(st, &bu.buffer, Some(RoleHint::Buffer), "buffer");
+            let mut found = Vec::new();
+            flatten_buffers(&a, &self.objs, &mut found, &mut r.unknown_buffers);
+            let mode = match bu.access {
+                Access::Read => Mode::Read,
+                Access::Write | Access::ReadWrite => Mode::Write,
+                Access::Migrate { .. } => Mode::Migrate,
+            };
+            let host = match &bu.host {
+                Some(h) => match self.eval(st, h, None, "host") {
+                    AVal::Host { id, .. } => Some(id),
+                    _ => None,
+                },
+                None => None,
+            };
+            let info = UseInfo {
+                to_host: matches!(bu.access, Access::Migrate { to_host: true }),
+                whole: bu.whole,
+                host,
+            };
+            r.uses.extend(found.into_iter().map(|b| (b, mode, info)));
+        }
+        r.waits = match &cmd.waits {
+            Some(ws) => {
+                let mut all = Some(BTreeSet::new());
+                for w in ws {
+                    match (self.wait_set(st, w), all.as_mut()) {
+                        (Some(s), Some(a)) => a.extend(s),
+                        _ => all = None,
+                    }
+                }
+                all
+            }
+            None => None,
+        };
+        if cmd.kind == CommandKind::Kernel {
+            let k = match &cmd.kernel {
+                Some(v) => self.eval(st, v, Some(RoleHint::Kernel), "kernel"),
+                None => AVal::Unknown,
+            };
+            self.add_launch(st, &k, &mut r);
+        }
+        r
+    }
+
+    pub(super) fn enqueue(&mut self, st: &mut State, cmd: &Command, event: Option<&Place>) {
+        let r = self.resolve_cmd(st, cmd);
+        // `&ev[i]`: the element `i` names where it is known, in the caller's place when
+        // written through a callee's parameter.
+        let event = event.map(|e| self.canonical(&self.concrete(st, e)));
+        self.push_command(st, cmd.clone(), r, event.as_ref());
+    }
+
+    /// Records one command instance: its happens-before set, what it does to each buffer,
+    /// host syncs it implies and where its event goes.
+    pub(super) fn push_command(
+        &mut self,
+        st: &mut State,
+        cmd: Command,
+        r: Resolved,
+        event: Option<&Place>,
+    ) {
+        if r.unknown_buffers {
+            self.forget_all_buffers(st);
+        }
+        // Past the budget a command is one the analysis cannot follow.
+        let q = r.queue.filter(|_| self.insts.len() < MAX_COMMANDS);
+        let Some(q) = q else {
+            for (b, _, _) in &r.uses {
+                self.forget_buffer(st, *b);
+            }
+            if let Some(e) = event {
+                st.env.insert(e.clone(), AVal::Unknown);
+            }
+            return;
+        };
+        let i = self.insts.len();
+        let mut before = st.completed.clone();
+        match &r.waits {
+            Some(ws) => {
+                for &w in ws {
+                    before.insert(w);
+                    before.union_with(&self.insts[w].before);
+                }
+            }
+            None => before.union_with(&st.trace),
+        }
+        let ooo = matches!(self.objs[q].kind, ObjKind::Queue { ooo: true, .. });
+        if let Some(t) = st.tail.get(&q) {
+            before.union_with(t);
+        }
+        if matches!(cmd.kind, CommandKind::Barrier | CommandKind::Marker)
+            && r.waits.as_ref().is_some_and(|w| w.is_empty())
+        {
+            if let Some(on) = st.on_queue.get(&q) {
+                for j in on.iter() {
+                    before.insert(j);
+                    before.union_with(&self.insts[j].before);
+                }
+            }
+        }
+        let (kind, blocking, raw) = (cmd.kind, cmd.blocking, cmd.raw_event);
+        let queue_name = self
+            .shown
+            .get(&q)
+            .cloned()
+            .unwrap_or_else(|| self.objs[q].name.clone());
+        self.insts.push(Inst {
+            cmd,
+            queue: q,
+            queue_name,
+            before: before.clone(),
+            kernel: r.kernel_name,
+            frame: self.frame(),
+        });
+        for (b, mode, info) in &r.uses {
+            // The host writes a region mapped for writing between the map and the unmap, and
+            // the buffer holds what it wrote once the unmap has run: the map reads the buffer,
+            // the unmap writes it.
+            let mode = match kind {
+                CommandKind::Map if *mode == Mode::Write => {
+                    st.mapped_for_write.insert(*b);
+                    Mode::Read
+                }
+                CommandKind::Unmap if st.mapped_for_write.remove(b) => Mode::Write,
+                _ => *mode,
+            };
+            self.check_buffer(st, i, q, *b, mode, info);
+        }
+        st.trace.insert(i);
+        st.on_queue.entry(q).or_default().insert(i);
+        if !ooo || kind == CommandKind::Barrier {
+            let mut t = before;
+            t.insert(i);
+            st.tail.insert(q, t);
+        }
+        // A blocking read or map returns once the command has completed. A blocking write
+        // does not complete anything: clEnqueueWriteBuffer with `blocking_write` "copies the
+        // data referred to by ptr and enqueues the write operation in the command-queue. The
+        // memory pointed to by ptr can be reused by the application after the
+        // clEnqueueWriteBuffer call returns" (OpenCL 3.0): the host may reuse its data, and
+        // the write is merely enqueued.
+        if blocking != Blocking::No && kind != CommandKind::Write {
+            self.complete(st, i);
+        }
+        if let Some(e) = event {
+            let ev = AVal::Events(BTreeSet::from([i]));
+            if let Some(AVal::List(items)) = st.env.get_mut(e) {
+                // `enew(&mut event_list)` appends.
+                items.push(ev);
+            } else {
+                self.overwrite(st, e);
+                let name = self.place_name(e);
+                if !name.starts_with('%') {
+                    let frame = self.frame();
+                    self.event_vars.entry((i, frame)).or_insert(name);
+                }
+                st.env.insert(e.clone(), ev);
+            }
+            if raw {
+                st.live_raw.insert(RawKey::Inst(i));
+                // Written into an element of the caller's array (`&ev[i]` of a parameter):
+                // the caller's to release.
+                let root = self.canonical(&Place::var(e.var));
+                let root_outside = !e.proj.is_empty()
+                    && (self.params.contains(&root.var)
+                        || st.env.get(&root).is_none_or(|r| *r == AVal::External));
+                if root_outside {
+                    self.hand_on(st, &AVal::Events(BTreeSet::from([i])));
+                }
+            }
+        }
+    }
+
+    fn check_buffer(
+        &mut self,
+        st: &mut State,
+        i: usize,
+        q: ObjId,
+        b: ObjId,
+        mode: Mode,
+        info: &UseInfo,
+    ) {
+        let (kind, cmd_id, cmd_span) = {
+            let c = &self.insts[i].cmd;
+            (c.kind, c.id, c.span)
+        };
+        // Races with earlier accesses: report the latest unordered ones, since waiting on
+        // them orders the earlier ones too.
+        let before = self.insts[i].before.clone();
+        // A second upload of the data the buffer already holds (CLM004) does not race with
+        // the uploads it repeats: any order leaves the same bytes.
+        let repeats: &[usize] = info
+            .host
+            .filter(|_| kind == CommandKind::Write && info.whole && mode == Mode::Write)
+            .and_then(|h| {
+                let version = st.host_version.get(&h).copied().unwrap_or(0);
+                st.init
+                    .get(&b)
+                    .filter(|init| init.host == h && init.version == version)
+            })
+            .map_or(&[], |init| &init.uploads);
+        let unordered: Vec<(usize, Mode)> = st
+            .accesses
+            .get(&b)
+            .map(Vec::as_slice)
+            .unwrap_or(&[])
+            .iter()
+            .filter(|(a, am)| {
+                // A command does not race with itself (a kernel reading and writing one buffer).
+                *a != i
+                    && !repeats.contains(a)
+                    && conflict(*am, mode)
+                    && !before.contains(*a)
+                    && !st.completed.contains(*a)
+            })
+            .copied()
+            .collect();
+        for &(a, am) in &unordered {
+            let covered = unordered
+                .iter()
+                .any(|&(c, _)| c != a && self.insts[c].before.contains(a));
+            if !covered && self.seen.insert((3, self.insts[a].cmd.id, q)) {
+                self.raw.push(RawFact::Unordered {
+                    producer: a,
+                    pm: am,
+                    consumer: i,
+                    cm: mode,
+                    buffer: b,
+                });
+            }
+        }
+        st.accesses.entry(b).or_default().push((i, mode));
+
+        // A pending migration to the host, now followed by this use.
+        let device_use = kind.is_device_use() || (kind == CommandKind::Migrate && !info.to_host);
+        if let Some(ms) = st.pending_host.remove(&b) {
+            if device_use {
+                for m in ms {
+                    if self.seen.insert((2, self.insts[m].cmd.id, 0)) {
+                        self.raw.push(RawFact::HostMigration {
+                            migration: m,
+                            next: i,
+                            buffer: b,
+                        });
+                    }
+                }
+            }
+        }
+        // A pending migration enqueued where the buffer already was.
+        if let Some(ms) = st.pending_src.remove(&b) {
+            for (m, last) in ms {
+                let mq = self.insts[m].queue;
+                if !self.same_device(mq, q) && self.seen.insert((5, self.insts[m].cmd.id, 0)) {
+                    self.raw.push(RawFact::SourceQueue {
+                        migration: m,
+                        last,
+                        next: i,
+                        buffer: b,
+                    });
+                }
+            }
+        }
+        if kind == CommandKind::Migrate {
+            if info.to_host {
+                st.pending_host.insert(b, vec![i]);
+                st.residency.remove(&b);
+            } else {
+                if let Some(&last) = st.residency.get(&b) {
+                    if self.same_device(self.insts[last].queue, q) {
+                        st.pending_src.insert(b, vec![(i, last)]);
+                    }
+                }
+                st.residency.insert(b, i);
+            }
+        } else {
+            st.residency.insert(b, i);
+        }
+
+        // Initialization from host data.
+        let host = info
+            .host
+            .filter(|_| kind == CommandKind::Write && info.whole);
+        match (mode, host) {
+            (Mode::Write, Some(h)) => {
+                let version = st.host_version.get(&h).copied().unwrap_or(0);
+                let mut uploads = Vec::new();
+                if let Some(init) = st.init.get(&b) {
+                    if init.host == h && init.version == version {
+                        if self.seen.insert((4, cmd_id, 0)) {
+                            self.raw.push(RawFact::Reinit {
+                                write: i,
+                                first: init.clone(),
+                                buffer: b,
+                            });
+                        }
+                        uploads.clone_from(&init.uploads);
+                    }
+                }
+                uploads.push(i);
+                st.init.insert(
+                    b,
+                    Init {
+                        host: h,
+                        version,
+                        site: cmd_span,
+                        queue: Some(self.insts[i].queue_name.clone()),
+                        frames: self.frames_of(self.insts[i].frame),
+                        uploads,
+                    },
+                );
+                st.host_buffers.entry(h).or_default().insert(b);
+            }
+            (Mode::Write | Mode::MaybeWrite, _) => {
+                st.init.remove(&b);
+            }
+            _ => {}
+        }
+        if kind == CommandKind::Read {
+            if let Some(h) = info.host {
+                st.host_buffers.entry(h).or_default().insert(b);
+            }
+        }
+    }
+}

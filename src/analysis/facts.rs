@@ -1,0 +1,310 @@
+//! What the analysis reports: [`Fact`]s about commands and buffers, recorded with instance
+//! numbers while a function is interpreted and resolved to names when it is done.
+
+use super::*;
+
+/// A command as the rules see it.
+#[derive(Clone, Debug)]
+pub struct CmdInfo {
+    pub id: usize,
+    pub api: String,
+    /// The binding of the API (`opencl3`, `ocl-core`).
+    pub binding: String,
+    pub kind: CommandKind,
+    pub span: Span,
+    /// The queue's name (`cmdq_dev0`).
+    pub queue: String,
+    pub queue_arg: Option<ArgSpan>,
+    pub flags_arg: Option<ArgSpan>,
+    pub wait_arg: Option<ArgSpan>,
+    /// For launches: the kernel's name in the host code.
+    pub kernel: Option<String>,
+    /// The variable the command's event was bound to, if any.
+    pub event_var: Option<String>,
+    /// The calls, from the analyzed function inwards, that made the command: empty when
+    /// the analyzed function made it.
+    pub via: Vec<Hop>,
+}
+
+/// One call on the way from the analyzed function to a command.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Hop {
+    /// The call statement, in the caller.
+    pub call: Span,
+    /// The function called (`hand_over`, `Halo::produce`).
+    pub callee: String,
+    /// The callee's invocation: commands of one invocation share it.
+    pub frame: usize,
+}
+
+/// How an argument fails the kernel's signature.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Mismatch {
+    /// The index is past the last parameter; the kernel has `count`.
+    PastEnd { count: usize },
+    /// A buffer for a parameter passed by value.
+    BufferByValue { param: String, decl: String },
+    /// A scalar for a parameter that takes a memory object.
+    ScalarForPointer { param: String, decl: String },
+    /// A buffer for a `__local` pointer, whose argument is a size and a null value.
+    BufferForLocal { param: String, decl: String },
+}
+
+/// How a command uses a buffer, for messages.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    Read,
+    Write,
+    /// A kernel argument whose access is not known (no visible source).
+    MaybeWrite,
+    Migrate,
+}
+
+impl Mode {
+    /// Whether the command changes where or what the buffer's contents are.
+    pub fn writes(self) -> bool {
+        matches!(self, Mode::Write | Mode::Migrate)
+    }
+
+    /// Whether the command changes the buffer's contents.
+    pub fn writes_data(self) -> bool {
+        self == Mode::Write
+    }
+}
+
+pub(super) fn conflict(a: Mode, b: Mode) -> bool {
+    a.writes() || b.writes() || ((a == Mode::MaybeWrite) != (b == Mode::MaybeWrite))
+}
+
+/// What the analysis found; each rule reads the kinds it cares about.
+#[derive(Clone, Debug)]
+pub enum Fact {
+    /// A kernel argument is host data.
+    HostArg {
+        set_arg: Span,
+        arg: ArgSpan,
+        kernel: String,
+        index: u64,
+        host: HostKind,
+        /// The parameter's name when the kernel source is visible.
+        param: Option<String>,
+        /// The one buffer made from that host data.
+        suggestion: Option<String>,
+    },
+    /// A kernel argument that cannot match the kernel's signature in its source.
+    ArgMismatch {
+        set_arg: Span,
+        arg: ArgSpan,
+        kernel: String,
+        index: u64,
+        problem: Mismatch,
+    },
+    /// Two commands on different queues touch a buffer, one writes, nothing orders them.
+    Unordered {
+        producer: Box<CmdInfo>,
+        producer_mode: Mode,
+        consumer: Box<CmdInfo>,
+        consumer_mode: Mode,
+        buffer: String,
+        /// Both on one out-of-order queue.
+        same_queue: bool,
+    },
+    /// A migration to the host whose buffer is next used on a device.
+    HostMigration {
+        migration: Box<CmdInfo>,
+        next: Box<CmdInfo>,
+        buffer: String,
+    },
+    /// A buffer initialized from host data written again from the same data.
+    Reinit {
+        write: Box<CmdInfo>,
+        first: Span,
+        /// The queue of the first write, when it was a command.
+        first_queue: Option<String>,
+        /// The call frames of the first write, from the analyzed function inwards.
+        first_frames: Vec<usize>,
+        buffer: String,
+        host: String,
+    },
+    /// A raw event that is never released on some path.
+    Unreleased {
+        /// Where the event is made: the command or `create_user_event` call.
+        site: Span,
+        /// The API that made it.
+        api: String,
+        /// The variable it was bound to, if any.
+        event_var: Option<String>,
+        /// Where the only reference to it was overwritten, if that is how it was lost.
+        overwritten: Option<Span>,
+    },
+    /// A device-to-device migration enqueued where the buffer already is.
+    SourceQueueMigration {
+        migration: Box<CmdInfo>,
+        last: Box<CmdInfo>,
+        next: Box<CmdInfo>,
+        buffer: String,
+    },
+}
+
+/// A fact with instance numbers, resolved to names when the function is done.
+pub(super) enum RawFact {
+    /// A fact that needs no names resolved at the end.
+    Ready(Box<Fact>),
+    Unordered {
+        producer: usize,
+        pm: Mode,
+        consumer: usize,
+        cm: Mode,
+        buffer: ObjId,
+    },
+    HostMigration {
+        migration: usize,
+        next: usize,
+        buffer: ObjId,
+    },
+    Reinit {
+        write: usize,
+        first: Init,
+        buffer: ObjId,
+    },
+    SourceQueue {
+        migration: usize,
+        last: usize,
+        next: usize,
+        buffer: ObjId,
+    },
+    Unreleased {
+        key: RawKey,
+        site: Span,
+        overwritten: Option<Span>,
+    },
+}
+
+impl<'f> Analyzer<'f> {
+    /// What a fact says of instance `i`; its event's variable is the one in scope where
+    /// instance `seen_from` is enqueued (any one for `None`).
+    fn info(&self, i: usize, seen_from: Option<usize>) -> Box<CmdInfo> {
+        let inst = &self.insts[i];
+        let c = &inst.cmd;
+        let event_var = self
+            .event_vars
+            .range((i, 0)..=(i, usize::MAX))
+            .find(|((_, frame), _)| seen_from.is_none_or(|s| self.insts[s].frame == *frame))
+            .map(|(_, name)| name.clone());
+        Box::new(CmdInfo {
+            id: c.id,
+            api: c.api.clone(),
+            binding: c.binding.clone(),
+            kind: c.kind,
+            span: c.span,
+            queue: inst.queue_name.clone(),
+            queue_arg: c.queue_arg.clone(),
+            flags_arg: c.flags_arg.clone(),
+            wait_arg: c.wait_arg.clone(),
+            kernel: inst.kernel.clone(),
+            event_var,
+            via: self
+                .frames_of(inst.frame)
+                .into_iter()
+                .filter_map(|f| {
+                    let (_, call, callee) = self.frame_sites.get(&f)?;
+                    Some(Hop {
+                        call: *call,
+                        callee: callee.clone(),
+                        frame: f,
+                    })
+                })
+                .collect(),
+        })
+    }
+
+    pub(super) fn finish(self) -> Vec<Fact> {
+        let mut out = Vec::new();
+        for r in &self.raw {
+            out.push(match r {
+                RawFact::Ready(f) => (**f).clone(),
+                RawFact::Unordered {
+                    producer,
+                    pm,
+                    consumer,
+                    cm,
+                    buffer,
+                } => {
+                    let (mut p, mut c) = (
+                        self.info(*producer, Some(*consumer)),
+                        self.info(*consumer, None),
+                    );
+                    let (pq, cq) = (self.insts[*producer].queue, self.insts[*consumer].queue);
+                    // Two queues are never shown by one name.
+                    if pq != cq && p.queue == c.queue {
+                        p.queue = self.objs[pq].name.clone();
+                        c.queue = self.objs[cq].name.clone();
+                    }
+                    Fact::Unordered {
+                        producer: p,
+                        producer_mode: *pm,
+                        consumer: c,
+                        consumer_mode: *cm,
+                        buffer: self.objs[*buffer].name.clone(),
+                        same_queue: pq == cq,
+                    }
+                }
+                RawFact::HostMigration {
+                    migration,
+                    next,
+                    buffer,
+                } => Fact::HostMigration {
+                    migration: self.info(*migration, None),
+                    next: self.info(*next, None),
+                    buffer: self.objs[*buffer].name.clone(),
+                },
+                RawFact::Reinit {
+                    write,
+                    first,
+                    buffer,
+                } => Fact::Reinit {
+                    write: self.info(*write, None),
+                    first: first.site,
+                    first_queue: first.queue.clone(),
+                    first_frames: first.frames.clone(),
+                    buffer: self.objs[*buffer].name.clone(),
+                    host: self.hosts[first.host].clone(),
+                },
+                RawFact::Unreleased {
+                    key,
+                    site,
+                    overwritten,
+                } => {
+                    let (api, event_var) = match key {
+                        RawKey::Inst(i) => {
+                            let info = self.info(*i, None);
+                            (info.api, info.event_var)
+                        }
+                        RawKey::User(o) => (
+                            "create_user_event".to_string(),
+                            Some(self.objs[*o].name.clone()),
+                        ),
+                    };
+                    Fact::Unreleased {
+                        site: *site,
+                        api,
+                        event_var: event_var.filter(|n| !n.starts_with('%')),
+                        overwritten: *overwritten,
+                    }
+                }
+                RawFact::SourceQueue {
+                    migration,
+                    last,
+                    next,
+                    buffer,
+                } => Fact::SourceQueueMigration {
+                    migration: self.info(*migration, None),
+                    last: self.info(*last, None),
+                    next: self.info(*next, None),
+                    buffer: self.objs[*buffer].name.clone(),
+                },
+            });
+        }
+        out
+    }
+}

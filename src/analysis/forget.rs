@@ -1,0 +1,162 @@
+//! Forgetting and raw-event ownership: what an unknown call receives (and every object it
+//! reaches) is forgotten; a raw event is released, handed on, or leaked when overwritten
+//! or when the function ends.
+
+use super::values::refers_to;
+use super::*;
+
+impl<'f> Analyzer<'f> {
+    pub(super) fn forget(&mut self, st: &mut State, values: &[Value]) {
+        let mut objs = Vec::new();
+        for v in values {
+            let a = self.eval(st, v, None, "value");
+            self.collect_forgotten(st, &a, &mut objs);
+        }
+        st.escaped.extend(objs.iter().copied());
+        let all: Vec<ObjId> = st.escaped.iter().copied().collect();
+        for o in all {
+            self.forget_obj(st, o);
+        }
+    }
+
+    fn collect_forgotten(&mut self, st: &mut State, a: &AVal, objs: &mut Vec<ObjId>) {
+        match a {
+            AVal::Obj(o) => {
+                st.live_raw.remove(&RawKey::User(*o));
+                objs.push(*o);
+            }
+            AVal::Events(s) => {
+                for &i in s {
+                    self.complete(st, i);
+                    st.live_raw.remove(&RawKey::Inst(i));
+                }
+            }
+            AVal::List(items) => {
+                for i in items {
+                    self.collect_forgotten(st, i, objs);
+                }
+            }
+            AVal::Struct(fields) => {
+                for i in fields.values() {
+                    self.collect_forgotten(st, i, objs);
+                }
+            }
+            AVal::Host { id, .. } => {
+                *st.host_version.entry(*id).or_insert(0) += 1;
+            }
+            _ => {}
+        }
+    }
+
+    fn forget_obj(&mut self, st: &mut State, o: ObjId) {
+        match self.objs[o].kind {
+            ObjKind::Buffer => self.forget_buffer(st, o),
+            ObjKind::Queue { .. } => self.complete_queue(st, o),
+            ObjKind::Kernel { .. } => {
+                st.kernel_args.insert(
+                    o,
+                    KernelArgs {
+                        known: false,
+                        args: Vec::new(),
+                    },
+                );
+            }
+            ObjKind::Launch { .. } => {
+                st.launches.remove(&o);
+            }
+            _ => {}
+        }
+    }
+
+    pub(super) fn forget_buffer(&mut self, st: &mut State, b: ObjId) {
+        st.init.remove(&b);
+        st.pending_host.remove(&b);
+        st.pending_src.remove(&b);
+        st.accesses.remove(&b);
+        st.residency.remove(&b);
+    }
+
+    /// Forgets every buffer: a command touched buffers the analysis cannot name.
+    pub(super) fn forget_all_buffers(&mut self, st: &mut State) {
+        st.init.clear();
+        st.pending_host.clear();
+        st.pending_src.clear();
+        st.residency.clear();
+    }
+
+    pub(super) fn collect_and_forget(&mut self, st: &mut State, a: &AVal) {
+        let mut objs = Vec::new();
+        self.collect_forgotten(st, a, &mut objs);
+        for o in objs {
+            st.escaped.insert(o);
+            self.forget_obj(st, o);
+        }
+    }
+
+    /// A place is about to be overwritten: a raw event only it refers to is lost, unreleased.
+    pub(super) fn overwrite(&mut self, st: &mut State, p: &Place) {
+        let Some(AVal::Events(old)) = st.env.get(p) else {
+            return;
+        };
+        let old = old.clone();
+        for i in old {
+            let key = RawKey::Inst(i);
+            if !st.live_raw.contains(&key) {
+                continue;
+            }
+            let referenced = st
+                .env
+                .iter()
+                .any(|(k, v)| k != p && !self.vars[k.var].name.starts_with('%') && refers_to(v, i));
+            if !referenced {
+                st.live_raw.remove(&key);
+                self.leak(key, Some(self.cur_span));
+            }
+        }
+    }
+
+    /// Records an unreleased raw event.
+    pub(super) fn leak(&mut self, key: RawKey, overwritten: Option<Span>) {
+        let (id, site) = match key {
+            RawKey::Inst(i) => (self.insts[i].cmd.id, self.insts[i].cmd.span),
+            RawKey::User(o) => (
+                usize::MAX - o,
+                self.user_sites.get(&o).copied().unwrap_or_default(),
+            ),
+        };
+        if self.seen.insert((6, id, 0)) {
+            self.raw.push(RawFact::Unreleased {
+                key,
+                site,
+                overwritten,
+            });
+        }
+    }
+
+    /// Raw events in a value now belong to someone else.
+    pub(super) fn hand_on(&mut self, st: &mut State, a: &AVal) {
+        match a {
+            AVal::Events(s) => {
+                for &i in s {
+                    st.live_raw.remove(&RawKey::Inst(i));
+                }
+            }
+            AVal::Obj(o) => {
+                st.live_raw.remove(&RawKey::User(*o));
+            }
+            AVal::List(items) => items.iter().for_each(|x| self.hand_on(st, x)),
+            AVal::Struct(fields) => fields.values().for_each(|x| self.hand_on(st, x)),
+            _ => {}
+        }
+    }
+
+    /// Releases raw events, or hands them to something that will.
+    pub(super) fn release(&mut self, st: &mut State, a: &AVal) {
+        match a {
+            AVal::List(items) => items.iter().for_each(|x| self.release(st, x)),
+            // Not known which event: any of them may be the one.
+            AVal::Unknown | AVal::External => st.live_raw.clear(),
+            _ => self.hand_on(st, a),
+        }
+    }
+}

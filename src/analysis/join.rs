@@ -1,0 +1,117 @@
+//! Joins: at a branch join only what holds on every path is kept.
+
+use super::*;
+
+fn join_map<K: Clone + Eq + std::hash::Hash, V: Clone + PartialEq>(
+    a: &HashMap<K, V>,
+    b: &HashMap<K, V>,
+) -> HashMap<K, V> {
+    a.iter()
+        .filter(|(k, v)| b.get(*k) == Some(*v))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect()
+}
+
+fn union_vec_map<K: Clone + Eq + std::hash::Hash, T: Clone + PartialEq>(
+    a: &HashMap<K, Vec<T>>,
+    b: &HashMap<K, Vec<T>>,
+) -> HashMap<K, Vec<T>> {
+    let mut r = a.clone();
+    for (k, v) in b {
+        let e = r.entry(k.clone()).or_default();
+        for x in v {
+            if !e.contains(x) {
+                e.push(x.clone());
+            }
+        }
+    }
+    r
+}
+
+pub(super) fn join_val(a: &AVal, b: &AVal) -> AVal {
+    match (a, b) {
+        _ if a == b => a.clone(),
+        (AVal::Events(x), AVal::Events(y)) => AVal::Events(x.union(y).copied().collect()),
+        _ => AVal::Unknown,
+    }
+}
+
+impl State {
+    pub(super) fn join(&self, o: &State) -> State {
+        let mut env = BTreeMap::new();
+        for (k, v) in &self.env {
+            if let Some(w) = o.env.get(k) {
+                env.insert(k.clone(), join_val(v, w));
+            }
+        }
+        let mut trace = self.trace.clone();
+        trace.union_with(&o.trace);
+        let completed = BitSet::join(&self.completed, &self.trace, &o.completed, &o.trace);
+        let mut tail = HashMap::new();
+        for q in self.tail.keys().chain(o.tail.keys()) {
+            let e = BitSet::default();
+            let a = self.tail.get(q).unwrap_or(&e);
+            let b = o.tail.get(q).unwrap_or(&e);
+            tail.insert(*q, BitSet::join(a, &self.trace, b, &o.trace));
+        }
+        let mut on_queue = self.on_queue.clone();
+        for (q, s) in &o.on_queue {
+            on_queue.entry(*q).or_default().union_with(s);
+        }
+        let mut kernel_args = HashMap::new();
+        for (k, a) in &self.kernel_args {
+            let joined = match o.kernel_args.get(k) {
+                Some(b) if b == a => a.clone(),
+                _ => KernelArgs {
+                    known: false,
+                    args: Vec::new(),
+                },
+            };
+            kernel_args.insert(*k, joined);
+        }
+        let mut host_version = self.host_version.clone();
+        for (h, v) in &o.host_version {
+            let e = host_version.entry(*h).or_insert(*v);
+            if *e != *v {
+                *e = (*e).max(*v) + 1;
+            }
+        }
+        let mut host_buffers = self.host_buffers.clone();
+        for (h, s) in &o.host_buffers {
+            host_buffers.entry(*h).or_default().extend(s);
+        }
+        let mut accesses = union_vec_map(&self.accesses, &o.accesses);
+        for v in accesses.values_mut() {
+            v.sort_unstable_by_key(|(i, _)| *i);
+        }
+        State {
+            env,
+            trace,
+            completed,
+            tail,
+            on_queue,
+            kernel_args,
+            launches: join_map(&self.launches, &o.launches),
+            accesses,
+            init: join_map(&self.init, &o.init),
+            host_version,
+            host_buffers,
+            pending_host: union_vec_map(&self.pending_host, &o.pending_host),
+            pending_src: union_vec_map(&self.pending_src, &o.pending_src),
+            residency: join_map(&self.residency, &o.residency),
+            escaped: self.escaped.union(&o.escaped).copied().collect(),
+            live_raw: self.live_raw.union(&o.live_raw).copied().collect(),
+            mapped_for_write: self
+                .mapped_for_write
+                .intersection(&o.mapped_for_write)
+                .copied()
+                .collect(),
+        }
+    }
+}
+
+pub(super) fn join_all(states: Vec<State>) -> Option<State> {
+    let mut it = states.into_iter();
+    let first = it.next()?;
+    Some(it.fold(first, |acc, s| acc.join(&s)))
+}

@@ -1,0 +1,289 @@
+//! Kernels: their signatures (from program sources and `.cl` files), arguments checked
+//! against them, and the buffers a launch reads and writes.
+
+use super::commands::Resolved;
+use super::*;
+
+/// What a launch touches: `uses` is `None` when some argument is not known; `waits` is
+/// `None` when its wait list is not known.
+struct LaunchInfo {
+    pub(super) uses: Option<Vec<(ObjId, Mode)>>,
+    pub(super) waits: Option<BTreeSet<usize>>,
+    pub(super) kernel: Option<String>,
+    /// Some arguments were set where the analysis does not see.
+    pub(super) partial: bool,
+}
+
+/// Kernel signatures: those of each program source, parsed once for all the functions of
+/// a file, and those of the OpenCL C files beside the file's package, for programs whose
+/// source the analysis does not see.
+#[derive(Debug, Default)]
+pub struct Kernels {
+    parsed: HashMap<String, Vec<KernelSig>>,
+    beside: Arc<KernelFiles>,
+}
+
+/// The kernels of a package's `.cl` files, by name; `None` for a name that two kernels
+/// with different signatures have.
+#[derive(Debug, Default)]
+pub struct KernelFiles(HashMap<String, Option<KernelSig>>);
+
+impl KernelFiles {
+    /// The kernels of these OpenCL C sources.
+    pub fn new<'s>(sources: impl IntoIterator<Item = &'s str>) -> KernelFiles {
+        let mut by_name: HashMap<String, Option<KernelSig>> = HashMap::new();
+        for src in sources {
+            for sig in kernel_src::parse_kernels(src) {
+                match by_name.get_mut(&sig.name) {
+                    Some(e) if e.as_ref() != Some(&sig) => *e = None,
+                    Some(_) => {}
+                    None => {
+                        by_name.insert(sig.name.clone(), Some(sig));
+                    }
+                }
+            }
+        }
+        KernelFiles(by_name)
+    }
+}
+
+impl Kernels {
+    pub fn new(beside: Arc<KernelFiles>) -> Kernels {
+        Kernels {
+            parsed: HashMap::new(),
+            beside,
+        }
+    }
+
+    /// The signature of kernel `name`: from `source` when the program's source is known,
+    /// else from the `.cl` files beside the package when exactly one signature has it.
+    pub(crate) fn sig(&mut self, source: Option<&str>, name: &str) -> Option<KernelSig> {
+        let Some(source) = source else {
+            return self.beside.0.get(name).cloned().flatten();
+        };
+        if !self.parsed.contains_key(source) {
+            let sigs = kernel_src::parse_kernels(source);
+            self.parsed.insert(source.to_string(), sigs);
+        }
+        self.parsed[source].iter().find(|s| s.name == name).cloned()
+    }
+}
+
+impl<'f> Analyzer<'f> {
+    pub(super) fn classify_arg(
+        &mut self,
+        st: &mut State,
+        kernel: ObjId,
+        index: u64,
+        value: &Value,
+        arg: &ArgSpan,
+        span: Span,
+    ) -> Arg {
+        let a = self.eval(st, value, None, "arg");
+        self.check_signature(kernel, index, &a, arg, span);
+        match a {
+            AVal::Obj(o) if matches!(self.objs[o].kind, ObjKind::Buffer) => Arg::Buffer(o),
+            AVal::Host { kind, id } => {
+                let sig = match &self.objs[kernel].kind {
+                    ObjKind::Kernel { sig, .. } => sig.clone(),
+                    _ => None,
+                };
+                let param = sig.as_ref().and_then(|s| s.params.get(index as usize));
+                let fires = match param {
+                    Some(p) => p.takes_mem_object(),
+                    None => sig.is_none() && !kind.could_be_by_value(),
+                };
+                if !fires {
+                    return Arg::Other;
+                }
+                let bufs = st.host_buffers.get(&id).cloned().unwrap_or_default();
+                let suggestion = (bufs.len() == 1).then(|| *bufs.iter().next().unwrap_or(&0));
+                if self.seen.insert((1, span.start, span.file)) {
+                    self.raw.push(RawFact::Ready(Box::new(Fact::HostArg {
+                        set_arg: span,
+                        arg: arg.clone(),
+                        kernel: self.objs[kernel].name.clone(),
+                        index,
+                        host: kind,
+                        param: param.map(|p| p.name.clone()),
+                        suggestion: suggestion.map(|b| self.objs[b].name.clone()),
+                    })));
+                }
+                match suggestion {
+                    Some(b) => Arg::Buffer(b),
+                    None => Arg::Other,
+                }
+            }
+            AVal::Scalar | AVal::Int(_) | AVal::Null => Arg::Other,
+            _ => {
+                self.collect_and_forget(st, &a);
+                Arg::Unknown
+            }
+        }
+    }
+
+    /// Compares an argument with the kernel's signature, when its source is visible.
+    fn check_signature(&mut self, kernel: ObjId, index: u64, a: &AVal, arg: &ArgSpan, span: Span) {
+        let ObjKind::Kernel { sig: Some(sig) } = &self.objs[kernel].kind else {
+            return;
+        };
+        let problem = match sig.params.get(index as usize) {
+            None => Some(Mismatch::PastEnd {
+                count: sig.params.len(),
+            }),
+            Some(p) => match a {
+                AVal::Obj(o) if matches!(self.objs[*o].kind, ObjKind::Buffer) => {
+                    let (param, decl) = (p.name.clone(), p.decl.clone());
+                    match p.space {
+                        _ if p.takes_mem_object() => None,
+                        AddrSpace::Local => Some(Mismatch::BufferForLocal { param, decl }),
+                        _ if p.pointer => None,
+                        _ => Some(Mismatch::BufferByValue { param, decl }),
+                    }
+                }
+                AVal::Scalar | AVal::Int(_) if p.takes_mem_object() => {
+                    Some(Mismatch::ScalarForPointer {
+                        param: p.name.clone(),
+                        decl: p.decl.clone(),
+                    })
+                }
+                _ => None,
+            },
+        };
+        if let Some(problem) = problem {
+            if self.seen.insert((7, span.start, span.file)) {
+                self.raw.push(RawFact::Ready(Box::new(Fact::ArgMismatch {
+                    set_arg: span,
+                    arg: arg.clone(),
+                    kernel: self.objs[kernel].name.clone(),
+                    index,
+                    problem,
+                })));
+            }
+        }
+    }
+
+    /// The buffers a launch touches and how, its wait list and the kernel's name.
+    fn launch_accesses(&self, st: &State, kernel: &AVal) -> LaunchInfo {
+        let AVal::Obj(o) = kernel else {
+            return LaunchInfo {
+                uses: None,
+                waits: Some(BTreeSet::new()),
+                kernel: None,
+                partial: false,
+            };
+        };
+        let (k, args, waits): (ObjId, Vec<(u64, Arg)>, Option<BTreeSet<usize>>) =
+            match &self.objs[*o].kind {
+                ObjKind::Kernel { .. } => match st.kernel_args.get(o) {
+                    Some(ka) if ka.known => (*o, ka.args.clone(), Some(BTreeSet::new())),
+                    // A kernel from outside with arguments set here: those accesses are
+                    // known; what the others touch is not.
+                    Some(ka) if !ka.args.is_empty() => {
+                        let mut args = ka.args.clone();
+                        args.push((u64::MAX, Arg::Unknown));
+                        (*o, args, Some(BTreeSet::new()))
+                    }
+                    _ => {
+                        return LaunchInfo {
+                            uses: None,
+                            waits: Some(BTreeSet::new()),
+                            kernel: Some(self.objs[*o].name.clone()),
+                            partial: false,
+                        }
+                    }
+                },
+                ObjKind::Launch { kernel: Some(k) } => match st.launches.get(o) {
+                    Some(ls) => (
+                        *k,
+                        ls.args
+                            .iter()
+                            .enumerate()
+                            .map(|(i, a)| (i as u64, a.clone()))
+                            .collect(),
+                        ls.waits.clone(),
+                    ),
+                    None => {
+                        return LaunchInfo {
+                            uses: None,
+                            waits: None,
+                            kernel: Some(self.objs[*k].name.clone()),
+                            partial: false,
+                        }
+                    }
+                },
+                _ => {
+                    return LaunchInfo {
+                        uses: None,
+                        waits: Some(BTreeSet::new()),
+                        kernel: None,
+                        partial: false,
+                    }
+                }
+            };
+        let sig = match &self.objs[k].kind {
+            ObjKind::Kernel { sig, .. } => sig.clone(),
+            _ => None,
+        };
+        let mut out = Vec::new();
+        let mut partial = false;
+        for (i, a) in args {
+            match a {
+                Arg::Buffer(b) => {
+                    let mode = match sig.as_ref().and_then(|s| s.params.get(i as usize)) {
+                        Some(p) => match p.access {
+                            ParamAccess::Read => Mode::Read,
+                            ParamAccess::Write | ParamAccess::ReadWrite => Mode::Write,
+                            ParamAccess::Unknown => Mode::MaybeWrite,
+                        },
+                        None => Mode::MaybeWrite,
+                    };
+                    out.push((b, mode));
+                }
+                Arg::Other => {}
+                // Arguments set elsewhere: the known ones still count, and what the
+                // launch may write besides is forgotten.
+                Arg::Unknown if i == u64::MAX => partial = true,
+                Arg::Unknown => {
+                    return LaunchInfo {
+                        uses: None,
+                        waits,
+                        kernel: Some(self.objs[k].name.clone()),
+                        partial: false,
+                    }
+                }
+            }
+        }
+        LaunchInfo {
+            uses: Some(out),
+            waits,
+            kernel: Some(self.objs[k].name.clone()),
+            partial,
+        }
+    }
+
+    /// Adds a launch's buffer accesses and wait list to a command.
+    pub(super) fn add_launch(&self, st: &State, kernel: &AVal, r: &mut Resolved) {
+        let LaunchInfo {
+            uses,
+            waits,
+            kernel: name,
+            partial,
+        } = self.launch_accesses(st, kernel);
+        r.kernel_name = name;
+        r.unknown_buffers |= partial;
+        match uses {
+            Some(acc) => r
+                .uses
+                .extend(acc.into_iter().map(|(b, m)| (b, m, UseInfo::default()))),
+            None => r.unknown_buffers = true,
+        }
+        r.waits = match (r.waits.take(), waits) {
+            (Some(mut a), Some(b)) => {
+                a.extend(b);
+                Some(a)
+            }
+            _ => None,
+        };
+    }
+}

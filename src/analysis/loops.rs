@@ -1,0 +1,161 @@
+//! Loops: the bounds on running loops, and a loop over a list run once per member when the
+//! list is known, else as a loop over "some member".
+
+use super::calls::stmt_count;
+use super::join::join_all;
+use super::values::remove_parts;
+use super::*;
+
+/// Loops nested up to this depth run for two iterations; deeper ones for one, so the work
+/// stays linear in the size of the function (at most `2^TWO_ITERATION_DEPTH` times).
+pub(super) const TWO_ITERATION_DEPTH: usize = 4;
+
+/// A loop over a known list runs once per member when the list has at most this many.
+const MAX_UNROLL: usize = 16;
+
+/// Statements interpreted in loops run once per member, all loops of a function together:
+/// past this, loops run as loops over "some member" (nested unrolling would multiply).
+const MAX_UNROLLED_STMTS: usize = 20_000;
+
+/// Loops run once per member nest at most this deep: a deeper one runs as a loop over "some
+/// member", so nested unrolling cannot multiply past `MAX_UNROLL^MAX_UNROLL_DEPTH` times.
+const MAX_UNROLL_DEPTH: usize = 2;
+
+#[derive(Default)]
+pub(super) struct LoopCx {
+    pub(super) breaks: Vec<State>,
+    pub(super) continues: Vec<State>,
+}
+
+impl<'f> Analyzer<'f> {
+    /// A loop over lists or a range: once per member when every list is known and short,
+    /// else as a loop whose bindings are "some member".
+    pub(super) fn for_each(
+        &mut self,
+        mut st: State,
+        sources: &[EachSource],
+        binds: &[(Place, EachPart)],
+        body: &[Stmt],
+        tail: &Value,
+        dst: Option<&Place>,
+    ) -> Option<State> {
+        let mut members: Vec<Vec<AVal>> = Vec::new();
+        for src in sources {
+            let items = match src {
+                EachSource::Members(v) => match self.eval(&mut st, v, None, "list") {
+                    AVal::List(items) => Some(items),
+                    _ => None,
+                },
+                EachSource::Upto(v) => match self.eval(&mut st, v, None, "n") {
+                    AVal::Int(n) if n as usize <= MAX_UNROLL => {
+                        Some((0..n).map(AVal::Int).collect())
+                    }
+                    _ => None,
+                },
+                EachSource::UptoLen(v) => match self.eval(&mut st, v, None, "list") {
+                    AVal::List(items) => Some((0..items.len() as u64).map(AVal::Int).collect()),
+                    _ => None,
+                },
+            };
+            match items {
+                Some(i) => members.push(i),
+                None => break,
+            }
+        }
+        let n = members.iter().map(Vec::len).min().unwrap_or(0);
+        let cost = stmt_count(body) * n;
+        let known = members.len() == sources.len() && !sources.is_empty();
+        if !known
+            || n > MAX_UNROLL
+            || self.unroll_depth >= MAX_UNROLL_DEPTH
+            || self.unrolled + cost > MAX_UNROLLED_STMTS
+        {
+            // Some member: a place `list[_]` never proves two members equal.
+            let mut looped: Vec<Stmt> = binds
+                .iter()
+                .map(|(p, part)| Stmt::Assign {
+                    dst: p.clone(),
+                    value: match (
+                        part,
+                        sources.get(match part {
+                            EachPart::Member(s) => *s,
+                            _ => usize::MAX,
+                        }),
+                    ) {
+                        (EachPart::Member(_), Some(EachSource::Members(Value::Place(l)))) => {
+                            let mut l = l.clone();
+                            l.proj.push(Proj::AnyIndex);
+                            Value::Place(l)
+                        }
+                        (EachPart::Count, _) => Value::Scalar,
+                        (
+                            EachPart::Member(_),
+                            Some(EachSource::Upto(_) | EachSource::UptoLen(_)),
+                        ) => Value::Scalar,
+                        _ => Value::Unknown,
+                    },
+                    span: Span::default(),
+                })
+                .collect();
+            looped.extend(body.iter().cloned());
+            let mut out = self.stmt(&Stmt::Loop(looped), st)?;
+            if let Some(d) = dst {
+                out.env.insert(d.clone(), AVal::Unknown);
+            }
+            return Some(out);
+        }
+        self.unrolled += cost;
+        let mut cur = Some(st);
+        let mut exits = Vec::new();
+        let mut values = Vec::new();
+        // One row per iteration: the current member of each source.
+        let rows: Vec<Vec<AVal>> = (0..n)
+            .map(|k| members.iter().map(|m| m[k].clone()).collect())
+            .collect();
+        for (k, row) in rows.into_iter().enumerate() {
+            let Some(mut s) = cur.take() else { break };
+            for (p, part) in binds {
+                let v = match part {
+                    EachPart::Member(src) => row[*src].clone(),
+                    EachPart::Count => AVal::Int(k as u64),
+                    EachPart::Unknown => AVal::Unknown,
+                };
+                remove_parts(&mut s.env, p, true);
+                s.env.insert(p.clone(), v);
+            }
+            self.loops.push(LoopCx::default());
+            self.unroll_depth += 1;
+            let end = self.block(body, s);
+            self.unroll_depth -= 1;
+            let cx = self.loops.pop().unwrap_or_default();
+            let mut ends: Vec<State> = Vec::new();
+            if let Some(mut e) = end {
+                if dst.is_some() {
+                    values.push(self.eval(&mut e, tail, None, "%item"));
+                }
+                ends.push(e);
+            }
+            if !cx.continues.is_empty() {
+                values.clear();
+            }
+            ends.extend(cx.continues);
+            if !cx.breaks.is_empty() {
+                values.clear();
+            }
+            exits.extend(cx.breaks);
+            cur = join_all(ends);
+        }
+        let complete = cur.is_some() && values.len() == n;
+        exits.extend(cur);
+        let mut out = join_all(exits)?;
+        if let Some(d) = dst {
+            let v = if complete {
+                AVal::List(values)
+            } else {
+                AVal::Unknown
+            };
+            out.env.insert(d.clone(), v);
+        }
+        Some(out)
+    }
+}

@@ -1,0 +1,359 @@
+//! Statements and control flow: each IR statement applied to the state, branches joined,
+//! loops run twice, returns and thread joins.
+
+use super::join::join_all;
+use super::loops::TWO_ITERATION_DEPTH;
+use super::values::remove_parts;
+use super::*;
+
+impl<'f> Analyzer<'f> {
+    pub(super) fn block(&mut self, body: &[Stmt], mut st: State) -> Option<State> {
+        for s in body {
+            st = self.stmt(s, st)?;
+        }
+        Some(st)
+    }
+
+    pub(super) fn stmt(&mut self, s: &Stmt, mut st: State) -> Option<State> {
+        match s {
+            Stmt::Assign { dst, value, span } => {
+                self.cur_span = *span;
+                // A callee's store through its parameter (`s->q0 = ..` of `setup(&s)`)
+                // is a store into the caller's place; a store into the parameter itself
+                // rebinds it alone.
+                if dst.proj.is_empty() {
+                    self.ext_alias.remove(&dst.var);
+                }
+                let dst = &self.canonical(&self.concrete(&st, dst));
+                let name = self.place_name(dst);
+                let mut v = self.eval(&mut st, value, None, &name);
+                let hint = self.vars[dst.var].hint;
+                if dst.proj.is_empty()
+                    && matches!(v, AVal::Unknown | AVal::External)
+                    && hint != TypeHint::Unknown
+                {
+                    // The annotation says what an unknown value is.
+                    v = self.hinted(hint, &name);
+                }
+                if let AVal::Obj(o) = v {
+                    if self.objs[o].name.starts_with('%') && !name.starts_with('%') {
+                        self.objs[o].name = name.clone();
+                    }
+                }
+                if let AVal::Events(evs) = &v {
+                    if !name.starts_with('%') {
+                        let frame = self.frame();
+                        for &i in evs {
+                            self.event_vars.entry((i, frame)).or_insert(name.clone());
+                        }
+                    }
+                }
+                // A value stored outside the function's locals, or gathered into a list,
+                // is handed on: raw events in it are no longer this function's to release.
+                let root_outside = !dst.proj.is_empty()
+                    && st
+                        .env
+                        .get(&Place::var(dst.var))
+                        .is_none_or(|r| *r == AVal::External);
+                if root_outside || matches!(v, AVal::List(_) | AVal::Struct(_)) {
+                    let v2 = v.clone();
+                    self.hand_on(&mut st, &v2);
+                }
+                self.overwrite(&mut st, dst);
+                remove_parts(&mut st.env, dst, false);
+                if let [Proj::Field(f)] = dst.proj.as_slice() {
+                    if let Some(AVal::Struct(fields)) = st.env.get_mut(&Place::var(dst.var)) {
+                        fields.insert(f.clone(), v.clone());
+                    }
+                }
+                if dst.is_definite() {
+                    st.env.insert(dst.clone(), v);
+                } else {
+                    let base = Place {
+                        var: dst.var,
+                        proj: dst
+                            .proj
+                            .iter()
+                            .take_while(|p| **p != Proj::AnyIndex)
+                            .cloned()
+                            .collect(),
+                    };
+                    remove_parts(&mut st.env, &base, true);
+                }
+            }
+            Stmt::Enqueue { cmd, event } => self.enqueue(&mut st, cmd, event.as_ref()),
+            Stmt::SetArg {
+                kernel,
+                index,
+                name: arg_name,
+                value,
+                arg,
+                span,
+            } => {
+                let k = self.eval(&mut st, kernel, Some(RoleHint::Kernel), "kernel");
+                let AVal::Obj(k) = k else {
+                    // A kernel the analysis cannot follow: its argument is still checked.
+                    let name = match kernel {
+                        Value::Place(p) => self.place_name(p),
+                        _ => "kernel".into(),
+                    };
+                    if let Some(index) = index {
+                        let anon = self.new_obj(ObjKind::Kernel { sig: None }, name);
+                        self.classify_arg(&mut st, anon, *index, value, arg, *span);
+                    }
+                    self.forget(&mut st, std::slice::from_ref(value));
+                    return Some(st);
+                };
+                let named = arg_name.as_ref().and_then(|n| {
+                    self.arg_names
+                        .get(&k)
+                        .and_then(|ns| ns.iter().find(|(m, _)| m == n))
+                        .map(|(_, i)| *i)
+                });
+                let Some(index) = index.or(named) else {
+                    st.kernel_args.insert(
+                        k,
+                        KernelArgs {
+                            known: false,
+                            args: Vec::new(),
+                        },
+                    );
+                    self.forget(&mut st, std::slice::from_ref(value));
+                    return Some(st);
+                };
+                let a = self.classify_arg(&mut st, k, index, value, arg, *span);
+                let entry = st.kernel_args.entry(k).or_insert(KernelArgs {
+                    known: false,
+                    args: Vec::new(),
+                });
+                entry.args.retain(|(i, _)| *i != index);
+                entry.args.push((index, a));
+                entry.args.sort_by_key(|(i, _)| *i);
+            }
+            Stmt::LaunchArg {
+                launch,
+                value,
+                arg,
+                span,
+            } => {
+                if let AVal::Obj(l) = self.eval(&mut st, launch, None, "launch") {
+                    if let (ObjKind::Launch { kernel: Some(k) }, Some(ls)) =
+                        (&self.objs[l].kind, st.launches.get(&l))
+                    {
+                        let (k, index) = (*k, ls.args.len() as u64);
+                        let a = self.classify_arg(&mut st, k, index, value, arg, *span);
+                        if let Some(ls) = st.launches.get_mut(&l) {
+                            ls.args.push(a);
+                        }
+                        return Some(st);
+                    }
+                }
+                self.forget(&mut st, std::slice::from_ref(value));
+            }
+            Stmt::LaunchWait { launch, events } => {
+                if let AVal::Obj(l) = self.eval(&mut st, launch, None, "launch") {
+                    let w = self.wait_set(&mut st, events);
+                    if let Some(ls) = st.launches.get_mut(&l) {
+                        ls.waits = match (ls.waits.take(), w) {
+                            (Some(mut a), Some(b)) => {
+                                a.extend(b);
+                                Some(a)
+                            }
+                            _ => None,
+                        };
+                    }
+                }
+            }
+            Stmt::Push { list, item } => {
+                let v = self.eval(&mut st, item, None, "item");
+                self.hand_on(&mut st, &v);
+                match st.env.get_mut(list) {
+                    Some(AVal::List(items)) => items.push(v),
+                    Some(other) => *other = AVal::Unknown,
+                    None => {}
+                }
+            }
+            Stmt::Finish { queue, .. } => {
+                match self.eval(&mut st, queue, Some(RoleHint::Queue), "queue") {
+                    AVal::Obj(q) => {
+                        if matches!(self.objs[q].kind, ObjKind::Queue { .. }) {
+                            self.complete_queue(&mut st, q);
+                        }
+                    }
+                    AVal::Unknown | AVal::External => {
+                        let all = st.trace.clone();
+                        st.completed.union_with(&all);
+                    }
+                    _ => {}
+                }
+            }
+            Stmt::Wait { events, .. } => match self.wait_set(&mut st, events) {
+                Some(evs) => {
+                    for i in evs {
+                        self.complete(&mut st, i);
+                    }
+                }
+                None => {
+                    let all = st.trace.clone();
+                    st.completed.union_with(&all);
+                }
+            },
+            Stmt::Forget { values, .. } => {
+                self.forget(&mut st, values);
+                // A list something unknown had may have other members now.
+                for v in values {
+                    if let Value::Place(p) = v {
+                        let p = self.canonical(p);
+                        if let Some(x @ AVal::List(_)) = st.env.get_mut(&p) {
+                            *x = AVal::Unknown;
+                        }
+                    }
+                }
+            }
+            Stmt::Branch(arms) => {
+                let outs: Vec<State> = arms
+                    .iter()
+                    .filter_map(|arm| self.block(arm, st.clone()))
+                    .collect();
+                return join_all(outs);
+            }
+            Stmt::Loop(body) => {
+                let second_in_depth = self.loops.len() < TWO_ITERATION_DEPTH;
+                self.loops.push(LoopCx::default());
+                let first = self.block(body, st.clone());
+                let mut cx = self.loops.pop().unwrap_or_default();
+                let mut ends: Vec<State> = first.into_iter().collect();
+                ends.append(&mut cx.continues);
+                let mut exits = vec![st];
+                exits.append(&mut cx.breaks);
+                // Two iterations at every level would be exponential in the nesting depth.
+                let second_in = if second_in_depth {
+                    join_all(ends.clone())
+                } else {
+                    None
+                };
+                if let Some(second_in) = second_in {
+                    self.loops.push(LoopCx::default());
+                    let second = self.block(body, second_in);
+                    let mut cx2 = self.loops.pop().unwrap_or_default();
+                    exits.extend(ends);
+                    exits.extend(second);
+                    exits.append(&mut cx2.continues);
+                    exits.append(&mut cx2.breaks);
+                }
+                return join_all(exits);
+            }
+            Stmt::ForEach {
+                sources,
+                binds,
+                body,
+                tail,
+                dst,
+            } => return self.for_each(st, sources, binds, body, tail, dst.as_ref()),
+            Stmt::Spawn {
+                body,
+                value,
+                handle,
+                span,
+            } => {
+                self.cur_span = *span;
+                let before = st.clone();
+                let (ended, v) = match self.block(body, st) {
+                    Some(mut end) => {
+                        let v = self.eval(&mut end, value, None, "%returned");
+                        (end, v)
+                    }
+                    // The thread always panics or diverges: nothing to join.
+                    None => (before.clone(), AVal::Unknown),
+                };
+                let t = self.threads.len();
+                self.threads.push((ended.completed.clone(), v));
+                // The spawning thread goes on with its own bindings and host knowledge;
+                // the thread's commands exist, unordered with what it enqueues next except
+                // through one in-order queue.
+                let mut st = before.join(&ended);
+                st.env = before.env;
+                st.completed = before.completed;
+                st.tail = ended.tail;
+                st.live_raw = before
+                    .live_raw
+                    .intersection(&ended.live_raw)
+                    .copied()
+                    .chain(ended.live_raw.difference(&before.live_raw).copied())
+                    .collect();
+                self.overwrite(&mut st, handle);
+                st.env.insert(handle.clone(), AVal::Thread(t));
+                return Some(st);
+            }
+            Stmt::Join { handle, dst } => {
+                let joined: Vec<usize> = match self.eval(&mut st, handle, None, "thread") {
+                    AVal::Thread(t) => vec![t],
+                    // Not known which thread: every one spawned so far.
+                    _ => (0..self.threads.len()).collect(),
+                };
+                let mut value = AVal::Unknown;
+                for &t in &joined {
+                    let (done, v) = self.threads[t].clone();
+                    st.completed.union_with(&done);
+                    if joined.len() == 1 {
+                        value = v;
+                    }
+                }
+                st.env.insert(dst.clone(), value);
+            }
+            Stmt::Break => {
+                if let Some(cx) = self.loops.last_mut() {
+                    cx.breaks.push(st);
+                }
+                return None;
+            }
+            Stmt::Continue => {
+                if let Some(cx) = self.loops.last_mut() {
+                    cx.continues.push(st);
+                }
+                return None;
+            }
+            Stmt::Return { value } => {
+                if self.inlined.is_empty() {
+                    // What the function returns leaves it.
+                    self.forget(&mut st, std::slice::from_ref(value));
+                    self.returns.push(st);
+                } else {
+                    let v = self.eval(&mut st, value, None, "%returned");
+                    if let Some(cx) = self.inlined.last_mut() {
+                        cx.returns.push((st, v));
+                    }
+                }
+                return None;
+            }
+            Stmt::Call {
+                callee,
+                recv,
+                args,
+                dst,
+                span,
+            } => {
+                self.cur_span = *span;
+                return self.call(st, callee, recv.as_ref(), args, dst);
+            }
+            Stmt::Release { events, span } => {
+                self.cur_span = *span;
+                let a = self.eval(&mut st, events, Some(RoleHint::Event), "event");
+                self.release(&mut st, &a);
+            }
+            Stmt::Op {
+                op,
+                recv,
+                args,
+                arg_spans,
+                dst,
+                id,
+                span,
+            } => {
+                self.cur_span = *span;
+                self.op(&mut st, *op, recv, args, arg_spans, dst, *id, *span);
+            }
+        }
+        Some(st)
+    }
+}

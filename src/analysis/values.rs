@@ -1,0 +1,421 @@
+//! Objects and values: the OpenCL object or host data each place holds, IR values
+//! evaluated to abstract ones, and the objects that creating calls make.
+
+use super::*;
+
+pub(super) fn refers_to(v: &AVal, i: usize) -> bool {
+    match v {
+        AVal::Events(s) => s.contains(&i),
+        AVal::List(items) => items.iter().any(|x| refers_to(x, i)),
+        _ => false,
+    }
+}
+
+/// Removes the bindings of the parts of `p` (`p.f`, `p[1]`), and of `p` itself with
+/// `itself`. They follow `p` in the order of places.
+pub(super) fn remove_parts(env: &mut BTreeMap<Place, AVal>, p: &Place, itself: bool) {
+    let parts: Vec<Place> = env
+        .range(p.clone()..)
+        .take_while(|(k, _)| k.var == p.var && k.proj.starts_with(&p.proj))
+        .filter(|(k, _)| itself || k.proj.len() > p.proj.len())
+        .map(|(k, _)| k.clone())
+        .collect();
+    for k in parts {
+        env.remove(&k);
+    }
+}
+
+/// The part of a list or struct value a path of constant indices and fields names.
+fn project(v: &AVal, proj: &[Proj]) -> AVal {
+    let Some((first, rest)) = proj.split_first() else {
+        return v.clone();
+    };
+    match (v, first) {
+        (AVal::List(items), Proj::Index(n)) => items
+            .get(*n as usize)
+            .map_or(AVal::Unknown, |x| project(x, rest)),
+        (AVal::Struct(fields), Proj::Field(f)) => {
+            fields.get(f).map_or(AVal::Unknown, |x| project(x, rest))
+        }
+        _ => AVal::Unknown,
+    }
+}
+
+pub(super) fn flatten_buffers(a: &AVal, objs: &[Obj], out: &mut Vec<ObjId>, unknown: &mut bool) {
+    match a {
+        AVal::Obj(o) if matches!(objs[*o].kind, ObjKind::Buffer) => out.push(*o),
+        AVal::List(items) => items
+            .iter()
+            .for_each(|i| flatten_buffers(i, objs, out, unknown)),
+        _ => *unknown = true,
+    }
+}
+
+impl<'f> Analyzer<'f> {
+    pub(super) fn new_obj(&mut self, kind: ObjKind, name: String) -> ObjId {
+        self.objs.push(Obj { kind, name });
+        self.objs.len() - 1
+    }
+
+    /// The device of queues made without one: a context's default device.
+    pub(super) fn default_device_obj(&mut self) -> ObjId {
+        match self.default_device {
+            Some(d) => d,
+            None => {
+                let d = self.new_obj(ObjKind::Device, "default device".into());
+                self.default_device = Some(d);
+                d
+            }
+        }
+    }
+
+    fn new_host(&mut self, name: String) -> HostId {
+        self.hosts.push(name);
+        self.hosts.len() - 1
+    }
+
+    pub(super) fn hinted(&mut self, hint: TypeHint, name: &str) -> AVal {
+        let n = name.to_string();
+        match hint {
+            TypeHint::Queue => AVal::Obj(self.new_obj(
+                ObjKind::Queue {
+                    device: None,
+                    ooo: false,
+                },
+                n,
+            )),
+            TypeHint::Buffer => AVal::Obj(self.new_obj(ObjKind::Buffer, n)),
+            TypeHint::Kernel => AVal::Obj(self.new_obj(ObjKind::Kernel { sig: None }, n)),
+            TypeHint::Context => AVal::Obj(self.new_obj(ObjKind::Context, n)),
+            TypeHint::Device => AVal::Obj(self.new_obj(ObjKind::Device, n)),
+            TypeHint::Program => AVal::Obj(self.new_obj(ObjKind::Program { source: None }, n)),
+            TypeHint::Event => AVal::Events(BTreeSet::new()),
+            TypeHint::EventList => AVal::List(Vec::new()),
+            TypeHint::Host(kind) => AVal::Host {
+                kind,
+                id: self.new_host(n),
+            },
+            TypeHint::Scalar => AVal::Scalar,
+            TypeHint::Unknown => AVal::External,
+        }
+    }
+
+    fn materialize(&mut self, role: RoleHint, name: String) -> AVal {
+        match role {
+            RoleHint::Queue => AVal::Obj(self.new_obj(
+                ObjKind::Queue {
+                    device: None,
+                    ooo: false,
+                },
+                name,
+            )),
+            RoleHint::Buffer => AVal::Obj(self.new_obj(ObjKind::Buffer, name)),
+            RoleHint::Kernel => AVal::Obj(self.new_obj(ObjKind::Kernel { sig: None }, name)),
+            RoleHint::Event => AVal::Events(BTreeSet::new()),
+        }
+    }
+
+    /// The value of a place; parts of outside values become objects of the role they play.
+    /// A place as the user wrote it: `queues[1]`, `self.halo`.
+    pub(super) fn place_name(&self, place: &Place) -> String {
+        place_name(&self.vars, place)
+    }
+
+    /// A place with each index by a local replaced by the constant the local holds, or by
+    /// "some member".
+    pub(super) fn concrete(&self, st: &State, p: &Place) -> Place {
+        if !p.proj.iter().any(|x| matches!(x, Proj::Var(_))) {
+            return p.clone();
+        }
+        let proj = p
+            .proj
+            .iter()
+            .map(|x| match x {
+                Proj::Var(v) => match st.env.get(&self.canonical(&Place::var(*v))) {
+                    Some(AVal::Int(n)) => Proj::Index(*n),
+                    _ => Proj::AnyIndex,
+                },
+                other => other.clone(),
+            })
+            .collect();
+        Place { var: p.var, proj }
+    }
+
+    /// The place a callee's parameter stands for in its caller, so that an outside value
+    /// keeps one identity however many calls pass it on.
+    pub(super) fn canonical(&self, p: &Place) -> Place {
+        let mut p = p.clone();
+        while let Some(q) = self.ext_alias.get(&p.var) {
+            p = Place {
+                var: q.var,
+                proj: q.proj.iter().chain(&p.proj).cloned().collect(),
+            };
+        }
+        p
+    }
+
+    /// The value of a place; parts of outside values become objects of the role they play,
+    /// or of the type their struct field declares.
+    pub(super) fn resolve(&mut self, st: &mut State, p: &Place, role: Option<RoleHint>) -> AVal {
+        let p = &self.concrete(st, p);
+        let v = self.resolve_place(st, p, role);
+        // A member or field of the function's own variables names the object as the code
+        // does where it is used (`queueball_th[1]`); a callee's parameter would not.
+        if let AVal::Obj(o) = v {
+            if !p.proj.is_empty()
+                && p.is_definite()
+                && !self.callee_params.contains(&p.var)
+                && !self.vars[p.var].name.starts_with('%')
+            {
+                let name = self.place_name(p);
+                self.shown.insert(o, name);
+            }
+        }
+        v
+    }
+
+    fn resolve_place(&mut self, st: &mut State, p: &Place, role: Option<RoleHint>) -> AVal {
+        let p = &self.canonical(p);
+        if let Some(v) = st.env.get(p) {
+            if *v == AVal::External {
+                if let Some(r) = role.filter(|_| p.is_definite()) {
+                    let v = self.materialize(r, self.place_name(p));
+                    st.env.insert(p.clone(), v.clone());
+                    return v;
+                }
+            }
+            return v.clone();
+        }
+        if p.proj.is_empty() {
+            return AVal::Unknown;
+        }
+        // A part of an outside value is itself outside.
+        let mut root = p.clone();
+        while !root.proj.is_empty() {
+            root.proj.pop();
+            let Some(v) = st.env.get(&root) else {
+                continue;
+            };
+            // A constant index into a list, a field of a struct made here: that part.
+            if matches!(v, AVal::List(_) | AVal::Struct(_)) {
+                return project(v, &p.proj[root.proj.len()..]);
+            }
+            if *v != AVal::External || !p.is_definite() {
+                return AVal::Unknown;
+            }
+            let field_hint = match (root.proj.is_empty(), p.proj.first()) {
+                (true, Some(Proj::Field(f))) if p.proj.len() == 1 => self.vars[p.var]
+                    .fields
+                    .iter()
+                    .find(|(n, _)| n == f)
+                    .map(|(_, h)| *h),
+                _ => None,
+            };
+            let name = self.place_name(p);
+            let v = match (role, field_hint) {
+                (Some(r), _) => self.materialize(r, name),
+                (None, Some(h)) => self.hinted(h, &name),
+                (None, None) => AVal::External,
+            };
+            st.env.insert(p.clone(), v.clone());
+            return v;
+        }
+        AVal::Unknown
+    }
+
+    pub(super) fn eval(
+        &mut self,
+        st: &mut State,
+        v: &Value,
+        role: Option<RoleHint>,
+        name: &str,
+    ) -> AVal {
+        match v {
+            Value::Place(p) => self.resolve(st, p, role),
+            Value::Host { kind, base: None } => AVal::Host {
+                kind: *kind,
+                id: self.new_host(name.to_string()),
+            },
+            Value::Host {
+                kind,
+                base: Some(p),
+            } => match self.resolve(st, p, None) {
+                AVal::Host { id, .. } => AVal::Host { kind: *kind, id },
+                AVal::Obj(_) | AVal::Events(_) => AVal::Unknown,
+                // `&events[..]` (ocl-core's wait lists are slices): the list's events. A
+                // sub-slice is taken as the whole list: more waits, never a false finding.
+                AVal::List(items) if self.all_events(&items) => AVal::List(items),
+                // `&mems[..]`, `mems.as_ptr()` of a list of buffers: those buffers.
+                AVal::List(items)
+                    if !items.is_empty()
+                        && items.iter().all(|i| {
+                            matches!(i, AVal::Obj(o) if matches!(self.objs[*o].kind, ObjKind::Buffer))
+                        }) =>
+                {
+                    AVal::List(items)
+                }
+                _ if *kind == HostKind::Slice => AVal::Host {
+                    kind: *kind,
+                    id: self.new_host(self.place_name(p)),
+                },
+                _ => AVal::Unknown,
+            },
+            Value::Scalar => AVal::Scalar,
+            Value::Int(n) => AVal::Int(*n),
+            Value::Null => AVal::Null,
+            Value::Struct(fields) => AVal::Struct(
+                fields
+                    .iter()
+                    .map(|(f, x)| {
+                        // A struct made to be returned is named by its fields.
+                        let part = match name.starts_with('%') {
+                            true => f.clone(),
+                            false => format!("{name}.{f}"),
+                        };
+                        let v = self.eval(st, x, None, &part);
+                        (f.clone(), v)
+                    })
+                    .collect(),
+            ),
+            Value::List(items) => AVal::List(
+                items
+                    .iter()
+                    .enumerate()
+                    .map(|(k, i)| self.eval(st, i, role, &format!("{name}[{k}]")))
+                    .collect(),
+            ),
+            Value::New(obj) => self.create(st, obj, name),
+            Value::Str(t) => AVal::Str(t.clone()),
+            Value::Unknown => AVal::Unknown,
+        }
+    }
+
+    /// A non-empty list of command events and user events.
+    fn all_events(&self, items: &[AVal]) -> bool {
+        !items.is_empty()
+            && items.iter().all(|i| match i {
+                AVal::Events(_) => true,
+                AVal::Obj(o) => matches!(self.objs[*o].kind, ObjKind::UserEvent),
+                _ => false,
+            })
+    }
+
+    fn create(&mut self, st: &mut State, obj: &NewObject, name: &str) -> AVal {
+        let n = name.to_string();
+        let id = match obj {
+            NewObject::Context => self.new_obj(ObjKind::Context, n),
+            NewObject::Queue {
+                device,
+                out_of_order,
+            } => {
+                let device = match device {
+                    Some(d) => match self.eval(st, d, None, "device") {
+                        AVal::Obj(o) => Some(o),
+                        AVal::External => match &**d {
+                            Value::Place(p) if p.is_definite() => {
+                                let o = self.new_obj(ObjKind::Device, self.place_name(p));
+                                st.env.insert(p.clone(), AVal::Obj(o));
+                                Some(o)
+                            }
+                            _ => None,
+                        },
+                        _ => None,
+                    },
+                    None => Some(self.default_device_obj()),
+                };
+                self.new_obj(
+                    ObjKind::Queue {
+                        device,
+                        ooo: *out_of_order,
+                    },
+                    n,
+                )
+            }
+            NewObject::Buffer { host_init } => {
+                let b = self.new_obj(ObjKind::Buffer, n);
+                if let Some(h) = host_init {
+                    if let AVal::Host { id, .. } = self.eval(st, h, None, "host") {
+                        let version = st.host_version.get(&id).copied().unwrap_or(0);
+                        st.init.insert(
+                            b,
+                            Init {
+                                host: id,
+                                version,
+                                site: self.cur_span,
+                                queue: None,
+                                uploads: Vec::new(),
+                                frames: self.frames_of(self.frame()),
+                            },
+                        );
+                        st.host_buffers.entry(id).or_default().insert(b);
+                    }
+                }
+                b
+            }
+            NewObject::Program { source } => self.new_obj(
+                ObjKind::Program {
+                    source: source.clone(),
+                },
+                n,
+            ),
+            NewObject::Kernel {
+                program,
+                name: kname,
+            } => {
+                let sig = match (self.eval(st, program, None, "program"), kname) {
+                    (AVal::Obj(p), Some(k)) => match &self.objs[p].kind {
+                        ObjKind::Program { source } => {
+                            let source = source.clone();
+                            self.kernels.sig(source.as_deref(), k)
+                        }
+                        _ => None,
+                    },
+                    _ => None,
+                };
+                let k = self.new_obj(ObjKind::Kernel { sig }, n);
+                st.kernel_args.insert(
+                    k,
+                    KernelArgs {
+                        known: true,
+                        args: Vec::new(),
+                    },
+                );
+                k
+            }
+            NewObject::Launch { kernel } => {
+                // Every argument of a launch is set through it, so even a kernel the
+                // analysis cannot follow has known arguments here.
+                let k = match self.eval(st, kernel, Some(RoleHint::Kernel), "kernel") {
+                    AVal::Obj(k) => k,
+                    _ => {
+                        let name = match &**kernel {
+                            Value::Place(p) => self.place_name(p),
+                            _ => "kernel".into(),
+                        };
+                        self.new_obj(ObjKind::Kernel { sig: None }, name)
+                    }
+                };
+                let k = Some(k);
+                let l = self.new_obj(ObjKind::Launch { kernel: k }, n);
+                st.launches.insert(
+                    l,
+                    LaunchState {
+                        args: Vec::new(),
+                        waits: Some(BTreeSet::new()),
+                    },
+                );
+                l
+            }
+            NewObject::UserEvent { raw } => {
+                let o = self.new_obj(ObjKind::UserEvent, n);
+                if *raw {
+                    st.live_raw.insert(RawKey::User(o));
+                    self.user_sites.insert(o, self.cur_span);
+                }
+                o
+            }
+            NewObject::EmptyEvent => return AVal::Events(BTreeSet::new()),
+        };
+        AVal::Obj(id)
+    }
+}

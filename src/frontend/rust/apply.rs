@@ -1,0 +1,434 @@
+//! Applying a binding-table row to a call: its arguments by role to a command, a new
+//! object, a kernel argument, a host sync or an event's release.
+
+use syn::Expr;
+
+use super::syntax::{int_lit, mentions_any, path_segments, strip};
+use super::Lowerer;
+use crate::frontend::bindings::{Api, Effect, NewKind, Role};
+use crate::ir::*;
+
+/// The out-of-order queue property, as each binding spells it (ocl-core: the constant, the
+/// bitflag and the builder method).
+const OUT_OF_ORDER: &[&str] = &[
+    "CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE",
+    "QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE",
+    "OUT_OF_ORDER_EXEC_MODE_ENABLE",
+    "out_of_order",
+];
+
+/// Map flags that let the host write the mapped region (its contents reach the buffer at
+/// the unmap), as each binding spells them.
+const MAP_WRITE: &[&str] = &[
+    "CL_MAP_WRITE",
+    "CL_MAP_WRITE_INVALIDATE_REGION",
+    "MAP_WRITE",
+    "MAP_WRITE_INVALIDATE_REGION",
+    "WRITE",
+    "WRITE_INVALIDATE_REGION",
+    "write",
+    "write_invalidate_region",
+];
+
+/// Buffer flags that make a buffer from host data, as each binding spells them.
+const FROM_HOST: &[&str] = &[
+    "CL_MEM_COPY_HOST_PTR",
+    "CL_MEM_USE_HOST_PTR",
+    "MEM_COPY_HOST_PTR",
+    "MEM_USE_HOST_PTR",
+    "COPY_HOST_PTR",
+    "USE_HOST_PTR",
+    "copy_host_ptr",
+    "use_host_ptr",
+];
+
+/// The migration flag to host memory, as each binding spells it (ocl-core: the constant and
+/// `MemMigrationFlags::OBJECT_HOST`).
+const TO_HOST: &[&str] = &[
+    "CL_MIGRATE_MEM_OBJECT_HOST",
+    "MIGRATE_MEM_OBJECT_HOST",
+    "OBJECT_HOST",
+];
+
+/// `&mut x`, possibly cast to a raw pointer or in `Some(..)` (ocl-core's `new_event`).
+fn is_mut_borrow(e: &Expr) -> bool {
+    match e {
+        Expr::Reference(r) => r.mutability.is_some(),
+        Expr::Cast(c) => is_mut_borrow(&c.expr),
+        Expr::Paren(p) => is_mut_borrow(&p.expr),
+        Expr::Call(c)
+            if c.args.len() == 1 && path_segments(&c.func).is_some_and(|s| s == ["Some"]) =>
+        {
+            is_mut_borrow(&c.args[0])
+        }
+        Expr::Macro(m) => m
+            .mac
+            .path
+            .segments
+            .last()
+            .is_some_and(|s| s.ident == "addr_of_mut"),
+        _ => false,
+    }
+}
+
+fn is_host_flag(e: &Expr) -> bool {
+    mentions_any(e, TO_HOST) || int_lit(e) == Some(1)
+}
+
+fn blocking_of(e: &Expr) -> Blocking {
+    let e = strip(e);
+    if let Expr::Lit(l) = e {
+        return match &l.lit {
+            syn::Lit::Bool(b) => {
+                if b.value {
+                    Blocking::Yes
+                } else {
+                    Blocking::No
+                }
+            }
+            syn::Lit::Int(i) => match i.base10_parse::<u64>() {
+                Ok(0) => Blocking::No,
+                Ok(_) => Blocking::Yes,
+                Err(_) => Blocking::Unknown,
+            },
+            _ => Blocking::Unknown,
+        };
+    }
+    if let Expr::Path(p) = e {
+        if let Some(s) = p.path.segments.last() {
+            return match s.ident.to_string().as_str() {
+                "CL_BLOCKING" | "CL_TRUE" => Blocking::Yes,
+                "CL_NON_BLOCKING" | "CL_FALSE" => Blocking::No,
+                _ => Blocking::Unknown,
+            };
+        }
+    }
+    Blocking::Unknown
+}
+
+impl Lowerer<'_, '_> {
+    /// Lowers a call to a modeled API.
+    pub(super) fn apply(
+        &mut self,
+        api: &Api,
+        recv: Option<(Value, &Expr)>,
+        args: &[&Expr],
+        span: Span,
+    ) -> Value {
+        let mut vals: Vec<Value> = args.iter().map(|a| self.expr(a)).collect();
+        vals.resize(api.args.len().max(vals.len()), Value::Unknown);
+        let role_arg = |role: Role| api.arg_index(role).and_then(|i| args.get(i).copied());
+        let role_val = |role: Role| {
+            api.arg_index(role)
+                .map_or(Value::Unknown, |i| vals[i].clone())
+        };
+        let recv_val = recv.as_ref().map_or(Value::Unknown, |(v, _)| v.clone());
+        match api.effect {
+            Effect::Command(kind) => {
+                let (queue, queue_expr) = match (&api.receiver, &recv) {
+                    (Some(Role::Queue), Some((v, e))) => (v.clone(), Some(*e)),
+                    _ => (role_val(Role::Queue), role_arg(Role::Queue)),
+                };
+                let flags_expr = role_arg(Role::MigrateFlags);
+                let to_host = flags_expr.is_some_and(is_host_flag);
+                // A mapping for writing is a write of the buffer: "If a memory object is
+                // currently mapped for writing, the application must ensure that the memory
+                // object is unmapped before any enqueued kernels or commands that read from or
+                // write to this memory object [..] begin execution" (OpenCL 3.0, 5.5.3).
+                let map_write = role_arg(Role::MapFlags).is_some_and(|e| {
+                    mentions_any(e, MAP_WRITE) || int_lit(e).is_some_and(|f| f & 6 != 0)
+                });
+                let whole = role_arg(Role::Offset).is_some_and(|e| int_lit(e) == Some(0));
+                let host = api
+                    .args
+                    .iter()
+                    .position(|r| matches!(r, Role::Host { .. }))
+                    .map(|i| vals[i].clone());
+                let mut buffers = Vec::new();
+                for (i, role) in api.args.iter().enumerate() {
+                    match role {
+                        Role::Buffer(access) => buffers.push(BufferUse {
+                            buffer: vals[i].clone(),
+                            access: if map_write { Access::Write } else { *access },
+                            whole,
+                            host: host.clone(),
+                        }),
+                        Role::Buffers(_) => {
+                            let items = match &vals[i] {
+                                Value::List(items) => items.clone(),
+                                v => vec![v.clone()],
+                            };
+                            for b in items {
+                                buffers.push(BufferUse {
+                                    buffer: b,
+                                    access: Access::Migrate { to_host },
+                                    whole: true,
+                                    host: None,
+                                });
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                let blocking = match role_arg(Role::Blocking) {
+                    Some(e) => blocking_of(e),
+                    None if api.blocks => Blocking::Yes,
+                    None => Blocking::No,
+                };
+                let (waits, wait_expr) = if let Some(i) = api.arg_index(Role::WaitPtr) {
+                    // A pointer-and-count pair: a zero count or a null pointer is no wait list.
+                    let none = role_arg(Role::WaitCount).is_some_and(|e| int_lit(e) == Some(0))
+                        || vals[i] == Value::Null;
+                    let w = if none {
+                        Vec::new()
+                    } else {
+                        vec![vals[i].clone()]
+                    };
+                    (Some(w), args.get(i).copied())
+                } else {
+                    match api.arg_index(Role::Waits) {
+                        Some(i) if i < args.len() => {
+                            (Some(vec![vals[i].clone()]), args.get(i).copied())
+                        }
+                        Some(_) => (None, None),
+                        None => (Some(Vec::new()), None),
+                    }
+                };
+                // An `&mut event` out-parameter receives the event; the call returns a status.
+                // A pointer handed in by the caller writes the event where the caller keeps
+                // it: it is not this function's to release.
+                let out = api
+                    .arg_index(Role::EventOut)
+                    .map(|i| match (&vals[i], args.get(i)) {
+                        (Value::Place(p), Some(e)) if is_mut_borrow(e) => Some(p.clone()),
+                        _ => None,
+                    });
+                let id = self.cx.next_cmd;
+                self.cx.next_cmd += 1;
+                let cmd = Command {
+                    id,
+                    api: api
+                        .name
+                        .rsplit("::")
+                        .next()
+                        .unwrap_or(&api.name)
+                        .to_string(),
+                    binding: api.binding.clone(),
+                    kind,
+                    queue,
+                    queue_arg: queue_expr.map(|e| self.arg_span(e)),
+                    buffers,
+                    kernel: api.arg_index(Role::Kernel).map(|i| vals[i].clone()),
+                    waits,
+                    wait_arg: wait_expr.map(|e| self.arg_span(e)),
+                    blocking,
+                    flags_arg: flags_expr.map(|e| self.arg_span(e)),
+                    raw_event: api.raw_event,
+                    span,
+                };
+                match out {
+                    Some(event) => {
+                        self.out.push(Stmt::Enqueue { cmd, event });
+                        if kind == CommandKind::Read {
+                            self.forget(host.into_iter().collect(), span);
+                        }
+                        Value::Scalar
+                    }
+                    None => self.enqueue(cmd, host, kind),
+                }
+            }
+            Effect::LaunchEnqueue => {
+                let id = self.cx.next_cmd;
+                self.cx.next_cmd += 1;
+                let queue_expr = role_arg(Role::Queue);
+                let cmd = Command {
+                    id,
+                    api: api.name.clone(),
+                    binding: api.binding.clone(),
+                    kind: CommandKind::Kernel,
+                    queue: role_val(Role::Queue),
+                    queue_arg: queue_expr.map(|e| self.arg_span(e)),
+                    buffers: Vec::new(),
+                    kernel: Some(recv_val),
+                    waits: Some(Vec::new()),
+                    wait_arg: None,
+                    blocking: Blocking::No,
+                    flags_arg: None,
+                    raw_event: false,
+                    span,
+                };
+                self.enqueue(cmd, None, CommandKind::Kernel)
+            }
+            Effect::New(kind) => {
+                let obj = match kind {
+                    NewKind::Context => NewObject::Context,
+                    NewKind::Queue => NewObject::Queue {
+                        device: api
+                            .arg_index(Role::Device)
+                            .map(|i| Box::new(vals[i].clone())),
+                        out_of_order: role_arg(Role::QueueProps)
+                            .is_some_and(|e| mentions_any(e, OUT_OF_ORDER)),
+                    },
+                    NewKind::Buffer => {
+                        let copies =
+                            role_arg(Role::MemFlags).is_some_and(|e| mentions_any(e, FROM_HOST));
+                        NewObject::Buffer {
+                            host_init: if copies {
+                                Some(Box::new(role_val(Role::HostPtr)))
+                            } else {
+                                None
+                            },
+                        }
+                    }
+                    NewKind::Program => NewObject::Program {
+                        source: role_arg(Role::Source)
+                            .and_then(|e| self.source_text(e))
+                            .or_else(|| role_arg(Role::Sources).and_then(|e| self.sources_text(e))),
+                    },
+                    NewKind::Kernel => NewObject::Kernel {
+                        program: Box::new(role_val(Role::Program)),
+                        name: role_arg(Role::KernelName).and_then(|e| self.str_value(e)),
+                    },
+                    NewKind::Launch => NewObject::Launch {
+                        kernel: Box::new(role_val(Role::Kernel)),
+                    },
+                    NewKind::UserEvent => NewObject::UserEvent { raw: api.raw_event },
+                    NewKind::Event => NewObject::EmptyEvent,
+                    NewKind::EventList => return Value::List(Vec::new()),
+                };
+                Value::New(obj)
+            }
+            Effect::Finish => {
+                let queue = match &api.receiver {
+                    Some(Role::Queue) => recv_val,
+                    _ => role_val(Role::Queue),
+                };
+                self.out.push(Stmt::Finish { queue, span });
+                Value::Scalar
+            }
+            Effect::Wait => {
+                let events = match &api.receiver {
+                    Some(Role::Event) => recv_val,
+                    _ => role_val(Role::Events),
+                };
+                self.out.push(Stmt::Wait { events, span });
+                Value::Scalar
+            }
+            Effect::SetArg => {
+                let kernel = match &api.receiver {
+                    Some(Role::Kernel) => recv_val,
+                    _ => role_val(Role::Kernel),
+                };
+                let index = match role_val(Role::ArgIndex) {
+                    Value::Int(n) => Some(n),
+                    _ => None,
+                };
+                let name = role_arg(Role::ArgIndex).and_then(|e| self.str_value(e));
+                let (value, arg) = match role_arg(Role::ArgValue) {
+                    Some(e) => (role_val(Role::ArgValue), self.arg_span(e)),
+                    None => (
+                        Value::Scalar,
+                        ArgSpan {
+                            span,
+                            text: String::new(),
+                        },
+                    ),
+                };
+                self.out.push(Stmt::SetArg {
+                    kernel,
+                    index,
+                    name,
+                    value,
+                    arg,
+                    span,
+                });
+                Value::Scalar
+            }
+            Effect::LaunchArg => {
+                // In a chain, the argument's own call: `.set_arg(&x)`, not the whole chain.
+                let span = self.method_span(recv.as_ref().map(|(_, e)| *e), args, span);
+                let launch = self.temp(recv_val);
+                let (value, arg) = match role_arg(Role::ArgValue) {
+                    Some(e) => (role_val(Role::ArgValue), self.arg_span(e)),
+                    None => (
+                        Value::Scalar,
+                        ArgSpan {
+                            span,
+                            text: String::new(),
+                        },
+                    ),
+                };
+                self.out.push(Stmt::LaunchArg {
+                    launch: launch.clone(),
+                    value,
+                    arg,
+                    span,
+                });
+                launch
+            }
+            Effect::LaunchWait => {
+                let launch = self.temp(recv_val);
+                let events = if api.arg_index(Role::Event).is_some() {
+                    Value::List(vec![role_val(Role::Event)])
+                } else {
+                    role_val(Role::Events)
+                };
+                self.out.push(Stmt::LaunchWait {
+                    launch: launch.clone(),
+                    events,
+                });
+                launch
+            }
+            Effect::Same => recv_val,
+            Effect::Alias => match api.arg_index(Role::ArgValue) {
+                Some(i) => vals[i].clone(),
+                None => vals.first().cloned().unwrap_or(Value::Unknown),
+            },
+            Effect::Null => Value::Null,
+            Effect::ByValue => Value::Scalar,
+            Effect::Release => {
+                self.out.push(Stmt::Release {
+                    events: role_val(Role::Event),
+                    span,
+                });
+                Value::Scalar
+            }
+            Effect::Wrap => {
+                let v = vals.first().cloned().unwrap_or(Value::Unknown);
+                self.out.push(Stmt::Release {
+                    events: v.clone(),
+                    span,
+                });
+                v
+            }
+            Effect::Op(op) => {
+                let arg_spans: Vec<ArgSpan> = args.iter().map(|e| self.arg_span(e)).collect();
+                // Strings (kernel names, sources) are read here; the analysis has no syn.
+                let args: Vec<Value> = api
+                    .args
+                    .iter()
+                    .zip(args)
+                    .zip(vals)
+                    .map(|((role, e), v)| match role {
+                        Role::Source => self.source_text(e).map_or(Value::Unknown, Value::Str),
+                        Role::KernelName => self.str_value(e).map_or(Value::Unknown, Value::Str),
+                        _ => v,
+                    })
+                    .collect();
+                let t = self.new_temp(TypeHint::Unknown);
+                let id = self.cx.next_cmd;
+                self.cx.next_cmd += 1;
+                self.out.push(Stmt::Op {
+                    op,
+                    recv: recv_val,
+                    args,
+                    arg_spans,
+                    dst: Place::var(t),
+                    id,
+                    span,
+                });
+                Value::Place(Place::var(t))
+            }
+        }
+    }
+}

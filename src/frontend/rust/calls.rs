@@ -1,0 +1,324 @@
+//! Method calls and function calls: looked up in the binding tables, followed into
+//! closures, or forgetting what they receive; and the commands they enqueue.
+
+use syn::{Expr, Type};
+
+use super::each::{EachBody, EACH_ADAPTERS};
+use super::index::qualify;
+use super::syntax::{closure_of, path_segments};
+use super::{spans, Lowerer};
+use crate::frontend::bindings::Bindings;
+use crate::ir::*;
+
+/// Methods on host data that only read it.
+const READ_ONLY_METHODS: &[&str] = &[
+    "len",
+    "is_empty",
+    "iter",
+    "as_slice",
+    "first",
+    "last",
+    "contains",
+    "capacity",
+    "chunks",
+    "chunks_exact",
+    "windows",
+    "split_at",
+    "starts_with",
+    "ends_with",
+    "to_vec",
+    "get",
+];
+
+impl Lowerer<'_, '_> {
+    pub(super) fn method_call(&mut self, mc: &syn::ExprMethodCall) -> Value {
+        let name = mc.method.to_string();
+        let args: Vec<&Expr> = mc.args.iter().collect();
+        let span = self.span(spans::method_call(mc));
+        // `list.iter().for_each(|q| ..)`, `.map(|q| ..)`: a loop over the list.
+        if let (true, [arg]) = (EACH_ADAPTERS.contains(&name.as_str()), args.as_slice()) {
+            if let Some(c) = closure_of(arg).filter(|c| c.inputs.len() == 1) {
+                if self.is_iter_chain(&mc.receiver) && self.can_inline(c) {
+                    return self.each(
+                        &mc.receiver,
+                        &c.inputs[0],
+                        EachBody::Closure(&c.body),
+                        name == "map",
+                    );
+                }
+            }
+        }
+        let recv = self.expr(&mc.receiver);
+        match (name.as_str(), args.as_slice()) {
+            // `thread::Builder::new().spawn(|| ..)`, a scope's `s.spawn(|| ..)`.
+            ("spawn", [arg]) => {
+                if let Some(c) = closure_of(arg) {
+                    return self.spawn(c, arg, span);
+                }
+            }
+            ("join", []) => return self.join(recv),
+            ("or_else" | "unwrap_or_else", [arg]) => {
+                if let Some(c) = closure_of(arg).filter(|c| c.inputs.len() <= 1) {
+                    return self.or_else(recv, c, arg);
+                }
+            }
+            _ => {}
+        }
+        match (name.as_str(), args.len()) {
+            (
+                "get" | "get_mut" | "clone" | "as_ref" | "as_mut" | "borrow" | "borrow_mut"
+                | "unwrap" | "unwrap_unchecked" | "deref" | "deref_mut" | "as_core" | "cast"
+                | "cast_mut" | "cast_const",
+                0,
+            )
+            | ("expect", 1) => {
+                for a in &args {
+                    self.expr(a);
+                }
+                return recv;
+            }
+            ("as_ptr" | "as_mut_ptr", 0) if matches!(recv, Value::List(_)) => return recv,
+            ("as_ptr" | "as_mut_ptr", 0) => {
+                return Value::Host {
+                    kind: HostKind::Pointer,
+                    base: match recv {
+                        Value::Place(p) => Some(p),
+                        _ => None,
+                    },
+                };
+            }
+            ("to_vec", 0) => {
+                return Value::Host {
+                    kind: HostKind::Vec,
+                    base: None,
+                }
+            }
+            // What a `map` over a list yields.
+            ("collect", 0) if matches!(&recv, Value::Place(p) if p.proj.is_empty() && self.mapped.contains(&p.var)) =>
+            {
+                return recv;
+            }
+            ("collect", 0) => {
+                let is_vec = mc.turbofish.as_ref().is_some_and(|t| {
+                    t.args.iter().any(|a| matches!(a, syn::GenericArgument::Type(Type::Path(p)) if p.path.segments.last().is_some_and(|s| s.ident == "Vec")))
+                });
+                return if is_vec {
+                    Value::Host {
+                        kind: HostKind::Vec,
+                        base: None,
+                    }
+                } else {
+                    Value::Unknown
+                };
+            }
+            ("push", 1) => {
+                let item = self.expr(args[0]);
+                if let Value::Place(list) = recv {
+                    self.out.push(Stmt::Push { list, item });
+                }
+                return Value::Unknown;
+            }
+            ("len" | "is_empty", 0) => return Value::Scalar,
+            _ => {}
+        }
+        // A method of this file's impl, called on `self`.
+        if let (Expr::Path(p), Some(ty)) = (&*mc.receiver, &self.self_ty) {
+            if p.path.is_ident("self") {
+                let callee = qualify(self.prefix.as_deref(), &format!("{ty}::{name}"));
+                if self.cx.defined.contains(&callee) {
+                    let vals = args.iter().map(|a| self.expr(a)).collect();
+                    return self.emit_call(callee, Some(recv), vals, span);
+                }
+            }
+        }
+        if let Some(api) = Bindings::get().method(&name, args.len()) {
+            return self.apply(api, Some((recv, &mc.receiver)), &args, span);
+        }
+        let arg_vals: Vec<Value> = args.iter().map(|a| self.expr(a)).collect();
+        if READ_ONLY_METHODS.contains(&name.as_str()) {
+            return Value::Unknown;
+        }
+        // A method of a struct of the crate, called on `self` or on a parameter of that
+        // type: another file may define it.
+        let recv_ty = match &recv {
+            Value::Place(p) if p.proj.is_empty() => self.vars[p.var]
+                .ty
+                .clone()
+                .or_else(|| self.struct_of.get(&p.var).cloned()),
+            _ => None,
+        };
+        if let Some(ty) = recv_ty {
+            let callee = qualify(self.prefix.as_deref(), &format!("{ty}::{name}"));
+            return self.emit_call(callee, Some(recv), arg_vals, span);
+        }
+        let mut all = vec![recv];
+        all.extend(arg_vals);
+        self.forget(all, span);
+        Value::Unknown
+    }
+
+    pub(super) fn call(&mut self, c: &syn::ExprCall) -> Value {
+        let span = self.span(spans::call(c));
+        let args: Vec<&Expr> = c.args.iter().collect();
+        // A closure called in place, or a local bound to one.
+        let bound = match &*c.func {
+            Expr::Path(p) if p.path.segments.len() == 1 && p.qself.is_none() => self
+                .lookup(&p.path.segments[0].ident.to_string())
+                .and_then(|v| self.closures.get(&v).cloned()),
+            _ => None,
+        };
+        let closure = match (&bound, closure_of(&c.func)) {
+            (Some(b), _) => Some((&b.expr, Some(&b.captured))),
+            (None, Some(x)) => Some((x, None)),
+            _ => None,
+        };
+        if let Some((x, captured)) = closure {
+            let vals: Vec<Value> = args.iter().map(|a| self.expr(a)).collect();
+            if let Some(v) = self.inline_closure(x, captured, vals.clone()) {
+                return v;
+            }
+            let f = self.expr(&c.func);
+            let mut all = vals;
+            all.push(f);
+            self.forget(all, span);
+            return Value::Unknown;
+        }
+        let Some(segs) = path_segments(&c.func) else {
+            let f = self.expr(&c.func);
+            let mut all: Vec<Value> = args.iter().map(|a| self.expr(a)).collect();
+            all.push(f);
+            self.forget(all, span);
+            return Value::Unknown;
+        };
+        let last = segs.last().map(String::as_str).unwrap_or("");
+        match (last, args.len()) {
+            // `ptr::null()`, not a constructor such as ocl-core's `Event::null()`.
+            ("null" | "null_mut", 0) if segs.len() == 1 || segs[segs.len() - 2] == "ptr" => {
+                return Value::Null
+            }
+            ("Some" | "Ok", 1) if segs.len() == 1 => return self.expr(args[0]),
+            // `slice::from_ref(&buf)`: a list of one (ocl-core's buffers to migrate).
+            ("from_ref" | "from_mut", 1) if segs.len() >= 2 && segs[segs.len() - 2] == "slice" => {
+                return Value::List(vec![self.expr(args[0])]);
+            }
+            ("new", 1)
+                if segs.len() >= 2
+                    && matches!(segs[segs.len() - 2].as_str(), "Box" | "Rc" | "Arc") =>
+            {
+                return self.expr(args[0]);
+            }
+            ("new" | "with_capacity", _) if segs.len() >= 2 && segs[segs.len() - 2] == "Vec" => {
+                for a in &args {
+                    self.expr(a);
+                }
+                return Value::List(Vec::new());
+            }
+            _ => {}
+        }
+        let segs: Vec<String> = match self.cx.uses.names.get(&segs[0]) {
+            Some(full) => full.iter().chain(&segs[1..]).cloned().collect(),
+            None => segs,
+        };
+        // `thread::spawn(|| ..)`, `thread::scope(|s| ..)`.
+        let in_thread = segs.len() >= 2 && segs[segs.len() - 2] == "thread";
+        if let (true, [arg]) = (in_thread, args.as_slice()) {
+            if let Some(x) = closure_of(arg) {
+                match segs[segs.len() - 1].as_str() {
+                    "spawn" => return self.spawn(x, arg, span),
+                    "scope" => {
+                        if let Some(v) = self.inline_closure(x, None, vec![Value::Unknown]) {
+                            // The scope joins every thread spawned in it.
+                            self.join(Value::Unknown);
+                            return v;
+                        }
+                        return self.closure_escapes(arg);
+                    }
+                    _ => {}
+                }
+            }
+        }
+        // A function of this file: `helper(..)`, `Self::helper(..)`, `Halo::helper(..)`.
+        let local = match segs.as_slice() {
+            [f] => Some(f.clone()),
+            [t, f] if t == "Self" => self.self_ty.as_ref().map(|ty| format!("{ty}::{f}")),
+            [t, f] => Some(format!("{t}::{f}")),
+            _ => None,
+        }
+        .map(|n| qualify(self.prefix.as_deref(), &n))
+        .filter(|n| self.cx.defined.contains(n));
+        if let Some(callee) = local {
+            let vals = args.iter().map(|a| self.expr(a)).collect();
+            return self.emit_call(callee, None, vals, span);
+        }
+        if let Some(api) = self.function_api(&segs, args.len()) {
+            return self.apply(api, None, &args, span);
+        }
+        let all: Vec<Value> = args.iter().map(|a| self.expr(a)).collect();
+        if let Some(callee) = self.crate_path(&segs) {
+            return self.emit_call(callee, None, all, span);
+        }
+        self.forget(all, span);
+        Value::Unknown
+    }
+
+    /// A call of a function defined in this file; its result goes to a temporary.
+    fn emit_call(
+        &mut self,
+        callee: String,
+        recv: Option<Value>,
+        args: Vec<Value>,
+        span: Span,
+    ) -> Value {
+        let t = self.new_temp(TypeHint::Unknown);
+        self.out.push(Stmt::Call {
+            callee,
+            recv,
+            args,
+            dst: Place::var(t),
+            span,
+        });
+        Value::Place(Place::var(t))
+    }
+
+    /// Emits an enqueue; a read fills its host data, which then changes.
+    pub(super) fn enqueue(
+        &mut self,
+        cmd: Command,
+        host: Option<Value>,
+        kind: CommandKind,
+    ) -> Value {
+        let span = cmd.span;
+        let t = self.new_temp(TypeHint::Event);
+        self.out.push(Stmt::Enqueue {
+            cmd,
+            event: Some(Place::var(t)),
+        });
+        if kind == CommandKind::Read {
+            if let Some(h) = host {
+                self.forget(vec![h], span);
+            }
+        }
+        Value::Place(Place::var(t))
+    }
+
+    /// From the end of the receiver to the end of the call, for a method in a chain.
+    pub(super) fn method_span(&self, recv: Option<&Expr>, args: &[&Expr], whole: Span) -> Span {
+        let start = recv.map_or(whole.start, |r| self.span(spans::expr_end(r)).end);
+        let end = args
+            .last()
+            .map_or(whole.end, |a| self.span(spans::expr_end(a)).end + 1)
+            .min(whole.end);
+        let text = &self.cx.src.text;
+        // Skip the whitespace and the `.` between the receiver and the method.
+        let skip = text.get(start..end).map_or(0, |t| {
+            t.len()
+                - t.trim_start_matches(|c: char| c.is_whitespace() || c == '.')
+                    .len()
+        });
+        Span {
+            file: whole.file,
+            start: start + skip,
+            end: whole.end,
+        }
+    }
+}

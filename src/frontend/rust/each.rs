@@ -1,0 +1,249 @@
+//! Loops over collections: a `for` loop or an iterator adapter (`for_each`, `map`) over a
+//! list, with what each item is (a member, its number, a pair of those).
+
+use std::collections::HashMap;
+
+use syn::visit::{self, Visit};
+use syn::{Expr, Pat};
+
+use super::syntax::{int_lit, is_assign_op, pat_idents, strip};
+use super::Lowerer;
+use crate::ir::*;
+
+/// The body of a loop: a `for` loop's block or an iterator adapter's closure body.
+pub(super) enum EachBody<'e> {
+    Block(&'e syn::Block),
+    Closure(&'e Expr),
+}
+
+/// Methods that walk an iterator with a closure, once per item, in order.
+pub(super) const EACH_ADAPTERS: &[&str] = &["for_each", "try_for_each", "map"];
+
+/// What an iterator yields, per item: the member of a source, the item's number, or a
+/// pair of those (`enumerate`, `zip`).
+enum Shape {
+    Member(usize),
+    Count,
+    Pair(Box<Shape>, Box<Shape>),
+}
+
+/// Whether a loop body assigns through one of its items (`*x = ..`, `x[0] += ..`, `x.f = ..`).
+struct ItemWrites<'i> {
+    items: &'i [String],
+    found: bool,
+}
+
+impl ItemWrites<'_> {
+    fn through_item(&self, lhs: &Expr) -> bool {
+        match lhs {
+            Expr::Unary(u) => self.through_item(&u.expr),
+            Expr::Index(i) => self.through_item(&i.expr),
+            Expr::Field(f) => self.through_item(&f.base),
+            Expr::Paren(p) => self.through_item(&p.expr),
+            Expr::Path(p) => p
+                .path
+                .get_ident()
+                .is_some_and(|i| self.items.iter().any(|n| i == n)),
+            _ => false,
+        }
+    }
+}
+
+impl<'ast> Visit<'ast> for ItemWrites<'_> {
+    fn visit_expr_assign(&mut self, a: &'ast syn::ExprAssign) {
+        self.found |= self.through_item(&a.left);
+        visit::visit_expr_assign(self, a);
+    }
+
+    fn visit_expr_binary(&mut self, b: &'ast syn::ExprBinary) {
+        self.found |= is_assign_op(&b.op) && self.through_item(&b.left);
+        visit::visit_expr_binary(self, b);
+    }
+}
+
+/// The places a loop walks mutably (`v.iter_mut()`, `&mut v`), through iterator adapters.
+fn walked_mutably<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
+    match e {
+        Expr::Reference(r) if r.mutability.is_some() => out.push(&r.expr),
+        Expr::Reference(r) => walked_mutably(&r.expr, out),
+        Expr::Paren(p) => walked_mutably(&p.expr, out),
+        Expr::MethodCall(mc) => match mc.method.to_string().as_str() {
+            "iter_mut" => out.push(&mc.receiver),
+            "enumerate" | "by_ref" | "into_iter" => walked_mutably(&mc.receiver, out),
+            "zip" => {
+                walked_mutably(&mc.receiver, out);
+                for a in &mc.args {
+                    walked_mutably(a, out);
+                }
+            }
+            _ => {}
+        },
+        _ => {}
+    }
+}
+
+impl Lowerer<'_, '_> {
+    /// Whether an expression is an iterator over a list or a range, item by item.
+    pub(super) fn is_iter_chain(&self, e: &Expr) -> bool {
+        match e {
+            Expr::MethodCall(mc) => matches!(
+                mc.method.to_string().as_str(),
+                "iter" | "iter_mut" | "into_iter" | "enumerate" | "zip" | "copied" | "cloned"
+            ),
+            Expr::Range(_) => true,
+            Expr::Paren(p) => self.is_iter_chain(&p.expr),
+            Expr::Path(p) => p
+                .path
+                .get_ident()
+                .and_then(|i| self.lookup(&i.to_string()))
+                .is_some_and(|v| self.mapped.contains(&v)),
+            _ => false,
+        }
+    }
+
+    /// What an iterable walks: its sources and the shape of each item.
+    fn iter_shape(&mut self, e: &Expr, sources: &mut Vec<EachSource>) -> Shape {
+        match e {
+            Expr::Reference(r) => return self.iter_shape(&r.expr, sources),
+            Expr::Paren(p) => return self.iter_shape(&p.expr, sources),
+            Expr::MethodCall(mc) => match (mc.method.to_string().as_str(), mc.args.len()) {
+                ("iter" | "iter_mut" | "into_iter" | "copied" | "cloned" | "by_ref", 0) => {
+                    return self.iter_shape(&mc.receiver, sources)
+                }
+                ("enumerate", 0) => {
+                    let s = self.iter_shape(&mc.receiver, sources);
+                    return Shape::Pair(Box::new(Shape::Count), Box::new(s));
+                }
+                ("zip", 1) => {
+                    let a = self.iter_shape(&mc.receiver, sources);
+                    let b = self.iter_shape(&mc.args[0], sources);
+                    return Shape::Pair(Box::new(a), Box::new(b));
+                }
+                _ => {}
+            },
+            Expr::Range(r)
+                if matches!(r.limits, syn::RangeLimits::HalfOpen(_))
+                    && r.start.as_deref().is_none_or(|x| int_lit(x) == Some(0))
+                    && r.end.is_some() =>
+            {
+                if let Some(end) = &r.end {
+                    let src = match strip(end) {
+                        Expr::MethodCall(m) if m.method == "len" && m.args.is_empty() => {
+                            EachSource::UptoLen(self.expr(&m.receiver))
+                        }
+                        _ => EachSource::Upto(self.expr(end)),
+                    };
+                    sources.push(src);
+                    return Shape::Member(sources.len() - 1);
+                }
+            }
+            _ => {}
+        }
+        let v = self.expr(e);
+        sources.push(EachSource::Members(v));
+        Shape::Member(sources.len() - 1)
+    }
+
+    /// Binds a loop pattern to the shape of the items.
+    fn bind_each(&mut self, pat: &Pat, shape: Option<&Shape>, binds: &mut Vec<(Place, EachPart)>) {
+        match (pat, shape) {
+            (Pat::Ident(pi), _) if pi.subpat.is_none() => {
+                let part = match shape {
+                    Some(Shape::Member(i)) => EachPart::Member(*i),
+                    Some(Shape::Count) => EachPart::Count,
+                    _ => EachPart::Unknown,
+                };
+                let v = self.bind(&pi.ident.to_string(), TypeHint::Unknown);
+                binds.push((Place::var(v), part));
+            }
+            (Pat::Type(t), _) => self.bind_each(&t.pat, shape, binds),
+            (Pat::Reference(r), _) => self.bind_each(&r.pat, shape, binds),
+            (Pat::Paren(p), _) => self.bind_each(&p.pat, shape, binds),
+            (Pat::Tuple(t), Some(Shape::Pair(a, b))) if t.elems.len() == 2 => {
+                self.bind_each(&t.elems[0], Some(a), binds);
+                self.bind_each(&t.elems[1], Some(b), binds);
+            }
+            _ => {
+                for (name, _) in pat_idents(pat) {
+                    let v = self.bind(&name, TypeHint::Unknown);
+                    binds.push((Place::var(v), EachPart::Unknown));
+                }
+            }
+        }
+    }
+
+    /// A loop over an iterable, with `pat` bound to each item; its body is a block or a
+    /// closure's body. With `collect`, the body's values go to a temporary, returned.
+    pub(super) fn each(
+        &mut self,
+        iterable: &Expr,
+        pat: &Pat,
+        body: EachBody,
+        collect: bool,
+    ) -> Value {
+        let items: Vec<String> = pat_idents(pat).into_iter().map(|(n, _)| n).collect();
+        let writes_items = {
+            let mut w = ItemWrites {
+                items: &items,
+                found: false,
+            };
+            match body {
+                EachBody::Block(b) => w.visit_block(b),
+                EachBody::Closure(e) => w.visit_expr(e),
+            }
+            w.found
+        };
+        let mut sources = Vec::new();
+        let shape = self.iter_shape(iterable, &mut sources);
+        let saved = std::mem::take(&mut self.out);
+        self.scopes.push(HashMap::new());
+        let mut binds = Vec::new();
+        self.bind_each(pat, Some(&shape), &mut binds);
+        let tail = match body {
+            EachBody::Block(b) => {
+                self.block_inline(b);
+                Value::Unknown
+            }
+            EachBody::Closure(e) => {
+                self.inlining += 1;
+                let v = self.expr(e);
+                self.inlining -= 1;
+                v
+            }
+        };
+        self.scopes.pop();
+        let body = std::mem::replace(&mut self.out, saved);
+        let dst = collect.then(|| self.new_temp(TypeHint::Unknown));
+        // Host values collected are host data, as before; objects and events are a list.
+        if let Some(d) =
+            dst.filter(|_| !matches!(tail, Value::Scalar | Value::Int(_) | Value::Host { .. }))
+        {
+            self.mapped.insert(d);
+        }
+        self.out.push(Stmt::ForEach {
+            sources,
+            binds,
+            body,
+            tail,
+            dst: dst.map(Place::var),
+        });
+        // Items walked mutably and written in the body (`*x *= 0.5`): after the loop, what
+        // was known of the host data walked (its contents, for CLM004) no longer holds.
+        let mut walked = Vec::new();
+        if writes_items {
+            walked_mutably(iterable, &mut walked);
+        }
+        for w in walked {
+            if !matches!(strip(w), Expr::Path(_) | Expr::Field(_)) {
+                continue;
+            }
+            if let Some(p) = self.place_of(w) {
+                let hint = self.vars[p.var].hint;
+                if matches!(hint, TypeHint::Unknown | TypeHint::Host(_)) {
+                    self.forget(vec![Value::Place(p)], Span::default());
+                }
+            }
+        }
+        dst.map_or(Value::Unknown, |d| Value::Place(Place::var(d)))
+    }
+}

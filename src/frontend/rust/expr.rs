@@ -1,0 +1,519 @@
+//! Expressions: each syn expression to a value, macros (whose arguments are read as code),
+//! and the string a kernel name or program source evaluates to.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use syn::punctuated::Punctuated;
+use syn::spanned::Spanned;
+use syn::{Expr, Type};
+
+use super::each::EachBody;
+use super::syntax::{closure_of, expr_idents, is_assign_op, path_segments, strip, token_idents};
+use super::{spans, Lowerer};
+use crate::frontend::{list_or_host, Const};
+use crate::ir::*;
+use crate::source::{read_regular, MAX_FILE_BYTES};
+
+/// Macros that only read their arguments.
+const READING_MACROS: &[&str] = &[
+    "println",
+    "print",
+    "eprintln",
+    "eprint",
+    "format",
+    "write",
+    "writeln",
+    "assert",
+    "assert_eq",
+    "assert_ne",
+    "debug_assert",
+    "debug_assert_eq",
+    "debug_assert_ne",
+    "panic",
+    "dbg",
+    "info",
+    "debug",
+    "warn",
+    "error",
+    "trace",
+    "unreachable",
+    "todo",
+];
+
+impl Lowerer<'_, '_> {
+    pub(super) fn expr(&mut self, e: &Expr) -> Value {
+        match e {
+            Expr::Path(p) => {
+                // `None`, `None::<&Buffer<f32>>`: no object (ocl's placeholder argument).
+                if p.path.segments.len() == 1 && p.path.segments[0].ident == "None" {
+                    return Value::Null;
+                }
+                if p.path.segments.len() == 1 && p.qself.is_none() {
+                    let name = p.path.segments[0].ident.to_string();
+                    if let Some(v) = self.lookup(&name) {
+                        // A closure handed on: what it captures may be used anywhere.
+                        if let Some(c) = self.closures.get(&v) {
+                            let captured = c
+                                .captured
+                                .values()
+                                .map(|x| Value::Place(Place::var(*x)))
+                                .collect();
+                            let span = self.span(spans::expr(e));
+                            self.forget(captured, span);
+                        }
+                        return Value::Place(Place::var(v));
+                    }
+                    if let Some(Const::Int(n)) = self.cx.consts.get(&name) {
+                        return Value::Int(*n);
+                    }
+                }
+                Value::Scalar
+            }
+            Expr::Lit(l) => match &l.lit {
+                syn::Lit::Int(i) => i.base10_parse().map_or(Value::Scalar, Value::Int),
+                syn::Lit::Bool(b) => Value::Int(u64::from(b.value)),
+                _ => Value::Scalar,
+            },
+            Expr::Reference(r) => self.expr(&r.expr),
+            Expr::Paren(p) => self.expr(&p.expr),
+            Expr::Group(g) => self.expr(&g.expr),
+            Expr::Unary(u) => {
+                let v = self.expr(&u.expr);
+                match u.op {
+                    syn::UnOp::Deref(_) => v,
+                    _ => Value::Scalar,
+                }
+            }
+            Expr::Try(t) => self.expr(&t.expr),
+            Expr::Await(a) => self.expr(&a.base),
+            Expr::Cast(c) => {
+                let v = self.expr(&c.expr);
+                match &*c.ty {
+                    Type::Ptr(_) | Type::Infer(_) => v,
+                    Type::Path(p) if p.path.is_ident("cl_mem") || p.path.is_ident("cl_event") => v,
+                    _ => match v {
+                        Value::Int(n) => Value::Int(n),
+                        _ => Value::Scalar,
+                    },
+                }
+            }
+            Expr::Field(f) => {
+                let base = self.expr(&f.base);
+                match base {
+                    Value::Place(mut p) => {
+                        let name = match &f.member {
+                            syn::Member::Named(i) => i.to_string(),
+                            syn::Member::Unnamed(i) => i.index.to_string(),
+                        };
+                        p.proj.push(Proj::Field(name));
+                        Value::Place(p)
+                    }
+                    _ => Value::Unknown,
+                }
+            }
+            Expr::Index(ix) => {
+                let base = self.expr(&ix.expr);
+                if let Expr::Range(r) = &*ix.index {
+                    for x in r.start.iter().chain(r.end.iter()) {
+                        self.expr(x);
+                    }
+                    let base = match base {
+                        Value::Place(p) => Some(p),
+                        // `&[e0, e1][..]`: the list itself (a wait list of events).
+                        Value::List(items) if r.start.is_none() && r.end.is_none() => {
+                            return Value::List(items)
+                        }
+                        _ => None,
+                    };
+                    return Value::Host {
+                        kind: HostKind::Slice,
+                        base,
+                    };
+                }
+                let idx = self.expr(&ix.index);
+                match base {
+                    Value::Place(mut p) => {
+                        p.proj.push(match idx {
+                            Value::Int(n) => Proj::Index(n),
+                            Value::Place(i) if i.proj.is_empty() => Proj::Var(i.var),
+                            _ => Proj::AnyIndex,
+                        });
+                        Value::Place(p)
+                    }
+                    _ => Value::Unknown,
+                }
+            }
+            Expr::Array(a) => {
+                let items: Vec<Value> = a.elems.iter().map(|x| self.expr(x)).collect();
+                list_or_host(
+                    items,
+                    HostKind::Array {
+                        len: Some(a.elems.len() as u64),
+                    },
+                )
+            }
+            Expr::Repeat(r) => {
+                self.expr(&r.expr);
+                let len = match self.expr(&r.len) {
+                    Value::Int(n) => Some(n),
+                    _ => None,
+                };
+                Value::Host {
+                    kind: HostKind::Array { len },
+                    base: None,
+                }
+            }
+            Expr::Tuple(t) => {
+                let items: Vec<Value> = t.elems.iter().map(|x| self.expr(x)).collect();
+                let span = self.span(spans::expr(e));
+                self.forget(items, span);
+                Value::Unknown
+            }
+            Expr::Struct(s) if s.rest.is_none() => {
+                let fields = s
+                    .fields
+                    .iter()
+                    .map(|f| {
+                        let name = match &f.member {
+                            syn::Member::Named(i) => i.to_string(),
+                            syn::Member::Unnamed(i) => i.index.to_string(),
+                        };
+                        (name, self.expr(&f.expr))
+                    })
+                    .collect();
+                Value::Struct(fields)
+            }
+            Expr::Struct(s) => {
+                let items: Vec<Value> = s.fields.iter().map(|f| self.expr(&f.expr)).collect();
+                if let Some(r) = &s.rest {
+                    self.expr(r);
+                }
+                let span = self.span(s.span());
+                self.forget(items, span);
+                Value::Unknown
+            }
+            Expr::Binary(b) => {
+                let l = self.expr(&b.left);
+                self.expr(&b.right);
+                if is_assign_op(&b.op) {
+                    let span = self.span(spans::expr(e));
+                    self.forget(vec![l], span);
+                }
+                Value::Scalar
+            }
+            Expr::Assign(a) => {
+                let v = self.expr(&a.right);
+                let span = self.span(spans::expr(e));
+                match &*a.left {
+                    Expr::Index(ix) => {
+                        let base = self.expr(&ix.expr);
+                        self.expr(&ix.index);
+                        self.forget(vec![base], span);
+                    }
+                    Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => {
+                        let base = self.expr(&u.expr);
+                        self.forget(vec![base], span);
+                    }
+                    Expr::Infer(_) => {}
+                    left => {
+                        if let Some(dst) = self.place_of(left) {
+                            self.out.push(Stmt::Assign {
+                                dst,
+                                value: v,
+                                span,
+                            });
+                        }
+                    }
+                }
+                Value::Unknown
+            }
+            Expr::Range(r) => {
+                for x in r.start.iter().chain(r.end.iter()) {
+                    self.expr(x);
+                }
+                Value::Scalar
+            }
+            Expr::Block(b) => self.block_inline(&b.block),
+            Expr::Unsafe(u) => self.block_inline(&u.block),
+            Expr::Const(c) => self.block_inline(&c.block),
+            Expr::If(i) => {
+                self.scopes.push(HashMap::new());
+                let saved = std::mem::take(&mut self.out);
+                self.cond(&i.cond);
+                let then_value = self.block_inline(&i.then_branch);
+                let then_arm = std::mem::replace(&mut self.out, saved);
+                self.scopes.pop();
+                let (else_arm, else_value) = match &i.else_branch {
+                    Some((_, e)) => {
+                        let saved = std::mem::take(&mut self.out);
+                        self.scopes.push(HashMap::new());
+                        let v = self.expr(e);
+                        self.scopes.pop();
+                        (std::mem::replace(&mut self.out, saved), v)
+                    }
+                    None => (Vec::new(), Value::Unknown),
+                };
+                // The condition is evaluated before either arm; a `let` in it binds in the
+                // then-arm only, so the condition is lowered inside that arm.
+                let mut arms = vec![then_arm, else_arm];
+                let v = self.arms_value(&mut arms, vec![then_value, else_value]);
+                self.out.push(Stmt::Branch(arms));
+                v
+            }
+            Expr::Match(m) => {
+                let scrutinee = self.expr(&m.expr);
+                let mut arms = Vec::new();
+                let mut values = Vec::new();
+                for arm in &m.arms {
+                    let saved = std::mem::take(&mut self.out);
+                    self.scopes.push(HashMap::new());
+                    let whole = self.let_pattern_unknown(&arm.pat, &scrutinee);
+                    if let Some((_, g)) = &arm.guard {
+                        self.expr(g);
+                    }
+                    let v = self.expr(&arm.body);
+                    // `Ok(q) => q`: the scrutinee itself.
+                    let v = match (&v, &scrutinee) {
+                        (Value::Place(p), Value::New(_))
+                            if whole == Some(Place::var(p.var)) && p.proj.is_empty() =>
+                        {
+                            scrutinee.clone()
+                        }
+                        _ => v,
+                    };
+                    values.push(v);
+                    self.scopes.pop();
+                    arms.push(std::mem::replace(&mut self.out, saved));
+                }
+                if arms.is_empty() {
+                    arms.push(Vec::new());
+                    values.push(Value::Unknown);
+                }
+                let v = self.arms_value(&mut arms, values);
+                self.out.push(Stmt::Branch(arms));
+                v
+            }
+            Expr::ForLoop(f) => {
+                self.each(&f.expr, &f.pat, EachBody::Block(&f.body), false);
+                Value::Unknown
+            }
+            Expr::While(w) => {
+                let saved = std::mem::take(&mut self.out);
+                self.scopes.push(HashMap::new());
+                self.cond(&w.cond);
+                let body = self.block_separate(&w.body);
+                self.out.push(Stmt::Branch(vec![body, vec![Stmt::Break]]));
+                self.scopes.pop();
+                let body = std::mem::replace(&mut self.out, saved);
+                self.out.push(Stmt::Loop(body));
+                Value::Unknown
+            }
+            Expr::Loop(l) => {
+                let body = self.block_separate(&l.body);
+                self.out.push(Stmt::Loop(body));
+                Value::Unknown
+            }
+            Expr::Break(b) => {
+                if let Some(x) = &b.expr {
+                    self.expr(x);
+                }
+                self.out.push(Stmt::Break);
+                Value::Unknown
+            }
+            Expr::Continue(_) => {
+                self.out.push(Stmt::Continue);
+                Value::Unknown
+            }
+            Expr::Return(r) => {
+                let value = match &r.expr {
+                    Some(x) => self.expr(x),
+                    None => Value::Unknown,
+                };
+                self.out.push(Stmt::Return { value });
+                Value::Unknown
+            }
+            Expr::Closure(c) => {
+                let captured: Vec<Value> = expr_idents(&c.body)
+                    .iter()
+                    .filter_map(|i| self.lookup(i))
+                    .map(|v| Value::Place(Place::var(v)))
+                    .collect();
+                let span = self.span(c.span());
+                self.forget(captured, span);
+                Value::Unknown
+            }
+            Expr::Macro(m) => self.mac(&m.mac),
+            Expr::MethodCall(mc) => self.method_call(mc),
+            Expr::Call(c) => self.call(c),
+            Expr::Let(l) => {
+                let v = self.expr(&l.expr);
+                let span = self.span(l.span());
+                self.let_pattern(&l.pat, v, span);
+                Value::Scalar
+            }
+            _ => Value::Unknown,
+        }
+    }
+
+    pub(super) fn mac(&mut self, m: &syn::Macro) -> Value {
+        let name = m
+            .path
+            .segments
+            .last()
+            .map(|s| s.ident.to_string())
+            .unwrap_or_default();
+        let span = self.span(spans::mac(m));
+        if name == "vec" {
+            let repeat = |input: syn::parse::ParseStream| -> syn::Result<(Expr, Expr)> {
+                let e: Expr = input.parse()?;
+                input.parse::<syn::Token![;]>()?;
+                Ok((e, input.parse()?))
+            };
+            if let Ok((e, n)) = m.parse_body_with(repeat) {
+                self.expr(&e);
+                self.expr(&n);
+                return Value::Host {
+                    kind: HostKind::Vec,
+                    base: None,
+                };
+            }
+            if let Ok(items) =
+                m.parse_body_with(Punctuated::<Expr, syn::Token![,]>::parse_terminated)
+            {
+                let items: Vec<Value> = items.iter().map(|x| self.expr(x)).collect();
+                return list_or_host(items, HostKind::Vec);
+            }
+        }
+        if name == "include_str" {
+            return Value::Scalar;
+        }
+        // Edition 2015's `try!(x)` is `x?`.
+        if name == "r#try" {
+            if let Ok(e) = m.parse_body::<Expr>() {
+                return self.expr(&e);
+            }
+        }
+        if READING_MACROS.contains(&name.as_str()) {
+            if let Ok(items) =
+                m.parse_body_with(Punctuated::<Expr, syn::Token![,]>::parse_terminated)
+            {
+                for x in &items {
+                    self.expr(x);
+                }
+                return Value::Unknown;
+            }
+        }
+        // A macro handed closures (`program_closures!(|p, ..| ..)`): their bodies are code
+        // of this function, run once each.
+        if let Ok(items) = m.parse_body_with(Punctuated::<Expr, syn::Token![,]>::parse_terminated) {
+            if items.iter().any(|x| closure_of(x).is_some()) {
+                for x in &items {
+                    match closure_of(x) {
+                        Some(c) => {
+                            let args = vec![Value::Unknown; c.inputs.len()];
+                            if self.inline_closure(c, None, args).is_none() {
+                                self.closure_escapes(x);
+                            }
+                        }
+                        None => {
+                            self.expr(x);
+                        }
+                    }
+                }
+            }
+        }
+        let mut ids = Vec::new();
+        token_idents(m.tokens.clone(), &mut ids);
+        let touched: Vec<Value> = ids
+            .iter()
+            .filter_map(|i| self.lookup(i))
+            .map(|v| Value::Place(Place::var(v)))
+            .collect();
+        self.forget(touched, span);
+        Value::Unknown
+    }
+
+    /// A string the expression is known to hold: a literal, a constant, a local bound to one,
+    /// or one of these through `CString::new`, `as_ptr`, `unwrap`, `?`.
+    pub(super) fn str_value(&mut self, e: &Expr) -> Option<String> {
+        match strip(e) {
+            Expr::Lit(l) => match &l.lit {
+                syn::Lit::Str(s) => Some(s.value()),
+                syn::Lit::CStr(c) => c.value().to_str().ok().map(str::to_string),
+                syn::Lit::ByteStr(b) => String::from_utf8(b.value())
+                    .ok()
+                    .map(|s| s.trim_end_matches('\0').to_string()),
+                _ => None,
+            },
+            Expr::Path(p) => {
+                let name = p.path.segments.last()?.ident.to_string();
+                if p.path.segments.len() == 1 {
+                    if let Some(v) = self.lookup(&name) {
+                        return self.strs.get(&v).cloned();
+                    }
+                }
+                match self.cx.consts.get(&name) {
+                    Some(Const::Str(s)) => Some(s.clone()),
+                    _ => None,
+                }
+            }
+            Expr::MethodCall(m)
+                if matches!(
+                    m.method.to_string().as_str(),
+                    "as_ptr"
+                        | "unwrap"
+                        | "expect"
+                        | "as_c_str"
+                        | "as_str"
+                        | "as_bytes"
+                        | "to_string"
+                        | "to_owned"
+                        | "into_raw"
+                ) =>
+            {
+                self.str_value(&m.receiver)
+            }
+            Expr::Try(t) => self.str_value(&t.expr),
+            Expr::Call(c) if c.args.len() == 1 => {
+                let segs = path_segments(&c.func)?;
+                let n = segs.len();
+                let ctor = n >= 2
+                    && matches!(
+                        (segs[n - 2].as_str(), segs[n - 1].as_str()),
+                        ("CString" | "String", "new" | "from")
+                    );
+                if ctor {
+                    self.str_value(&c.args[0])
+                } else {
+                    None
+                }
+            }
+            _ => None,
+        }
+    }
+
+    /// OpenCL C source text of an expression: a literal, a constant, or `include_str!`.
+    pub(super) fn source_text(&mut self, e: &Expr) -> Option<String> {
+        if let Expr::Macro(m) = strip(e) {
+            if m.mac.path.is_ident("include_str") {
+                let lit: syn::LitStr = m.mac.parse_body().ok()?;
+                let dir = self.cx.src.path.parent().unwrap_or(Path::new("."));
+                let bytes = read_regular(&dir.join(lit.value()), MAX_FILE_BYTES).ok()?;
+                return String::from_utf8(bytes).ok();
+            }
+        }
+        self.str_value(e)
+    }
+
+    pub(super) fn sources_text(&mut self, e: &Expr) -> Option<String> {
+        match strip(e) {
+            Expr::Array(a) => {
+                let parts: Option<Vec<String>> =
+                    a.elems.iter().map(|x| self.source_text(x)).collect();
+                parts.map(|p| p.join("\n"))
+            }
+            other => self.source_text(other),
+        }
+    }
+}

@@ -1,0 +1,225 @@
+//! The crate index of a file: its constants, `use` imports, functions, modules and structs, and
+//! how a call's path resolves against them and against the binding tables.
+
+use std::collections::HashMap;
+
+use syn::Expr;
+
+use super::types::{type_hint, type_name};
+use super::Lowerer;
+use crate::frontend::bindings::{Api, Bindings};
+use crate::frontend::{Const, Fields};
+
+pub(super) fn collect_consts(items: &[syn::Item], out: &mut HashMap<String, Const>) {
+    for item in items {
+        match item {
+            syn::Item::Const(c) => {
+                if let Some(v) = const_value(&c.expr) {
+                    out.insert(c.ident.to_string(), v);
+                }
+            }
+            syn::Item::Static(s) => {
+                if let Some(v) = const_value(&s.expr) {
+                    out.insert(s.ident.to_string(), v);
+                }
+            }
+            syn::Item::Mod(m) => {
+                if let Some((_, items)) = &m.content {
+                    collect_consts(items, out);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// What a file defines.
+#[derive(Default)]
+pub(super) struct Defs {
+    /// Functions and methods, by qualified name (`helper`, `Halo::step`).
+    pub(super) functions: std::collections::HashSet<String>,
+    /// Structs: their fields' types.
+    pub(super) structs: HashMap<String, Fields>,
+    /// Modules declared (`mod a;` or `mod a { .. }`), by qualified name.
+    pub(super) modules: std::collections::HashSet<String>,
+}
+
+/// The functions, methods, structs and modules a file defines.
+pub(super) fn collect_defs(items: &[syn::Item], prefix: Option<&str>, defs: &mut Defs) {
+    for item in items {
+        match item {
+            syn::Item::Fn(f) => {
+                defs.functions
+                    .insert(qualify(prefix, &f.sig.ident.to_string()));
+            }
+            syn::Item::Impl(imp) => {
+                let ty = type_name(&imp.self_ty).unwrap_or_else(|| "_".into());
+                for ii in &imp.items {
+                    if let syn::ImplItem::Fn(m) = ii {
+                        defs.functions
+                            .insert(qualify(prefix, &format!("{ty}::{}", m.sig.ident)));
+                    }
+                }
+            }
+            syn::Item::Struct(st) => {
+                let fields = st
+                    .fields
+                    .iter()
+                    .enumerate()
+                    .map(|(i, f)| {
+                        let name = f
+                            .ident
+                            .as_ref()
+                            .map_or_else(|| i.to_string(), |n| n.to_string());
+                        (name, type_hint(&f.ty))
+                    })
+                    .collect();
+                defs.structs.insert(st.ident.to_string(), fields);
+            }
+            syn::Item::Mod(m) => {
+                let p = qualify(prefix, &m.ident.to_string());
+                if let Some((_, items)) = &m.content {
+                    collect_defs(items, Some(&p), defs);
+                }
+                defs.modules.insert(p);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Names brought in by `use`, and the modules of glob imports.
+#[derive(Default)]
+pub(super) struct Uses {
+    /// `use a::b::{c, d as e}` → `c` ↦ `[a, b, c]`, `e` ↦ `[a, b, d]`.
+    pub(super) names: HashMap<String, Vec<String>>,
+    /// `use a::b::*` → `[a, b]`, in file order.
+    pub(super) globs: Vec<Vec<String>>,
+}
+
+pub(super) fn collect_uses(items: &[syn::Item], out: &mut Uses) {
+    fn walk(t: &syn::UseTree, prefix: &mut Vec<String>, out: &mut Uses) {
+        match t {
+            syn::UseTree::Path(p) => {
+                prefix.push(p.ident.to_string());
+                walk(&p.tree, prefix, out);
+                prefix.pop();
+            }
+            syn::UseTree::Name(n) => {
+                let mut full = prefix.clone();
+                full.push(n.ident.to_string());
+                out.names.insert(n.ident.to_string(), full);
+            }
+            syn::UseTree::Rename(r) => {
+                let mut full = prefix.clone();
+                full.push(r.ident.to_string());
+                out.names.insert(r.rename.to_string(), full);
+            }
+            syn::UseTree::Group(g) => g.items.iter().for_each(|i| walk(i, prefix, out)),
+            syn::UseTree::Glob(_) => out.globs.push(prefix.clone()),
+        }
+    }
+    for item in items {
+        match item {
+            syn::Item::Use(u) => walk(&u.tree, &mut Vec::new(), out),
+            syn::Item::Mod(m) => {
+                if let Some((_, items)) = &m.content {
+                    collect_uses(items, out);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+fn const_value(e: &Expr) -> Option<Const> {
+    match e {
+        Expr::Lit(l) => match &l.lit {
+            syn::Lit::Int(i) => i.base10_parse().ok().map(Const::Int),
+            syn::Lit::Str(s) => Some(Const::Str(s.value())),
+            _ => None,
+        },
+        Expr::Paren(p) => const_value(&p.expr),
+        Expr::Group(g) => const_value(&g.expr),
+        _ => None,
+    }
+}
+
+pub(super) fn qualify(prefix: Option<&str>, name: &str) -> String {
+    match prefix {
+        Some(p) => format!("{p}::{name}"),
+        None => name.to_string(),
+    }
+}
+
+impl Lowerer<'_, '_> {
+    /// The path in the crate of a call's path (after `use` imports) that may name a
+    /// function of another file of the crate: `crate::a::f`, `self::f`, `super::f`, `m::f`
+    /// for a module `m` this file declares, `Self::f` and `Type::f`. Other paths (other
+    /// crates, variables) give `None`.
+    pub(super) fn crate_path(&self, segs: &[String]) -> Option<String> {
+        let module: Vec<&str> = self
+            .prefix
+            .as_deref()
+            .map_or_else(Vec::new, |p| p.split("::").collect());
+        let first = segs.first()?.as_str();
+        let (base, rest): (&[&str], Vec<&str>) = match first {
+            "crate" => (&[], segs[1..].iter().map(String::as_str).collect()),
+            "self" => (&module, segs[1..].iter().map(String::as_str).collect()),
+            "super" => {
+                let up = segs.iter().take_while(|s| *s == "super").count();
+                let keep = module.len().checked_sub(up)?;
+                (
+                    &module[..keep],
+                    segs[up..].iter().map(String::as_str).collect(),
+                )
+            }
+            "Self" => {
+                let ty = self.self_ty.as_deref()?;
+                let rest = std::iter::once(ty).chain(segs[1..].iter().map(String::as_str));
+                (&module, rest.collect())
+            }
+            _ if self
+                .cx
+                .modules
+                .contains(&qualify(self.prefix.as_deref(), first))
+                || (segs.len() == 2 && first.starts_with(|c: char| c.is_ascii_uppercase())) =>
+            {
+                (&module, segs.iter().map(String::as_str).collect())
+            }
+            _ => return None,
+        };
+        if rest.is_empty()
+            || rest
+                .iter()
+                .any(|s| matches!(*s, "crate" | "self" | "super"))
+        {
+            return None;
+        }
+        Some(
+            base.iter()
+                .copied()
+                .chain(rest)
+                .collect::<Vec<_>>()
+                .join("::"),
+        )
+    }
+
+    /// The modeled function a call path names. A bare name is looked up first under the
+    /// modules of the file's glob imports, so that `use cl3::command_queue::*` and
+    /// `use ocl_core::*` each pick their own binding's function of that name; a row that
+    /// holds only under its crate's modules is found only that way.
+    pub(super) fn function_api(&self, segs: &[String], arity: usize) -> Option<&'static Api> {
+        let b = Bindings::get();
+        if let [name] = segs {
+            let under_glob = self.cx.uses.globs.iter().find_map(|g| {
+                let full: Vec<String> = g.iter().chain([name]).cloned().collect();
+                b.function(&full, arity).filter(|a| a.name.contains("::"))
+            });
+            if under_glob.is_some() {
+                return under_glob;
+            }
+        }
+        b.function(segs, arity)
+    }
+}

@@ -1,0 +1,292 @@
+//! The Rust frontend: a syn AST to the host IR, one [`Function`] per function or method.
+//!
+//! Calls are looked up in the binding tables ([`bindings`](super::bindings)); a call that
+//! is not modeled forgets what is known about every value it receives. Lowering never
+//! fails: what it cannot follow becomes `Value::Unknown` or a `Forget`.
+//!
+//! This module walks a file's items ([`lower_file`]) and holds the lowering's state (scopes,
+//! variables, the statements so far). The rest, by concern:
+//! - `index`: the file's constants, imports, functions, modules and structs; paths resolved
+//!   against them and against the binding tables;
+//! - `stmt`: blocks, `let` and patterns, branches; `expr`: expressions and macros;
+//! - `calls`: method and function calls, and the commands they enqueue; `apply`: a
+//!   binding-table row applied to a call's arguments;
+//! - `closures`: closures lowered where they run, host threads; `each`: loops over lists;
+//! - `types`: type hints from declared types; `syntax`: small readings of syn nodes;
+//!   `spans`: the spans of nodes.
+
+mod apply;
+mod calls;
+mod closures;
+mod each;
+mod expr;
+mod index;
+mod spans;
+mod stmt;
+mod syntax;
+mod types;
+
+use std::collections::HashMap;
+
+use syn::spanned::Spanned;
+use syn::Expr;
+
+use super::{Const, Fields, FileIr};
+use crate::ir::*;
+use crate::source::SourceFile;
+use closures::Closure;
+use index::{collect_consts, collect_defs, collect_uses, qualify, Defs, Uses};
+use syntax::pat_idents;
+use types::{hint_from_name, type_hint, type_name, STD_TYPES};
+
+/// Lowers every function and method of a parsed file that is module `module` of its crate
+/// (empty for a crate root, or a file on its own): functions are named by their path in
+/// the crate.
+pub fn lower_file(file_id: usize, src: &SourceFile, ast: &syn::File, module: &[String]) -> FileIr {
+    let mut consts = HashMap::new();
+    collect_consts(&ast.items, &mut consts);
+    let mut uses = Uses::default();
+    collect_uses(&ast.items, &mut uses);
+    let root = (!module.is_empty()).then(|| module.join("::"));
+    let mut defs = Defs::default();
+    collect_defs(&ast.items, root.as_deref(), &mut defs);
+    let mut structs: Vec<(String, Fields)> = defs
+        .structs
+        .iter()
+        .map(|(n, f)| (n.clone(), f.clone()))
+        .collect();
+    structs.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut cx = FileCx {
+        file: file_id,
+        src,
+        consts,
+        uses,
+        defined: defs.functions,
+        modules: defs.modules,
+        structs: defs.structs,
+        next_cmd: 0,
+        functions: Vec::new(),
+    };
+    cx.items(&ast.items, root.as_deref());
+    FileIr {
+        functions: cx.functions,
+        structs,
+    }
+}
+
+struct FileCx<'a> {
+    file: usize,
+    src: &'a SourceFile,
+    consts: HashMap<String, Const>,
+    uses: Uses,
+    /// Functions and methods defined in the file, by qualified name (`helper`, `Halo::step`).
+    defined: std::collections::HashSet<String>,
+    /// Modules declared in the file, by qualified name.
+    modules: std::collections::HashSet<String>,
+    /// Structs defined in the file: their fields' types.
+    structs: HashMap<String, Fields>,
+    next_cmd: usize,
+    functions: Vec<Function>,
+}
+
+impl FileCx<'_> {
+    fn items(&mut self, items: &[syn::Item], prefix: Option<&str>) {
+        for item in items {
+            match item {
+                syn::Item::Fn(f) => {
+                    let name = qualify(prefix, &f.sig.ident.to_string());
+                    self.function(name, &f.sig, &f.block, None, prefix);
+                }
+                syn::Item::Impl(imp) => {
+                    let ty = type_name(&imp.self_ty).unwrap_or_else(|| "_".into());
+                    for ii in &imp.items {
+                        if let syn::ImplItem::Fn(m) = ii {
+                            let name = qualify(prefix, &format!("{ty}::{}", m.sig.ident));
+                            self.function(name, &m.sig, &m.block, Some(&ty), prefix);
+                        }
+                    }
+                }
+                syn::Item::Trait(t) => {
+                    for ti in &t.items {
+                        if let syn::TraitItem::Fn(m) = ti {
+                            if let Some(block) = &m.default {
+                                let name =
+                                    qualify(prefix, &format!("{}::{}", t.ident, m.sig.ident));
+                                self.function(name, &m.sig, block, None, prefix);
+                            }
+                        }
+                    }
+                }
+                syn::Item::Mod(m) => {
+                    if let Some((_, items)) = &m.content {
+                        let p = qualify(prefix, &m.ident.to_string());
+                        self.items(items, Some(&p));
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    fn function(
+        &mut self,
+        name: String,
+        sig: &syn::Signature,
+        block: &syn::Block,
+        self_ty: Option<&str>,
+        prefix: Option<&str>,
+    ) {
+        let mut lw = Lowerer {
+            cx: self,
+            strs: HashMap::new(),
+            vars: Vec::new(),
+            scopes: vec![HashMap::new()],
+            out: Vec::new(),
+            self_ty: self_ty.map(str::to_string),
+            prefix: prefix.map(str::to_string),
+            closures: HashMap::new(),
+            inlining: 0,
+            inline_budget: 0,
+            mapped: std::collections::HashSet::new(),
+            struct_of: HashMap::new(),
+        };
+        let body_span = lw.span(block.span());
+        lw.inline_budget = 4 * (body_span.end - body_span.start) + 4_096;
+        let mut params = Vec::new();
+        for input in &sig.inputs {
+            match input {
+                syn::FnArg::Receiver(_) => {
+                    let hint = self_ty.map_or(TypeHint::Unknown, hint_from_name);
+                    let v = lw.bind("self", hint);
+                    lw.type_var(v, self_ty.map(str::to_string));
+                    params.push(v);
+                }
+                syn::FnArg::Typed(pt) => {
+                    let hint = type_hint(&pt.ty);
+                    let ty = type_name(&pt.ty);
+                    for (ident, _) in pat_idents(&pt.pat) {
+                        let v = lw.bind(&ident, hint);
+                        lw.type_var(v, ty.clone());
+                        params.push(v);
+                    }
+                }
+            }
+        }
+        let tail = lw.block_inline(block);
+        lw.out.push(Stmt::Return { value: tail });
+        let span = lw.cx.src.span(lw.cx.file, sig.ident.span());
+        let body = std::mem::take(&mut lw.out);
+        let vars = std::mem::take(&mut lw.vars);
+        self.functions.push(Function {
+            name,
+            span,
+            vars,
+            params,
+            body,
+        });
+    }
+}
+
+struct Lowerer<'c, 'a> {
+    cx: &'c mut FileCx<'a>,
+    /// The type of `self` in a method.
+    self_ty: Option<String>,
+    /// The module path of the function, for resolving calls of its siblings.
+    prefix: Option<String>,
+    /// Locals bound to a known string (kernel names and sources for FFI calls).
+    strs: HashMap<Var, String>,
+    vars: Vec<VarInfo>,
+    scopes: Vec<HashMap<String, Var>>,
+    out: Vec<Stmt>,
+    /// Closures bound to locals (`let f = |..| ..`), with the variables they capture.
+    closures: HashMap<Var, Closure>,
+    /// Closure bodies being lowered where they are called, innermost last.
+    inlining: usize,
+    /// Bytes of closure bodies that may still be lowered where they are called: each
+    /// call lowers its closure's body again, so this keeps a function's lowering linear.
+    inline_budget: usize,
+    /// Temporaries holding what a `map` over a list yields, one value per member.
+    mapped: std::collections::HashSet<Var>,
+    /// Variables whose type is a struct of the crate, by the struct's name.
+    struct_of: HashMap<Var, String>,
+}
+
+impl Lowerer<'_, '_> {
+    fn span(&self, s: proc_macro2::Span) -> Span {
+        self.cx.src.span(self.cx.file, s)
+    }
+
+    fn arg_span(&self, e: &Expr) -> ArgSpan {
+        let span = self.span(spans::expr(e));
+        ArgSpan {
+            span,
+            text: self.cx.src.slice(span).to_string(),
+        }
+    }
+
+    fn bind(&mut self, name: &str, hint: TypeHint) -> Var {
+        // `r#try` is the variable `try`.
+        let name = name.trim_start_matches("r#");
+        let v = self.vars.len();
+        self.vars.push(VarInfo {
+            name: name.to_string(),
+            hint,
+            fields: Vec::new(),
+            ty: None,
+            member: Member::Dot,
+        });
+        if let Some(s) = self.scopes.last_mut() {
+            s.insert(name.to_string(), v);
+        }
+        v
+    }
+
+    fn lookup(&self, name: &str) -> Option<Var> {
+        let name = name.trim_start_matches("r#");
+        self.scopes.iter().rev().find_map(|s| s.get(name).copied())
+    }
+
+    /// A temporary holding a value, so later uses refer to one place.
+    fn temp(&mut self, value: Value) -> Value {
+        match value {
+            Value::Place(_) | Value::Unknown | Value::Scalar | Value::Int(_) | Value::Null => value,
+            v => {
+                let t = self.new_temp(TypeHint::Unknown);
+                self.out.push(Stmt::Assign {
+                    dst: Place::var(t),
+                    value: v,
+                    span: Span::default(),
+                });
+                Value::Place(Place::var(t))
+            }
+        }
+    }
+
+    /// Records the struct type of a parameter: its fields when the file defines it, else
+    /// its name for [`link`](super::link).
+    fn type_var(&mut self, v: Var, ty: Option<String>) {
+        match ty.as_deref().and_then(|t| self.cx.structs.get(t)) {
+            Some(fields) => {
+                self.vars[v].fields = fields.clone();
+                self.struct_of.insert(v, ty.unwrap_or_default());
+            }
+            // A binding's type (`CommandQueue`) or a standard one (`Vec`) is no struct of
+            // the crate.
+            None if ty.as_deref().is_some_and(|t| {
+                hint_from_name(t) != TypeHint::Unknown || STD_TYPES.contains(&t)
+            }) => {}
+            None => self.vars[v].ty = ty,
+        }
+    }
+
+    /// A fresh temporary variable (`%n`).
+    fn new_temp(&mut self, hint: TypeHint) -> Var {
+        let t = self.vars.len();
+        self.vars.push(VarInfo::temp(t, hint));
+        t
+    }
+
+    fn forget(&mut self, values: Vec<Value>, span: Span) {
+        self.out.extend(crate::ir::forget(values, span));
+    }
+}

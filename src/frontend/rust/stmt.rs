@@ -1,0 +1,290 @@
+//! Statements and control flow: blocks and their scopes, `let` and its patterns, branches
+//! (the value of an `if` or `match` whose arms differ) and conditions.
+
+use std::collections::HashMap;
+
+use syn::{Expr, Pat, Stmt as SynStmt};
+
+use super::syntax::{pat_idents, pat_type, strip_pat_type};
+use super::types::{constructed_type, type_hint};
+use super::{spans, Lowerer};
+use crate::ir::*;
+
+impl Lowerer<'_, '_> {
+    /// Lowers a block into the current statement list, in a new scope; returns the value of
+    /// its tail expression.
+    pub(super) fn block_inline(&mut self, b: &syn::Block) -> Value {
+        self.scopes.push(HashMap::new());
+        let mut last = Value::Unknown;
+        let n = b.stmts.len();
+        for (i, s) in b.stmts.iter().enumerate() {
+            let v = self.stmt(s);
+            if i + 1 == n {
+                last = v;
+            }
+        }
+        self.scopes.pop();
+        last
+    }
+
+    /// Lowers a block into its own statement list.
+    pub(super) fn block_separate(&mut self, b: &syn::Block) -> Vec<Stmt> {
+        let saved = std::mem::take(&mut self.out);
+        self.block_inline(b);
+        std::mem::replace(&mut self.out, saved)
+    }
+
+    fn expr_separate(&mut self, e: &Expr) -> Vec<Stmt> {
+        let saved = std::mem::take(&mut self.out);
+        self.scopes.push(HashMap::new());
+        self.expr(e);
+        self.scopes.pop();
+        std::mem::replace(&mut self.out, saved)
+    }
+
+    fn stmt(&mut self, s: &SynStmt) -> Value {
+        match s {
+            SynStmt::Local(l) if self.bind_closure(l) => Value::Unknown,
+            SynStmt::Local(l) => {
+                let text = l.init.as_ref().and_then(|i| self.source_text(&i.expr));
+                // `let (q0, q1) = (&qs[0], &qs[1]);`: each part its own binding.
+                let tuple = match (strip_pat_type(&l.pat), l.init.as_ref().map(|i| &*i.expr)) {
+                    (Pat::Tuple(pt), Some(Expr::Tuple(t))) if pt.elems.len() == t.elems.len() => {
+                        Some(t)
+                    }
+                    _ => None,
+                };
+                let value = match &l.init {
+                    Some(init) if init.diverge.is_none() && tuple.is_some() => Value::List(
+                        tuple
+                            .iter()
+                            .flat_map(|t| t.elems.iter())
+                            .map(|x| self.expr(x))
+                            .collect(),
+                    ),
+                    Some(init) => {
+                        let v = self.expr(&init.expr);
+                        if let Some((_, diverge)) = &init.diverge {
+                            let arm = self.expr_separate(diverge);
+                            self.out.push(Stmt::Branch(vec![arm, Vec::new()]));
+                        }
+                        v
+                    }
+                    None => Value::Unknown,
+                };
+                let span = self.span(spans::local(l));
+                self.let_pattern(&l.pat, value, span);
+                // `let solver = Solver::new(..)?;`: its methods are the crate's.
+                if let (Some(init), Pat::Ident(pi)) = (&l.init, strip_pat_type(&l.pat)) {
+                    if let Some(ty) = constructed_type(&init.expr) {
+                        if let Some(v) = self.lookup(&pi.ident.to_string()) {
+                            self.struct_of.insert(v, ty);
+                        }
+                    }
+                }
+                if let (Some(t), [(name, true)]) = (text, pat_idents(&l.pat).as_slice()) {
+                    if let Some(v) = self.lookup(name) {
+                        self.strs.insert(v, t);
+                    }
+                }
+                Value::Unknown
+            }
+            SynStmt::Expr(e, semi) => {
+                let v = self.expr(e);
+                if semi.is_some() {
+                    Value::Unknown
+                } else {
+                    v
+                }
+            }
+            SynStmt::Macro(m) => {
+                self.mac(&m.mac);
+                Value::Unknown
+            }
+            SynStmt::Item(item) => {
+                self.cx.items(std::slice::from_ref(item), None);
+                Value::Unknown
+            }
+        }
+    }
+
+    /// The value of a branch whose arms end in `values` (an arm that leaves it, by `return`,
+    /// `break` or `continue`, does not count): one new queue or buffer when every arm makes
+    /// one with the same properties, else a temporary each arm sets, which keeps a value
+    /// only where the arms agree.
+    pub(super) fn arms_value(&mut self, arms: &mut [Vec<Stmt>], values: Vec<Value>) -> Value {
+        let live: Vec<(usize, Value)> = values
+            .into_iter()
+            .enumerate()
+            .filter(|(i, _)| {
+                !matches!(
+                    arms[*i].last(),
+                    Some(Stmt::Return { .. } | Stmt::Break | Stmt::Continue)
+                )
+            })
+            .collect();
+        let Some((_, first)) = live.first() else {
+            return Value::Unknown;
+        };
+        let agree = |x: &Value| match (first, x) {
+            (
+                Value::New(NewObject::Queue {
+                    out_of_order: a, ..
+                }),
+                Value::New(NewObject::Queue {
+                    out_of_order: b, ..
+                }),
+            ) => a == b,
+            (
+                Value::New(NewObject::Buffer { host_init: None }),
+                Value::New(NewObject::Buffer { host_init: None }),
+            ) => true,
+            _ => false,
+        };
+        if live.iter().all(|(_, v)| agree(v)) {
+            return match first {
+                Value::New(NewObject::Queue {
+                    device,
+                    out_of_order,
+                }) => Value::New(NewObject::Queue {
+                    device: live
+                        .iter()
+                        .all(|(_, v)| matches!(v, Value::New(NewObject::Queue { device: d, .. }) if d == device))
+                        .then(|| device.clone())
+                        .flatten(),
+                    out_of_order: *out_of_order,
+                }),
+                other => other.clone(),
+            };
+        }
+        if live.iter().all(|(_, v)| !matches!(v, Value::Place(_))) {
+            return Value::Unknown;
+        }
+        let t = self.new_temp(TypeHint::Unknown);
+        for (i, v) in live {
+            arms[i].push(Stmt::Assign {
+                dst: Place::var(t),
+                value: v,
+                span: Span::default(),
+            });
+        }
+        Value::Place(Place::var(t))
+    }
+
+    /// Binds the parts of a value a pattern takes apart: tuples, struct fields, `Ok(x)`,
+    /// `&x`. `false` (nothing bound) for a pattern it cannot follow.
+    fn destructure(&mut self, pat: &Pat, value: &Value, span: Span) -> bool {
+        let field = |value: &Value, f: String| match value {
+            Value::Place(p) => {
+                let mut p = p.clone();
+                p.proj.push(Proj::Field(f));
+                Some(Value::Place(p))
+            }
+            Value::Struct(fields) => fields.iter().find(|(n, _)| *n == f).map(|(_, v)| v.clone()),
+            _ => None,
+        };
+        match pat {
+            Pat::Ident(pi) if pi.subpat.is_none() => {
+                let v = self.bind(&pi.ident.to_string(), TypeHint::Unknown);
+                self.out.push(Stmt::Assign {
+                    dst: Place::var(v),
+                    value: value.clone(),
+                    span,
+                });
+                true
+            }
+            Pat::Wild(_) => true,
+            Pat::Reference(r) => self.destructure(&r.pat, value, span),
+            Pat::Paren(p) => self.destructure(&p.pat, value, span),
+            Pat::Tuple(t) => {
+                let parts: Option<Vec<Value>> = match value {
+                    Value::List(items) if items.len() == t.elems.len() => Some(items.clone()),
+                    Value::Place(_) => (0..t.elems.len())
+                        .map(|i| field(value, i.to_string()))
+                        .collect(),
+                    _ => None,
+                };
+                let Some(parts) =
+                    parts.filter(|_| !t.elems.iter().any(|e| matches!(e, Pat::Rest(_))))
+                else {
+                    return false;
+                };
+                t.elems
+                    .iter()
+                    .zip(&parts)
+                    .all(|(e, v)| self.destructure(e, v, span))
+            }
+            Pat::Struct(ps) => ps.fields.iter().all(|f| {
+                let name = match &f.member {
+                    syn::Member::Named(i) => i.to_string(),
+                    syn::Member::Unnamed(i) => i.index.to_string(),
+                };
+                match field(value, name) {
+                    Some(v) => self.destructure(&f.pat, &v, span),
+                    None => false,
+                }
+            }),
+            _ => false,
+        }
+    }
+
+    pub(super) fn let_pattern(&mut self, pat: &Pat, value: Value, span: Span) {
+        let hint = pat_type(pat).map_or(TypeHint::Unknown, type_hint);
+        let idents = pat_idents(pat);
+        if matches!(pat, Pat::Tuple(_) | Pat::Struct(_)) {
+            // Bound in order; on a pattern it cannot follow, what was bound is rebound
+            // below to an unknown value.
+            if self.destructure(pat, &value, span) {
+                return;
+            }
+        }
+        if idents.len() != 1 || !idents[0].1 {
+            self.forget(vec![value.clone()], span);
+        }
+        for (name, whole) in idents {
+            let v = self.bind(&name, hint);
+            let value = if whole { value.clone() } else { Value::Unknown };
+            self.out.push(Stmt::Assign {
+                dst: Place::var(v),
+                value,
+                span,
+            });
+        }
+    }
+
+    /// The place an assignment target names, if it is one.
+    pub(super) fn place_of(&mut self, e: &Expr) -> Option<Place> {
+        match self.expr(e) {
+            Value::Place(p) => Some(p),
+            _ => None,
+        }
+    }
+
+    /// An `if`/`while` condition: `let` bindings are visible in the following block.
+    pub(super) fn cond(&mut self, e: &Expr) {
+        self.expr(e);
+    }
+
+    /// Binds a `match` arm's pattern; returns the variable bound to the whole scrutinee.
+    pub(super) fn let_pattern_unknown(&mut self, pat: &Pat, scrutinee: &Value) -> Option<Place> {
+        let span = self.span(spans::pat(pat));
+        let mut whole_var = None;
+        for (name, whole) in pat_idents(pat) {
+            let v = self.bind(&name, TypeHint::Unknown);
+            if whole {
+                whole_var = Some(Place::var(v));
+            }
+            let value = if whole {
+                scrutinee.clone()
+            } else {
+                Value::Unknown
+            };
+            self.out.push(Stmt::Assign {
+                dst: Place::var(v),
+                value,
+                span,
+            });
+        }
+        whole_var
+    }
+}

@@ -1,0 +1,199 @@
+//! Types as the lowering reads them: the hint a declared type gives a variable (a queue, a
+//! buffer, host data, a scalar) and the type a constructor call builds.
+
+use syn::{Expr, Type};
+
+use super::syntax::path_segments;
+use crate::ir::*;
+
+/// Standard types that parameters often have: never structs of the crate.
+pub(super) const STD_TYPES: &[&str] = &[
+    "Vec", "String", "str", "Option", "Result", "Box", "Rc", "Arc", "RefCell", "Cell", "Mutex",
+    "RwLock", "HashMap", "HashSet", "BTreeMap", "BTreeSet", "VecDeque", "Path", "PathBuf",
+    "Duration", "Instant",
+];
+
+pub(super) fn type_name(t: &Type) -> Option<String> {
+    match t {
+        Type::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
+        Type::Reference(r) => type_name(&r.elem),
+        Type::Group(g) => type_name(&g.elem),
+        Type::Paren(p) => type_name(&p.elem),
+        _ => None,
+    }
+}
+
+const SCALAR_TYPES: &[&str] = &[
+    "f32",
+    "f64",
+    "i8",
+    "i16",
+    "i32",
+    "i64",
+    "i128",
+    "u8",
+    "u16",
+    "u32",
+    "u64",
+    "u128",
+    "usize",
+    "isize",
+    "bool",
+    "char",
+    "cl_float",
+    "cl_double",
+    "cl_half",
+    "cl_int",
+    "cl_uint",
+    "cl_long",
+    "cl_ulong",
+    "cl_short",
+    "cl_ushort",
+    "cl_char",
+    "cl_uchar",
+    "cl_bool",
+    "size_t",
+];
+
+const HANDLE_TYPES: &[&str] = &[
+    "cl_mem",
+    "cl_event",
+    "cl_kernel",
+    "cl_command_queue",
+    "cl_context",
+    "cl_program",
+    "cl_device_id",
+    "cl_platform_id",
+    "cl_sampler",
+    "Buffer",
+    "CommandQueue",
+    "Kernel",
+    "Event",
+    "Context",
+    "Program",
+    "Device",
+    "Queue",
+    "EventList",
+    "Mem",
+    "DeviceId",
+];
+
+pub(super) fn hint_from_name(name: &str) -> TypeHint {
+    match name {
+        "CommandQueue" | "cl_command_queue" | "Queue" => TypeHint::Queue,
+        "Buffer" | "cl_mem" | "Mem" => TypeHint::Buffer,
+        "Kernel" | "cl_kernel" => TypeHint::Kernel,
+        "Event" | "cl_event" => TypeHint::Event,
+        "Context" | "cl_context" => TypeHint::Context,
+        "Device" | "cl_device_id" | "DeviceId" => TypeHint::Device,
+        "Program" | "cl_program" => TypeHint::Program,
+        n if SCALAR_TYPES.contains(&n) => TypeHint::Scalar,
+        _ => TypeHint::Unknown,
+    }
+}
+
+/// The element type of `Vec<T>`, `[T]`, `[T; N]`.
+fn elem_name(t: &Type) -> Option<String> {
+    match t {
+        Type::Path(p) => {
+            let seg = p.path.segments.last()?;
+            if let syn::PathArguments::AngleBracketed(a) = &seg.arguments {
+                if let Some(syn::GenericArgument::Type(t)) = a.args.first() {
+                    return type_name(t).or_else(|| elem_name(t).map(|_| "array".into()));
+                }
+            }
+            None
+        }
+        Type::Slice(s) => type_name(&s.elem).or_else(|| Some("array".into())),
+        Type::Array(a) => type_name(&a.elem).or_else(|| Some("array".into())),
+        _ => None,
+    }
+}
+
+fn is_host_elem(name: &str) -> bool {
+    !HANDLE_TYPES.contains(&name)
+}
+
+pub(super) fn type_hint(t: &Type) -> TypeHint {
+    match t {
+        Type::Reference(r) => match &*r.elem {
+            Type::Slice(_) => slice_hint(&r.elem),
+            other => type_hint(other),
+        },
+        Type::Group(g) => type_hint(&g.elem),
+        Type::Paren(p) => type_hint(&p.elem),
+        Type::Slice(_) => slice_hint(t),
+        Type::Array(a) => match type_name(&a.elem) {
+            Some(n) if n == "cl_event" || n == "Event" => TypeHint::EventList,
+            Some(n) if !is_host_elem(&n) => TypeHint::Unknown,
+            _ => TypeHint::Host(HostKind::Array {
+                len: array_len(&a.len),
+            }),
+        },
+        Type::Path(p) => {
+            let Some(seg) = p.path.segments.last() else {
+                return TypeHint::Unknown;
+            };
+            let name = seg.ident.to_string();
+            match name.as_str() {
+                "Vec" => match elem_name(t) {
+                    Some(e) if e == "cl_event" || e == "Event" => TypeHint::EventList,
+                    Some(e) if is_host_elem(&e) => TypeHint::Host(HostKind::Vec),
+                    _ => TypeHint::Unknown,
+                },
+                "Box" | "Rc" | "Arc" | "Option" => match &seg.arguments {
+                    syn::PathArguments::AngleBracketed(a) => match a.args.first() {
+                        Some(syn::GenericArgument::Type(inner)) => type_hint(inner),
+                        _ => TypeHint::Unknown,
+                    },
+                    _ => TypeHint::Unknown,
+                },
+                "EventList" => TypeHint::EventList,
+                _ => hint_from_name(&name),
+            }
+        }
+        _ => TypeHint::Unknown,
+    }
+}
+
+fn slice_hint(t: &Type) -> TypeHint {
+    match elem_name(t) {
+        Some(e) if e == "cl_event" || e == "Event" => TypeHint::EventList,
+        Some(e) if is_host_elem(&e) => TypeHint::Host(HostKind::Slice),
+        _ => TypeHint::Unknown,
+    }
+}
+
+fn array_len(e: &Expr) -> Option<u64> {
+    match e {
+        Expr::Lit(l) => match &l.lit {
+            syn::Lit::Int(i) => i.base10_parse().ok(),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// The struct a constructor call makes: `Solver::new(..)`, `Solver::create(..)?`,
+/// `Solver::new(..).unwrap()`.
+pub(super) fn constructed_type(e: &Expr) -> Option<String> {
+    match e {
+        Expr::Try(t) => constructed_type(&t.expr),
+        Expr::Paren(p) => constructed_type(&p.expr),
+        Expr::MethodCall(m) if matches!(m.method.to_string().as_str(), "unwrap" | "expect") => {
+            constructed_type(&m.receiver)
+        }
+        Expr::Call(c) => match path_segments(&c.func)?.as_slice() {
+            [t, _]
+                if t.starts_with(|c: char| c.is_ascii_uppercase())
+                    && hint_from_name(t) == TypeHint::Unknown
+                    && !STD_TYPES.contains(&t.as_str())
+                    && t != "Self" =>
+            {
+                Some(t.clone())
+            }
+            _ => None,
+        },
+        _ => None,
+    }
+}
