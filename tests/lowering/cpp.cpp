@@ -12,6 +12,9 @@ void api(cl::Context &ctx, cl::Device &dev, std::vector<float> &host)
     cl::Context c2(dev);
     cl::CommandQueue q(ctx, dev, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE);
     cl::CommandQueue q2(ctx, dev, 0, &err);
+    std::vector<cl::CommandQueue> qs;
+    qs.push_back(cl::CommandQueue(ctx, dev));
+    qs.emplace_back(ctx, dev);
     cl::Program p(ctx, "__kernel void k(__global float* a) { a[0] = 1.0f; }");
     cl::Program p2(ctx, "__kernel void k(__global float* a) { }", true);
     cl::Kernel k(p, "k");

@@ -450,6 +450,7 @@ impl FileCx {
             event_elems: Vec::new(),
             event_outs: Vec::new(),
             statuses: HashMap::new(),
+            elem_types: HashMap::new(),
         };
         let mut params = Vec::new();
         // A method's receiver is its first parameter, as `self` is in Rust.
@@ -539,6 +540,8 @@ struct Lowerer<'c> {
     event_outs: Vec<Place>,
     /// Status variables (`err = clEnqueue..(.., &ev)`) and the events of those calls.
     statuses: HashMap<Var, Vec<Place>>,
+    /// The element type of each `std::vector` variable (`cl::CommandQueue`).
+    elem_types: HashMap<Var, String>,
 }
 
 impl Lowerer<'_> {
@@ -1228,6 +1231,10 @@ impl Lowerer<'_> {
                     text = self.str_value(init);
                     self.expr(init)
                 }
+                // `std::vector<cl::CommandQueue> queues;`: an empty list of its elements.
+                None if vector_elem(&ty).is_some() && !matches!(hint, TypeHint::Host(_)) => {
+                    Value::List(Vec::new())
+                }
                 None => Value::Unknown,
             };
             let value = match (value, hint) {
@@ -1238,6 +1245,9 @@ impl Lowerer<'_> {
             };
             let v = self.bind(&name, hint);
             self.type_var(v, &ty, shape.pointers);
+            if let Some(e) = vector_elem(&ty) {
+                self.elem_types.insert(v, e.to_string());
+            }
             self.note_status(v);
             if let Some(t) = text {
                 self.strs.insert(v, t);
@@ -1259,10 +1269,13 @@ impl Lowerer<'_> {
 
     /// `T x(args)` / `T x{args}`: a constructor call of the class `T`.
     fn construct(&mut self, ty: &str, args: Node<'_>, span: Span) -> Value {
+        self.construct_from(ty, &named(args), span)
+    }
+
+    fn construct_from(&mut self, ty: &str, items: &[Node<'_>], span: Span) -> Value {
         let segs = path_segments(ty.trim_start_matches("const ").trim());
-        let items = named(args);
         match self.cx_bindings().function(&segs, items.len()) {
-            Some(api) => self.apply(api, None, &items, span),
+            Some(api) => self.apply(api, None, items, span),
             None => {
                 let vals: Vec<Value> = items.iter().map(|a| self.expr(*a)).collect();
                 self.forget(vals, span);
@@ -1624,6 +1637,17 @@ impl Lowerer<'_> {
                     });
                     return Value::Scalar;
                 }
+                // `queues.emplace_back(ctx, device)`: a new element made from the arguments.
+                ("emplace_back", Value::Place(list)) if list.proj.is_empty() => {
+                    if let Some(ty) = self.elem_types.get(&list.var).cloned() {
+                        let item = self.construct_from(&ty, &args, span);
+                        self.out.push(Stmt::Push {
+                            list: list.clone(),
+                            item,
+                        });
+                        return Value::Scalar;
+                    }
+                }
                 // The host data itself, read.
                 ("data", _) if args.is_empty() => return rv,
                 ("size" | "empty" | "begin" | "end" | "cbegin" | "cend", _) if args.is_empty() => {
@@ -1821,6 +1845,17 @@ fn changes(n: Node<'_>, name: &str, text: &str) -> bool {
         _ => false,
     };
     own || named(n).into_iter().any(|c| changes(c, name, text))
+}
+
+/// The element type of a `std::vector<T>` type: `T`.
+fn vector_elem(ty: &str) -> Option<&str> {
+    let ty = ty.trim().trim_start_matches("const ").trim();
+    let inner = ty
+        .strip_prefix("std::vector<")
+        .or_else(|| ty.strip_prefix("vector<"))?
+        .strip_suffix('>')?
+        .trim();
+    (!inner.contains(',')).then_some(inner)
 }
 
 fn jumps(body: &[Stmt]) -> bool {
