@@ -617,10 +617,30 @@ fn check_crate(
             let beside = kernel_files(cache, kernel_dir(input_of[&l.id]));
             let mut kernels = analysis::Kernels::new(beside);
             let spelling = rules::Spelling::of(&l.src.path);
+            // In C and C++, a function of the file itself wins over one of the same name
+            // elsewhere in the program (a `static` helper, or another program's `main`).
+            let own_index;
+            let index = match spelling {
+                rules::Spelling::Rust => &index,
+                _ => {
+                    let own: HashSet<&str> =
+                        l.ir.functions.iter().map(|f| f.name.as_str()).collect();
+                    own_index = analysis::Index::new(
+                        l.ir.functions.iter().chain(
+                            lowered
+                                .iter()
+                                .filter(|o| o.id != l.id)
+                                .flat_map(|o| &o.ir.functions)
+                                .filter(|f| !own.contains(f.name.as_str())),
+                        ),
+                    );
+                    &own_index
+                }
+            };
             Ok(l.ir
                 .functions
                 .iter()
-                .flat_map(|f| rules::run(&analysis::analyze(f, &index, &mut kernels), spelling))
+                .flat_map(|f| rules::run(&analysis::analyze(f, index, &mut kernels), spelling))
                 .collect::<Vec<Finding>>())
         },
     );
@@ -732,8 +752,20 @@ pub fn check(paths: &[PathBuf], settings: &Settings) -> Report {
         .collect();
 
     let mut locator = package::Locator::default();
-    let placements: Vec<package::Placement> =
-        found.files.iter().map(|p| locator.place(p)).collect();
+    let mut programs = frontend::Programs::new();
+    let placements: Vec<package::Placement> = found
+        .files
+        .iter()
+        .map(|p| {
+            let mut placement = locator.place(p);
+            // A C or C++ file outside a Cargo package's crates belongs to its build's program.
+            if placement.root.is_none() && frontend::Lang::of(p).is_some() {
+                let abs = std::fs::canonicalize(p).unwrap_or_else(|_| p.clone());
+                placement.krate = format!("c:{}", programs.of(&abs).display());
+            }
+            placement
+        })
+        .collect();
     let out = in_pool(settings.jobs, || {
         // With the pre-filter, each file is read and only those it selects are held;
         // without it, each file is read when it is lowered.

@@ -1,15 +1,16 @@
 //! Fixture-driven tests: every fixture's findings equal its `//~ CLMxxx` markers, and the
 //! rendered output of each fixture equals its committed snapshot (run with `BLESS=1` to
 //! rewrite the snapshots after reviewing the change). A fixture is a Rust file (snapshot
-//! `<stem>.out`), a C or C++ file (snapshot `<file>.out`: `buggy.c.out`), or a Cargo package under `fixtures/crates/` checked as a whole, its calls
-//! followed across its files (snapshot `<package>/report.out`).
+//! `<stem>.out`), a C or C++ file (snapshot `<file>.out`: `buggy.c.out`), or a Cargo package
+//! or a C program (a directory with a `Makefile`) under `fixtures/crates/` checked as a
+//! whole, its calls followed across its files (snapshot `<package>/report.out`).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use clmigrate_lint::{check, report, Report, Settings};
 
-/// Rust, C and C++ sources.
+/// Rust, C and C++ sources and headers.
 fn rs_files(dir: &str) -> Vec<PathBuf> {
     let mut files: Vec<PathBuf> = walkdir::WalkDir::new(dir)
         .sort_by_file_name()
@@ -18,7 +19,7 @@ fn rs_files(dir: &str) -> Vec<PathBuf> {
         .filter(|e| {
             e.path()
                 .extension()
-                .is_some_and(|x| ["rs", "c", "cpp"].iter().any(|l| x == *l))
+                .is_some_and(|x| ["rs", "c", "cpp", "h"].iter().any(|l| x == *l))
         })
         .map(|e| e.into_path())
         .collect();
@@ -26,14 +27,15 @@ fn rs_files(dir: &str) -> Vec<PathBuf> {
     files
 }
 
+/// Cargo packages, and C programs with their makefile.
 fn packages() -> Vec<PathBuf> {
     let mut dirs: Vec<PathBuf> = std::fs::read_dir("fixtures/crates")
         .unwrap()
         .map(|e| e.unwrap().path())
-        .filter(|p| p.join("Cargo.toml").is_file())
+        .filter(|p| p.join("Cargo.toml").is_file() || p.join("Makefile").is_file())
         .collect();
     dirs.sort();
-    assert!(dirs.len() >= 2, "package fixtures missing: {dirs:?}");
+    assert!(dirs.len() >= 3, "package fixtures missing: {dirs:?}");
     dirs
 }
 

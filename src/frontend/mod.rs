@@ -9,7 +9,7 @@ pub mod clike;
 pub mod rust;
 
 use std::collections::HashMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::ir::{Function, HostKind, TypeHint, Value};
 
@@ -86,5 +86,54 @@ impl Lang {
             "cpp" | "cc" | "cxx" | "hpp" | "hh" | "hxx" => Some(Lang::Cpp),
             _ => None,
         }
+    }
+}
+
+/// Files of a C or C++ build: the directory of the nearest build file above a file
+/// (`CMakeLists.txt`, a makefile, `meson.build`, ..), not above the repository root (a
+/// directory holding `.git`); the file's own directory when there is none. C and C++ files
+/// of one program call each other's functions.
+pub struct Programs {
+    by_dir: HashMap<PathBuf, PathBuf>,
+}
+
+const BUILD_FILES: &[&str] = &[
+    "CMakeLists.txt",
+    "Makefile",
+    "makefile",
+    "GNUmakefile",
+    "meson.build",
+    "configure.ac",
+    "SConstruct",
+    "BUILD",
+    "BUILD.bazel",
+];
+
+impl Programs {
+    pub fn new() -> Programs {
+        Programs {
+            by_dir: HashMap::new(),
+        }
+    }
+
+    /// The program directory of the C or C++ file `abs` (an absolute path).
+    pub fn of(&mut self, abs: &Path) -> PathBuf {
+        let own = abs.parent().unwrap_or(abs).to_path_buf();
+        if let Some(p) = self.by_dir.get(&own) {
+            return p.clone();
+        }
+        let mut found = None;
+        for d in own.ancestors().take(8) {
+            if BUILD_FILES.iter().any(|b| d.join(b).is_file()) {
+                found = Some(d.to_path_buf());
+                break;
+            }
+            if d.join(".git").exists() {
+                break;
+            }
+        }
+        let p = found.unwrap_or_else(|| own.clone());
+        self.by_dir.insert(own, p.clone());
+        p
     }
 }

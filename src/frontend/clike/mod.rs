@@ -15,6 +15,7 @@ pub mod comments;
 pub mod types;
 
 use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
 use std::rc::Rc;
 use std::sync::OnceLock;
 
@@ -167,6 +168,13 @@ pub fn lower_file(file_id: usize, src: &SourceFile, lang: Lang) -> Result<FileIr
         functions: Vec::new(),
     };
     let root = tree.root_node();
+    // The program's own headers first (`#include "halo.h"`): their constants and structs;
+    // the file's own come after and win.
+    for (header_text, header) in headers(&src.path, root, &text, lang) {
+        cx.text = header_text;
+        cx.collect(header.root_node(), None);
+    }
+    cx.text = text.clone();
     cx.collect(root, None);
     cx.items(root, None);
     let mut structs: Vec<(String, Fields)> = cx.structs.into_iter().collect();
@@ -175,6 +183,64 @@ pub fn lower_file(file_id: usize, src: &SourceFile, lang: Lang) -> Result<FileIr
         functions: cx.functions,
         structs,
     })
+}
+
+/// Headers read for their constants and structs, at most this many per file, each at most
+/// this large.
+const MAX_HEADERS: usize = 32;
+const MAX_HEADER_BYTES: u64 = 1 << 20;
+
+/// The headers a file includes with quotes (`#include "halo.h"`), found beside it (or
+/// beside the header that includes them), and the ones they include, each once.
+fn headers(path: &Path, root: Node<'_>, text: &str, lang: Lang) -> Vec<(Rc<str>, Tree)> {
+    let mut out: Vec<(Rc<str>, Tree)> = Vec::new();
+    let mut seen: HashSet<PathBuf> = HashSet::new();
+    let mut todo: Vec<PathBuf> = Vec::new();
+    let dir = path.parent().unwrap_or(Path::new("."));
+    quoted_includes(root, text, dir, &mut todo);
+    while let Some(h) = todo.pop() {
+        if out.len() >= MAX_HEADERS || !seen.insert(h.clone()) || h == path {
+            continue;
+        }
+        let Ok(bytes) = crate::source::read_regular(&h, MAX_HEADER_BYTES) else {
+            continue;
+        };
+        let Ok(t) = String::from_utf8(bytes) else {
+            continue;
+        };
+        let Some(tree) = parse(&t, lang).filter(|t| depth(t) <= MAX_DEPTH) else {
+            continue;
+        };
+        let here = h.parent().unwrap_or(Path::new(".")).to_path_buf();
+        quoted_includes(tree.root_node(), &t, &here, &mut todo);
+        out.push((Rc::from(t.as_str()), tree));
+    }
+    out
+}
+
+/// The files of the `#include "..."` lines under `n`, relative to `dir`.
+fn quoted_includes(n: Node<'_>, text: &str, dir: &Path, out: &mut Vec<PathBuf>) {
+    for c in named(n) {
+        match c.kind() {
+            "preproc_include" => {
+                let Some(p) = c.child_by_field_name("path") else {
+                    continue;
+                };
+                if p.kind() == "string_literal" {
+                    let name = unescape(text.get(p.byte_range()).unwrap_or(""));
+                    out.push(dir.join(name));
+                }
+            }
+            "preproc_if"
+            | "preproc_ifdef"
+            | "preproc_else"
+            | "preproc_elif"
+            | "preproc_elifdef"
+            | "linkage_specification"
+            | "declaration_list" => quoted_includes(c, text, dir, out),
+            _ => {}
+        }
+    }
 }
 
 struct FileCx {
@@ -1691,6 +1757,13 @@ impl Lowerer<'_> {
                 self.expr(*a);
             }
             return Value::Scalar;
+        }
+        // A function of another file of the program (`upload(q, buf)` declared in a
+        // header): the analysis follows it where the program defines it once. A name in
+        // capitals is a macro's.
+        if func.kind() == "identifier" && name.chars().any(|c| c.is_ascii_lowercase()) {
+            let vals = args.iter().map(|a| self.expr(*a)).collect();
+            return self.emit_call(name, None, vals, span);
         }
         self.unknown_call(None, &args, span)
     }
