@@ -752,7 +752,7 @@ pub fn check(paths: &[PathBuf], settings: &Settings) -> Report {
         .collect();
 
     let mut locator = package::Locator::default();
-    let mut programs = frontend::Programs::new();
+    let mut programs = frontend::Programs::default();
     let placements: Vec<package::Placement> = found
         .files
         .iter()

@@ -93,6 +93,7 @@ impl Lang {
 /// (`CMakeLists.txt`, a makefile, `meson.build`, ..), not above the repository root (a
 /// directory holding `.git`); the file's own directory when there is none. C and C++ files
 /// of one program call each other's functions.
+#[derive(Default)]
 pub struct Programs {
     by_dir: HashMap<PathBuf, PathBuf>,
 }
@@ -110,12 +111,6 @@ const BUILD_FILES: &[&str] = &[
 ];
 
 impl Programs {
-    pub fn new() -> Programs {
-        Programs {
-            by_dir: HashMap::new(),
-        }
-    }
-
     /// The program directory of the C or C++ file `abs` (an absolute path).
     pub fn of(&mut self, abs: &Path) -> PathBuf {
         let own = abs.parent().unwrap_or(abs).to_path_buf();
