@@ -8,11 +8,11 @@
 //! file instead.
 //!
 //! ```toml
+//! exclude = ["generated/**", "legacy.rs"]   # globs, relative to the file's directory
+//!
 //! [levels]                   # by code or name: "allow", "warn" or "deny"
 //! CLM002 = "deny"
 //! duplicate-shared-buffer-init = "allow"
-//!
-//! exclude = ["generated/**", "legacy.rs"]   # globs, relative to the file's directory
 //! ```
 
 use std::collections::HashMap;
