@@ -84,6 +84,14 @@ fn is_rs(p: &Path) -> bool {
     p.extension().is_some_and(|x| x == "rs") || crate::frontend::Lang::of(p).is_some()
 }
 
+/// Whether `path` is a `Cargo.toml` or `clmigrate-lint.toml` larger than a source may be:
+/// it is not read, so its package or settings would be missed without a word.
+fn oversized_manifest(path: &Path) -> bool {
+    path.file_name()
+        .is_some_and(|n| n == "Cargo.toml" || n == "clmigrate-lint.toml")
+        && std::fs::metadata(path).is_ok_and(|m| m.len() > crate::source::MAX_FILE_BYTES)
+}
+
 /// The kernel's pseudo-file systems: a symbolic link into one is not followed (reading
 /// them can block, never end, or have side effects).
 const SYSTEM_DIRS: &[&str] = &["/proc", "/sys", "/dev"];
@@ -141,6 +149,15 @@ fn walk(root: &Path, options: &WalkOptions, d: &mut Discovered) {
         match entry {
             Ok(e) => {
                 let Some(t) = e.file_type() else { continue };
+                if t.is_file() && oversized_manifest(e.path()) {
+                    d.problems.push(WalkProblem {
+                        path: e.path().to_path_buf(),
+                        message: format!(
+                            "larger than {} MiB; it was not read",
+                            crate::source::MAX_FILE_BYTES >> 20
+                        ),
+                    });
+                }
                 if is_rs(e.path()) && t.is_file() {
                     d.files.push(e.into_path());
                 } else if is_rs(e.path()) && !t.is_dir() {

@@ -679,3 +679,57 @@ fn json_target_is_the_real_cargo_target() {
     want.sort();
     assert_eq!(got, want);
 }
+
+#[test]
+fn files_past_the_size_limit_are_named_and_not_read() {
+    let limit = clmigrate_lint::source::MAX_FILE_BYTES as usize;
+    let mib = limit >> 20;
+    // A TOML or Rust file of `head` padded with a comment to one byte past the limit.
+    let oversized = |head: &str, comment: &str| {
+        let mut text = format!("{head}\n{comment}");
+        text.push_str(&"x".repeat(limit + 1 - text.len()));
+        text
+    };
+    let too_big = format!("larger than {mib} MiB; it was not read");
+
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::copy("fixtures/seed/buggy.rs", d.join("buggy.rs")).unwrap();
+    std::fs::write(d.join("big.rs"), oversized("fn f() {}", "// ")).unwrap();
+    std::fs::create_dir(d.join("sub")).unwrap();
+    let manifest = oversized("[package]\nname = \"sub\"", "# ");
+    std::fs::write(d.join("sub/Cargo.toml"), &manifest).unwrap();
+    let o = run_in(d, &["--format", "short", "."]);
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(
+        out.contains(&format!("big.rs: warning: {too_big}\n")),
+        "{out}"
+    );
+    assert!(
+        out.contains(&format!("sub/Cargo.toml: warning: {too_big}\n")),
+        "{out}"
+    );
+    assert!(out.contains("error[CLM001]"), "{out}");
+
+    // Where the run needs it, an oversized manifest or configuration is an error.
+    std::fs::write(d.join("clmigrate-lint.toml"), oversized("[levels]", "# ")).unwrap();
+    let o = run_in(d, &["buggy.rs"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        stderr(&o),
+        format!("error: clmigrate-lint.toml: {too_big}\n")
+    );
+    std::fs::remove_file(d.join("clmigrate-lint.toml")).unwrap();
+    std::fs::write(d.join("Cargo.toml"), &manifest).unwrap();
+    let o = run_in(d, &["buggy.rs"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(stderr(&o), format!("error: Cargo.toml: {too_big}\n"));
+    let o = run_in(&d.join("sub"), &["-p", "sub"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).ends_with(&format!("sub/Cargo.toml: {too_big}\n")),
+        "{}",
+        stderr(&o)
+    );
+}
