@@ -8,11 +8,11 @@
 //! file instead.
 //!
 //! ```toml
+//! exclude = ["generated/**", "legacy.rs"]   # globs, relative to the file's directory
+//!
 //! [levels]                   # by code or name: "allow", "warn" or "deny"
 //! CLM002 = "deny"
 //! duplicate-shared-buffer-init = "allow"
-//!
-//! exclude = ["generated/**", "legacy.rs"]   # globs, relative to the file's directory
 //! ```
 
 use std::collections::HashMap;
@@ -214,6 +214,12 @@ impl Config {
         }
     }
 
+    /// Sets a rule's level, over what the configuration file says (the command line's
+    /// `-D`, `-W`, `-A`, `--select` and `--ignore`).
+    pub fn set_level(&mut self, rule: &Rule, level: RuleLevel) {
+        self.levels.insert(rule.code, level);
+    }
+
     /// Whether `path` (or a directory above it, up to the configuration's directory) matches
     /// an `exclude` glob.
     pub fn excludes(&self, path: &Path) -> bool {
@@ -246,7 +252,9 @@ fn read_toml(path: &Path, shown: &str) -> Result<toml::Table, ConfigError> {
         key: String::new(),
         message,
     };
-    let text = std::fs::read_to_string(path).map_err(|e| err(format!("could not read: {e}")))?;
+    // The same limit as for sources: a configuration is never worth more.
+    let bytes = crate::source::read_regular(path, crate::source::MAX_FILE_BYTES).map_err(err)?;
+    let text = String::from_utf8(bytes).map_err(|_| err("not UTF-8".into()))?;
     text.parse::<toml::Table>().map_err(|e| {
         err(format!(
             "invalid TOML: {}",

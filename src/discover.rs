@@ -1,6 +1,9 @@
 //! Which files to read: every `.rs`, `.c`, `.h`, `.cpp`, `.cc`, `.cxx`, `.hpp`, `.hh` and
 //! `.hxx` file under the given paths, except cargo's output (a `target/` beside a
-//! `Cargo.toml`) and hidden directories.
+//! `Cargo.toml`), hidden directories and what git would ignore (`.gitignore` files, in a
+//! repository or not, and those of the directories above, `.ignore` files,
+//! `.git/info/exclude` and git's global excludes; [`WalkOptions::no_ignore`] includes
+//! those). A file given explicitly is always read.
 //!
 //! Symbolic links are followed, except into `/proc`, `/sys` and `/dev` (reported once); a
 //! file reached by several paths is read once (under the first path in sorted order). A
@@ -9,7 +12,9 @@
 //! walk goes on.
 
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
+use ignore::WalkBuilder;
 use walkdir::WalkDir;
 
 /// Something that went wrong while walking, reported and skipped.
@@ -29,25 +34,41 @@ pub struct Discovered {
     pub missing: Vec<PathBuf>,
 }
 
-/// A hidden directory, or cargo's output: a `target` beside a `Cargo.toml` (a module
-/// directory named `target` under `src/` is source).
-fn skipped_dir(e: &walkdir::DirEntry) -> bool {
-    let Some(name) = e.file_name().to_str() else {
+/// How to walk the directories given.
+#[derive(Debug, Clone, Default)]
+pub struct WalkOptions {
+    /// Also read the files that `.gitignore`, `.ignore` and git's excludes leave out.
+    pub no_ignore: bool,
+    /// Leave out the directories below a root that hold a `Cargo.toml`: other packages, as
+    /// cargo leaves them out of a package (for `-p` and `--workspace`).
+    pub one_package: bool,
+}
+
+/// Whether a directory named `name` at `path` is left out: a hidden one, or cargo's
+/// output, a `target` beside a `Cargo.toml` (a module directory named `target` under
+/// `src/` is source).
+fn skipped_dir(name: &std::ffi::OsStr, path: &Path) -> bool {
+    let Some(name) = name.to_str() else {
         return false;
     };
-    (name == "target" && e.path().with_file_name("Cargo.toml").is_file())
+    (name == "target" && path.with_file_name("Cargo.toml").is_file())
         || (name.starts_with('.') && name != "." && name != "..")
 }
 
-/// Collects the `.rs` files under `paths`. A file named explicitly is taken whatever its
-/// extension.
+/// Collects the source files under `paths`, as [`discover_with`] with the default options.
 pub fn discover(paths: &[PathBuf]) -> Discovered {
+    discover_with(paths, &WalkOptions::default())
+}
+
+/// Collects the source files under `paths`. A file named explicitly is taken whatever its
+/// extension, and whatever the ignore files say.
+pub fn discover_with(paths: &[PathBuf], options: &WalkOptions) -> Discovered {
     let mut d = Discovered::default();
     for root in paths {
         match std::fs::metadata(root) {
             Err(_) => d.missing.push(root.clone()),
             Ok(m) if m.is_file() => d.files.push(root.clone()),
-            Ok(m) if m.is_dir() => walk(root, &mut d),
+            Ok(m) if m.is_dir() => walk(root, options, &mut d),
             Ok(_) => d.problems.push(not_regular(root)),
         }
     }
@@ -63,34 +84,80 @@ fn is_rs(p: &Path) -> bool {
     p.extension().is_some_and(|x| x == "rs") || crate::frontend::Lang::of(p).is_some()
 }
 
+/// Whether `path` is a `Cargo.toml` or `clmigrate-lint.toml` larger than a source may be:
+/// it is not read, so its package or settings would be missed without a word.
+fn oversized_manifest(path: &Path) -> bool {
+    path.file_name()
+        .is_some_and(|n| n == "Cargo.toml" || n == "clmigrate-lint.toml")
+        && std::fs::metadata(path).is_ok_and(|m| m.len() > crate::source::MAX_FILE_BYTES)
+}
+
 /// The kernel's pseudo-file systems: a symbolic link into one is not followed (reading
 /// them can block, never end, or have side effects).
 const SYSTEM_DIRS: &[&str] = &["/proc", "/sys", "/dev"];
 
-/// Whether the entry is a symbolic link that leads into [`SYSTEM_DIRS`].
-fn into_system_dir(e: &walkdir::DirEntry) -> bool {
-    e.path_is_symlink()
-        && std::fs::canonicalize(e.path())
-            .is_ok_and(|t| SYSTEM_DIRS.iter().any(|s| t.starts_with(s)))
+/// Whether `path` is a symbolic link that leads into [`SYSTEM_DIRS`].
+fn into_system_dir(path: &Path, is_symlink: bool) -> bool {
+    is_symlink
+        && std::fs::canonicalize(path).is_ok_and(|t| SYSTEM_DIRS.iter().any(|s| t.starts_with(s)))
 }
 
-fn walk(root: &Path, d: &mut Discovered) {
-    let mut system = Vec::new();
-    let it = WalkDir::new(root)
+/// The innermost error of the walk, with the path it is about.
+fn unwrap_error(err: &ignore::Error) -> (Option<&Path>, &ignore::Error) {
+    match err {
+        ignore::Error::WithPath { path, err } => (Some(path), unwrap_error(err).1),
+        ignore::Error::WithDepth { err, .. } | ignore::Error::WithLineNumber { err, .. } => {
+            unwrap_error(err)
+        }
+        e => (None, e),
+    }
+}
+
+fn walk(root: &Path, options: &WalkOptions, d: &mut Discovered) {
+    let system = Arc::new(Mutex::new(Vec::new()));
+    let seen_system = Arc::clone(&system);
+    let one_package = options.one_package;
+    let honor = !options.no_ignore;
+    let it = WalkBuilder::new(root)
         .follow_links(true)
-        .sort_by_file_name()
-        .into_iter()
-        .filter_entry(|e| {
-            if e.depth() > 0 && into_system_dir(e) {
-                system.push(e.path().to_path_buf());
+        .hidden(false)
+        .parents(honor)
+        .ignore(honor)
+        .git_ignore(honor)
+        .git_global(honor)
+        .git_exclude(honor)
+        .require_git(false)
+        .sort_by_file_name(|a, b| a.cmp(b))
+        .filter_entry(move |e| {
+            if e.depth() == 0 {
+                return true;
+            }
+            if into_system_dir(e.path(), e.path_is_symlink()) {
+                if let Ok(mut s) = seen_system.lock() {
+                    s.push(e.path().to_path_buf());
+                }
                 return false;
             }
-            e.depth() == 0 || !e.file_type().is_dir() || !skipped_dir(e)
-        });
+            if !e.file_type().is_some_and(|t| t.is_dir()) {
+                return true;
+            }
+            let other_package = one_package && e.path().join("Cargo.toml").is_file();
+            !(skipped_dir(e.file_name(), e.path()) || other_package)
+        })
+        .build();
     for entry in it {
         match entry {
             Ok(e) => {
-                let t = e.file_type();
+                let Some(t) = e.file_type() else { continue };
+                if t.is_file() && oversized_manifest(e.path()) {
+                    d.problems.push(WalkProblem {
+                        path: e.path().to_path_buf(),
+                        message: format!(
+                            "larger than {} MiB; it was not read",
+                            crate::source::MAX_FILE_BYTES >> 20
+                        ),
+                    });
+                }
                 if is_rs(e.path()) && t.is_file() {
                     d.files.push(e.into_path());
                 } else if is_rs(e.path()) && !t.is_dir() {
@@ -98,31 +165,34 @@ fn walk(root: &Path, d: &mut Discovered) {
                 }
             }
             Err(err) => {
-                let path = err
-                    .path()
-                    .map_or_else(|| root.to_path_buf(), Path::to_path_buf);
-                let dangling = err.io_error().is_some_and(|e| {
-                    e.kind() == std::io::ErrorKind::NotFound
-                        && std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_symlink())
-                });
-                let message = if err.loop_ancestor().is_some() {
-                    "symbolic link loop, not followed".to_string()
-                } else if dangling {
-                    // A dangling link is only worth a word when it names a source file.
-                    if !is_rs(&path) {
+                let (at, inner) = unwrap_error(&err);
+                let path = at.map_or_else(|| root.to_path_buf(), Path::to_path_buf);
+                let message = match inner {
+                    ignore::Error::Loop { child, .. } => {
+                        d.problems.push(WalkProblem {
+                            path: child.clone(),
+                            message: "symbolic link loop, not followed".into(),
+                        });
                         continue;
                     }
-                    "dangling symbolic link, not followed".to_string()
-                } else {
-                    let e = err
-                        .io_error()
-                        .map_or_else(|| err.to_string(), |e| e.to_string());
-                    format!("could not read: {e}")
+                    ignore::Error::Io(e)
+                        if e.kind() == std::io::ErrorKind::NotFound
+                            && std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_symlink()) =>
+                    {
+                        // A dangling link is only worth a word when it names a source file.
+                        if !is_rs(&path) {
+                            continue;
+                        }
+                        "dangling symbolic link, not followed".to_string()
+                    }
+                    ignore::Error::Io(e) => format!("could not read: {e}"),
+                    e => format!("could not read: {e}"),
                 };
                 d.problems.push(WalkProblem { path, message });
             }
         }
     }
+    let system = system.lock().map(|s| s.clone()).unwrap_or_default();
     d.problems
         .extend(system.into_iter().map(|path| WalkProblem {
             path,
@@ -139,7 +209,9 @@ pub fn kernel_files(dir: &Path, depth: Option<usize>) -> Vec<PathBuf> {
         w = w.max_depth(d);
     }
     w.into_iter()
-        .filter_entry(|e| e.depth() == 0 || !e.file_type().is_dir() || !skipped_dir(e))
+        .filter_entry(|e| {
+            e.depth() == 0 || !e.file_type().is_dir() || !skipped_dir(e.file_name(), e.path())
+        })
         .filter_map(Result::ok)
         .filter(|e| e.file_type().is_file() && e.path().extension().is_some_and(|x| x == "cl"))
         .map(walkdir::DirEntry::into_path)

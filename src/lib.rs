@@ -23,10 +23,13 @@ pub mod rules;
 pub mod runtime;
 pub mod source;
 pub mod suppress;
+pub mod targets;
+pub mod workspace;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use rayon::prelude::*;
@@ -50,6 +53,18 @@ pub struct Settings {
     /// or kernel-argument API and those they need, and parse the others for syntax errors
     /// only. Every file still counts as checked.
     pub prefilter: bool,
+    /// How directories are walked: ignore files, directories left out.
+    pub walk: discover::WalkOptions,
+    /// Counts the files checked as the run goes, for a progress indicator.
+    pub progress: Option<Arc<Progress>>,
+}
+
+/// How far a run is: of the files found (`total`), those whose crate has been checked
+/// (`done`).
+#[derive(Debug, Default)]
+pub struct Progress {
+    pub total: AtomicUsize,
+    pub done: AtomicUsize,
 }
 
 impl Default for Settings {
@@ -59,6 +74,8 @@ impl Default for Settings {
             config: config::Config::default(),
             baseline: None,
             prefilter: true,
+            walk: discover::WalkOptions::default(),
+            progress: None,
         }
     }
 }
@@ -484,7 +501,12 @@ type KernelCache = std::sync::Mutex<HashMap<(PathBuf, Option<usize>), Arc<analys
 
 /// Checks `inputs`, crate by crate, crates in parallel (see [`check_crate`]). Files keep
 /// their text when they have something to show, or when `keep_text`.
-fn run(inputs: Vec<Input>, config: &config::Config, keep_text: bool) -> Outcome {
+fn run(
+    inputs: Vec<Input>,
+    config: &config::Config,
+    keep_text: bool,
+    progress: Option<&Progress>,
+) -> Outcome {
     let mut out = Outcome {
         files: inputs
             .iter()
@@ -508,7 +530,14 @@ fn run(inputs: Vec<Input>, config: &config::Config, keep_text: bool) -> Outcome 
         .into_values()
         .collect::<Vec<_>>()
         .into_par_iter()
-        .map(|members| check_crate(members, config, keep_text, &cache))
+        .map(|members| {
+            let n = members.len();
+            let outcome = check_crate(members, config, keep_text, &cache);
+            if let Some(p) = progress {
+                p.done.fetch_add(n, Ordering::Relaxed);
+            }
+            outcome
+        })
         .collect();
     for r in results {
         for (id, src) in r.kept {
@@ -743,8 +772,11 @@ fn in_pool<R: Send>(jobs: Option<usize>, work: impl FnOnce() -> R + Send) -> R {
 /// Checks every `.rs` file under `paths`. Calls and struct types are followed across the
 /// files of a crate that are in the run.
 pub fn check(paths: &[PathBuf], settings: &Settings) -> Report {
-    let mut found = discover::discover(paths);
+    let mut found = discover::discover_with(paths, &settings.walk);
     found.files.retain(|p| !settings.config.excludes(p));
+    if let Some(p) = &settings.progress {
+        p.total.store(found.files.len(), Ordering::Relaxed);
+    }
     let mut problems: Vec<Problem> = found
         .problems
         .iter()
@@ -793,7 +825,12 @@ pub fn check(paths: &[PathBuf], settings: &Settings) -> Report {
                 }
             })
             .collect();
-        run(inputs, &settings.config, false)
+        run(
+            inputs,
+            &settings.config,
+            false,
+            settings.progress.as_deref(),
+        )
     });
     problems.extend(out.problems);
     let mut report = Report {
@@ -824,7 +861,7 @@ pub fn check_source(path: &Path, text: &str, settings: &Settings) -> Report {
         scan: EVERYTHING,
         placement: package::Locator::default().place(path),
     };
-    let out = in_pool(Some(1), || run(vec![input], &settings.config, true));
+    let out = in_pool(Some(1), || run(vec![input], &settings.config, true, None));
     let mut report = Report {
         files: out.files,
         parsed: out.parsed,

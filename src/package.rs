@@ -55,8 +55,8 @@ pub struct Locator {
     manifests: HashMap<PathBuf, Option<Manifest>>,
 }
 
-/// The `Cargo.toml` files read are small; one larger than this is not a manifest.
-const MAX_MANIFEST_BYTES: u64 = 1 << 20;
+/// A `Cargo.toml` larger than a source file may be is not a manifest (the walk reports it).
+const MAX_MANIFEST_BYTES: u64 = source::MAX_FILE_BYTES;
 
 fn is_ident(s: &str) -> bool {
     let mut c = s.chars();

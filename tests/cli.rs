@@ -208,4 +208,528 @@ fn jobs_are_capped_at_the_cores() {
     ]);
     assert_eq!(o.status.code(), Some(1));
     assert!(stdout(&o).contains("4 errors, 3 warnings in 1 file checked"));
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    assert_eq!(
+        stderr(&o),
+        format!("note: `-j 1000000`: {cores} worker threads, one per core\n")
+    );
+}
+
+fn run_in(dir: &std::path::Path, args: &[&str]) -> Output {
+    bin()
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("the binary runs")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// The `level[CODE]` of each finding line of `--format short` output, sorted.
+fn findings(out: &str) -> Vec<String> {
+    let mut v: Vec<String> = out
+        .lines()
+        .filter_map(|l| l.split(": ").nth(1))
+        .filter_map(|rest| rest.split(' ').next())
+        .filter(|t| t.contains("[CLM"))
+        .map(str::to_string)
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn rule_levels_from_the_command_line_override_the_configuration() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy("fixtures/seed/buggy.rs", dir.path().join("buggy.rs")).unwrap();
+    // The configuration turns CLM002 off and CLM004 into an error; flags come on top.
+    std::fs::write(
+        dir.path().join("clmigrate-lint.toml"),
+        "[levels]\nCLM002 = \"allow\"\nCLM004 = \"deny\"\n",
+    )
+    .unwrap();
+    let cases: &[(&[&str], &str, i32)] = &[
+        (&[], "error[CLM001] error[CLM003]x3 error[CLM004]", 1),
+        (
+            &["-W", "CLM002"],
+            "error[CLM001] error[CLM003]x3 error[CLM004] warning[CLM002]x2",
+            1,
+        ),
+        (
+            &["-D", "host-migration-between-devices"],
+            "error[CLM001] error[CLM002]x2 error[CLM003]x3 error[CLM004]",
+            1,
+        ),
+        // The later flag wins.
+        (
+            &["-A", "CLM003", "-D", "CLM003"],
+            "error[CLM001] error[CLM003]x3 error[CLM004]",
+            1,
+        ),
+        (
+            &["-D", "CLM003", "-A", "CLM003"],
+            "error[CLM001] error[CLM004]",
+            1,
+        ),
+        (
+            &["--allow=CLM001", "--warn", "CLM004"],
+            "error[CLM003]x3 warning[CLM004]",
+            1,
+        ),
+        (&["--select", "CLM003"], "error[CLM003]x3", 1),
+        // A rule the configuration turned off comes back at its own level when selected.
+        (
+            &["--select", "CLM002,CLM004"],
+            "error[CLM004] warning[CLM002]x2",
+            1,
+        ),
+        (&["--ignore", "CLM001,CLM003", "--ignore", "CLM004"], "", 0),
+        (
+            &["--select", "CLM003", "-D", "CLM001"],
+            "error[CLM001] error[CLM003]x3",
+            1,
+        ),
+        // `-A warnings` turns off what reports warnings at that point.
+        (
+            &[
+                "-W", "CLM002", "-W", "CLM004", "-A", "warnings", "-A", "CLM001", "-A", "CLM003",
+            ],
+            "",
+            0,
+        ),
+        (
+            &["-W", "CLM004", "-A", "warnings", "-W", "CLM002"],
+            "error[CLM001] error[CLM003]x3 warning[CLM002]x2",
+            1,
+        ),
+        (
+            &["-A", "CLM001", "-A", "CLM003", "-W", "CLM004"],
+            "warning[CLM004]",
+            0,
+        ),
+        (
+            &[
+                "-A", "CLM001", "-A", "CLM003", "-W", "CLM004", "-D", "warnings",
+            ],
+            "warning[CLM004]",
+            1,
+        ),
+        (
+            &[
+                "-A", "CLM001", "-A", "CLM003", "-W", "CLM004", "-D", "warnings", "-W", "warnings",
+            ],
+            "warning[CLM004]",
+            0,
+        ),
+    ];
+    for (flags, want, code) in cases {
+        let mut args = vec!["check", "--format", "short"];
+        args.extend_from_slice(flags);
+        args.push("buggy.rs");
+        let o = run_in(dir.path(), &args);
+        let mut expected = Vec::new();
+        for w in want.split_whitespace() {
+            let (token, n) = w
+                .split_once('x')
+                .map_or((w, 1), |(t, n)| (t, n.parse().unwrap()));
+            expected.extend(std::iter::repeat_n(token.to_string(), n));
+        }
+        expected.sort();
+        assert_eq!(findings(&stdout(&o)), expected, "{flags:?}: {}", stdout(&o));
+        assert_eq!(o.status.code(), Some(*code), "{flags:?}: {}", stderr(&o));
+    }
+    for (flags, message) in [
+        (
+            &["-D", "CLM03"][..],
+            "`-D CLM03`: no such rule; did you mean `CLM003`?",
+        ),
+        (
+            &["--select", "missing-wait-lists"][..],
+            "`--select missing-wait-lists`: no such rule; did you mean `missing-wait-list`?",
+        ),
+        (
+            &["-A", "nothing-like-it"][..],
+            "`-A nothing-like-it`: no such rule\n",
+        ),
+    ] {
+        let mut args = flags.to_vec();
+        args.push("buggy.rs");
+        let o = run_in(dir.path(), &args);
+        assert_eq!(o.status.code(), Some(2), "{flags:?}");
+        assert_eq!(
+            stderr(&o).trim_end(),
+            format!("error: {}", message.trim_end())
+        );
+        assert!(stdout(&o).is_empty());
+    }
+}
+
+#[test]
+fn quiet_prints_the_findings_only() {
+    for format in ["short", "human"] {
+        let loud = run(&[
+            "--color",
+            "never",
+            "--format",
+            format,
+            "fixtures/seed/buggy.rs",
+        ]);
+        let quiet = run(&[
+            "-q",
+            "--color",
+            "never",
+            "--format",
+            format,
+            "fixtures/seed/buggy.rs",
+        ]);
+        let summary = "4 errors, 3 warnings in 1 file checked\n";
+        assert!(stdout(&loud).ends_with(summary), "{}", stdout(&loud));
+        assert_eq!(stdout(&quiet), stdout(&loud).strip_suffix(summary).unwrap());
+        assert_eq!(quiet.status.code(), Some(1));
+    }
+    let quiet = run(&["--quiet", "--diff", "fixtures/seed/buggy.rs"]);
+    assert!(stderr(&quiet).is_empty(), "{}", stderr(&quiet));
+}
+
+#[test]
+fn a_mistyped_subcommand_gets_a_suggestion_and_a_path_stays_a_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = run_in(dir.path(), &["explian", "CLM003"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        stderr(&o),
+        "error: no such subcommand or path: `explian`; did you mean `explain`?\n"
+    );
+    assert!(stdout(&o).is_empty());
+    let o = run_in(dir.path(), &["rule"]);
+    assert!(
+        stderr(&o).contains("did you mean `rules`?"),
+        "{}",
+        stderr(&o)
+    );
+    // Far from every subcommand: a missing path.
+    let o = run_in(dir.path(), &["sources"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(stderr(&o), "error: no such file or directory: sources\n");
+    // A directory of that name is checked.
+    std::fs::create_dir(dir.path().join("explian")).unwrap();
+    std::fs::copy(
+        "fixtures/seed/buggy.rs",
+        dir.path().join("explian/buggy.rs"),
+    )
+    .unwrap();
+    let o = run_in(dir.path(), &["--format", "short", "explian"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stdout(&o).contains("in 1 file checked"), "{}", stdout(&o));
+}
+
+/// A workspace: the root package `root` (its own `nested` member inside it), `crates/a`
+/// (`alpha`), `crates/b` (`beta`), and `crates/old`, excluded.
+fn workspace() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path();
+    let seed = std::fs::read_to_string("fixtures/seed/buggy.rs").unwrap();
+    let package = |at: &str, name: &str, file: &str| {
+        std::fs::create_dir_all(ws.join(at).join("src")).unwrap();
+        let manifest =
+            format!("[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2021\"\n");
+        let old = std::fs::read_to_string(ws.join(at).join("Cargo.toml")).unwrap_or_default();
+        std::fs::write(ws.join(at).join("Cargo.toml"), old + &manifest).unwrap();
+        std::fs::write(ws.join(at).join("src").join(file), &seed).unwrap();
+    };
+    std::fs::write(
+        ws.join("Cargo.toml"),
+        "[workspace]\nmembers = [\"crates/*\", \"nested\"]\nexclude = [\"crates/old\"]\n\n",
+    )
+    .unwrap();
+    package(".", "root", "lib.rs");
+    package("nested", "nested", "lib.rs");
+    package("crates/a", "alpha", "lib.rs");
+    package("crates/b", "beta", "main.rs");
+    package("crates/old", "old", "lib.rs");
+    dir
+}
+
+/// The files named in `--format short` output, sorted and without duplicates; a path
+/// outside the current directory is absolute, and shown as `<root>/..` under `root`.
+fn files_named_under(out: &str, root: &std::path::Path) -> Vec<String> {
+    let root = std::fs::canonicalize(root).unwrap();
+    let mut v: Vec<String> = out
+        .lines()
+        .filter(|l| l.contains("[CLM"))
+        .filter_map(|l| l.split(':').next())
+        .map(|f| match std::path::Path::new(f).strip_prefix(&root) {
+            Ok(rel) => format!("<root>/{}", rel.display()),
+            Err(_) => f.to_string(),
+        })
+        .collect();
+    v.sort();
+    v.dedup();
+    v
+}
+
+fn files_named(out: &str) -> Vec<String> {
+    files_named_under(out, std::path::Path::new("/"))
+        .into_iter()
+        .map(|f| f.replace("<root>", ""))
+        .collect()
+}
+
+#[test]
+fn packages_are_chosen_as_cargo_chooses_them() {
+    let dir = workspace();
+    let ws = dir.path();
+    let b = ws.join("crates/b");
+    let cases: &[(&std::path::Path, &[&str], &[&str])] = &[
+        (ws, &["-p", "root"], &["src/lib.rs"]),
+        (
+            &b,
+            &["-p", "alpha", "--package", "beta"],
+            &["<root>/crates/a/src/lib.rs", "src/main.rs"],
+        ),
+        (
+            &b,
+            &["--workspace"],
+            &[
+                "<root>/crates/a/src/lib.rs",
+                "<root>/nested/src/lib.rs",
+                "<root>/src/lib.rs",
+                "src/main.rs",
+            ],
+        ),
+        (&b, &[], &["src/main.rs"]),
+        (
+            ws,
+            &["--manifest-path", "crates/a/Cargo.toml"],
+            &["crates/a/src/lib.rs"],
+        ),
+        (
+            ws,
+            &["--manifest-path", "crates/a/Cargo.toml", "-p", "nested"],
+            &["nested/src/lib.rs"],
+        ),
+        (
+            ws,
+            &["--manifest-path", "crates/old/Cargo.toml", "--workspace"],
+            &["crates/old/src/lib.rs"],
+        ),
+    ];
+    for (cwd, flags, want) in cases {
+        let mut args = vec!["--format", "short"];
+        args.extend_from_slice(flags);
+        let o = run_in(cwd, &args);
+        assert_eq!(o.status.code(), Some(1), "{flags:?}: {}", stderr(&o));
+        assert_eq!(files_named_under(&stdout(&o), ws), *want, "{flags:?}");
+    }
+    let errors: &[(&[&str], &str)] = &[
+        (&["-p", "alpah"], "error: package `alpah` is not a member of the workspace; did you mean `alpha`?\n"),
+        (&["-p", "zzz"], "error: package `zzz` is not a member of the workspace; its packages: root, alpha, beta, nested\n"),
+        (&["--manifest-path", "crates/a/Other.toml"], "error: the manifest-path must be a path to a Cargo.toml file: crates/a/Other.toml\n"),
+        (&["--manifest-path", "crates/c/Cargo.toml"], "error: manifest path `crates/c/Cargo.toml` does not exist\n"),
+    ];
+    for (flags, message) in errors {
+        let o = run_in(ws, flags);
+        assert_eq!(o.status.code(), Some(2), "{flags:?}");
+        assert_eq!(stderr(&o), *message);
+    }
+    let o = run_in(ws, &["-p", "root", "src"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("cannot be used with"), "{}", stderr(&o));
+}
+
+#[test]
+fn ignore_files_are_respected_unless_told_otherwise() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let seed = std::fs::read_to_string("fixtures/seed/buggy.rs").unwrap();
+    for f in [
+        "kept.rs",
+        "skip.rs",
+        "also.rs",
+        "generated/g.rs",
+        "sub/local.rs",
+        "sub/kept.rs",
+    ] {
+        std::fs::create_dir_all(d.join(f).parent().unwrap()).unwrap();
+        std::fs::write(d.join(f), &seed).unwrap();
+    }
+    std::fs::write(d.join(".gitignore"), "generated/\n/skip.rs\n").unwrap();
+    std::fs::write(d.join(".ignore"), "also.rs\n").unwrap();
+    std::fs::write(d.join("sub/.gitignore"), "local.rs\n").unwrap();
+    let short = |args: &[&str]| {
+        let mut all = vec!["--format", "short"];
+        all.extend_from_slice(args);
+        files_named(&stdout(&run_in(d, &all)))
+    };
+    assert_eq!(short(&[]), ["kept.rs", "sub/kept.rs"]);
+    // The ignore files of the directories above a path given count too.
+    assert_eq!(short(&["sub"]), ["sub/kept.rs"]);
+    assert_eq!(
+        short(&["--no-ignore"]),
+        [
+            "also.rs",
+            "generated/g.rs",
+            "kept.rs",
+            "skip.rs",
+            "sub/kept.rs",
+            "sub/local.rs"
+        ]
+    );
+    // A file named on the command line is always checked.
+    assert_eq!(
+        short(&["skip.rs", "sub/local.rs"]),
+        ["skip.rs", "sub/local.rs"]
+    );
+}
+
+#[test]
+fn no_progress_in_captured_output() {
+    let o = run(&["--format", "short", "fixtures/"]);
+    assert!(!stderr(&o).contains("checking:"), "{}", stderr(&o));
+    assert!(!stdout(&o).contains("checking:"));
+    assert!(stdout(&o).contains("files checked"));
+}
+
+#[test]
+fn json_target_is_the_real_cargo_target() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(
+        d.join("Cargo.toml"),
+        "[package]\nname = \"multi-tool\"\nversion = \"0.2.0\"\nedition = \"2021\"\n\n\
+         [dependencies]\nopencl3 = \"0.12\"\n\n\
+         [lib]\nname = \"mt_core\"\npath = \"core/lib.rs\"\n\n\
+         [[bin]]\nname = \"tool\"\npath = \"cmd/tool.rs\"\n",
+    )
+    .unwrap();
+    // Each file fails to parse (with balanced delimiters, so that its `mod` items can be
+    // read): one message about it, with its target.
+    let broken = "fn broken() { let = ; }\n";
+    let files = [
+        ("core/lib.rs", "mod util;\n"),
+        ("core/util.rs", "mod deep;\n"),
+        ("core/util/deep.rs", ""),
+        ("cmd/tool.rs", ""),
+        (
+            "src/main.rs",
+            "mod helper;\n#[path = \"elsewhere/h.rs\"]\nmod renamed;\n// mod orphan;\n",
+        ),
+        ("src/helper.rs", ""),
+        ("src/elsewhere/h.rs", ""),
+        ("src/orphan.rs", ""),
+        ("src/bin/extra.rs", ""),
+        ("src/bin/nested/main.rs", ""),
+        ("examples/demo.rs", ""),
+        ("tests/it.rs", ""),
+        ("benches/speed.rs", ""),
+        ("build.rs", ""),
+        ("other/loose.rs", ""),
+    ];
+    for (f, head) in files {
+        std::fs::create_dir_all(d.join(f).parent().unwrap()).unwrap();
+        std::fs::write(d.join(f), format!("{head}{broken}")).unwrap();
+    }
+    let o = run_in(d, &["--message-format", "json", "."]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let root = std::fs::canonicalize(d).unwrap();
+    let mut got = Vec::new();
+    for line in stdout(&o).lines() {
+        let m: serde_json::Value = serde_json::from_str(line).unwrap();
+        if m["reason"] != "compiler-message" {
+            continue;
+        }
+        let text = m["message"]["message"].as_str().unwrap();
+        let file = text.split(':').next().unwrap();
+        let file = file.strip_prefix("./").unwrap_or(file);
+        let t = &m["target"];
+        // Absolute for a target, as given for a file of none.
+        let src = root.join(t["src_path"].as_str().unwrap());
+        got.push(format!(
+            "{file} {} {} {}",
+            t["kind"][0].as_str().unwrap(),
+            t["name"].as_str().unwrap(),
+            src.strip_prefix(&root).unwrap().display()
+        ));
+        assert_eq!(
+            m["package_id"],
+            format!("path+file://{}#multi-tool@0.2.0", root.display())
+        );
+    }
+    got.sort();
+    let mut want = vec![
+        "benches/speed.rs bench speed benches/speed.rs",
+        "build.rs custom-build build-script-build build.rs",
+        "cmd/tool.rs bin tool cmd/tool.rs",
+        "core/lib.rs lib mt_core core/lib.rs",
+        "core/util.rs lib mt_core core/lib.rs",
+        "core/util/deep.rs lib mt_core core/lib.rs",
+        "examples/demo.rs example demo examples/demo.rs",
+        "other/loose.rs unknown loose other/loose.rs",
+        "src/bin/extra.rs bin extra src/bin/extra.rs",
+        "src/bin/nested/main.rs bin nested src/bin/nested/main.rs",
+        "src/elsewhere/h.rs bin multi-tool src/main.rs",
+        "src/helper.rs bin multi-tool src/main.rs",
+        "src/main.rs bin multi-tool src/main.rs",
+        // Reached by no `mod`: no target is invented for it.
+        "src/orphan.rs unknown orphan src/orphan.rs",
+        "tests/it.rs test it tests/it.rs",
+    ];
+    want.sort();
+    assert_eq!(got, want);
+}
+
+#[test]
+fn files_past_the_size_limit_are_named_and_not_read() {
+    let limit = clmigrate_lint::source::MAX_FILE_BYTES as usize;
+    let mib = limit >> 20;
+    // A TOML or Rust file of `head` padded with a comment to one byte past the limit.
+    let oversized = |head: &str, comment: &str| {
+        let mut text = format!("{head}\n{comment}");
+        text.push_str(&"x".repeat(limit + 1 - text.len()));
+        text
+    };
+    let too_big = format!("larger than {mib} MiB; it was not read");
+
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::copy("fixtures/seed/buggy.rs", d.join("buggy.rs")).unwrap();
+    std::fs::write(d.join("big.rs"), oversized("fn f() {}", "// ")).unwrap();
+    std::fs::create_dir(d.join("sub")).unwrap();
+    let manifest = oversized("[package]\nname = \"sub\"", "# ");
+    std::fs::write(d.join("sub/Cargo.toml"), &manifest).unwrap();
+    let o = run_in(d, &["--format", "short", "."]);
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(
+        out.contains(&format!("big.rs: warning: {too_big}\n")),
+        "{out}"
+    );
+    assert!(
+        out.contains(&format!("sub/Cargo.toml: warning: {too_big}\n")),
+        "{out}"
+    );
+    assert!(out.contains("error[CLM001]"), "{out}");
+
+    // Where the run needs it, an oversized manifest or configuration is an error.
+    std::fs::write(d.join("clmigrate-lint.toml"), oversized("[levels]", "# ")).unwrap();
+    let o = run_in(d, &["buggy.rs"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        stderr(&o),
+        format!("error: clmigrate-lint.toml: {too_big}\n")
+    );
+    std::fs::remove_file(d.join("clmigrate-lint.toml")).unwrap();
+    std::fs::write(d.join("Cargo.toml"), &manifest).unwrap();
+    let o = run_in(d, &["buggy.rs"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(stderr(&o), format!("error: Cargo.toml: {too_big}\n"));
+    let o = run_in(&d.join("sub"), &["-p", "sub"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).ends_with(&format!("sub/Cargo.toml: {too_big}\n")),
+        "{}",
+        stderr(&o)
+    );
 }

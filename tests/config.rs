@@ -231,3 +231,74 @@ fn a_baseline_hides_old_findings_across_unrelated_edits() {
         err(&o)
     );
 }
+
+/// The ```toml blocks of the README's "Configuration" section (others configure editors).
+fn readme_toml_blocks() -> Vec<String> {
+    let readme = fs::read_to_string("README.md").unwrap();
+    let section = readme
+        .split("\n## ")
+        .find(|s| s.starts_with("Configuration\n"))
+        .expect("the README has a Configuration section");
+    let mut blocks = Vec::new();
+    let mut current: Option<String> = None;
+    for line in section.lines() {
+        match &mut current {
+            None if line.trim() == "```toml" => current = Some(String::new()),
+            Some(b) if line.trim() == "```" => {
+                blocks.push(std::mem::take(b));
+                current = None;
+            }
+            Some(b) => {
+                b.push_str(line);
+                b.push('\n');
+            }
+            None => {}
+        }
+    }
+    blocks
+}
+
+#[test]
+fn the_readme_configuration_works_when_copied() {
+    let blocks = readme_toml_blocks();
+    assert!(!blocks.is_empty());
+    for block in &blocks {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        fs::write(d.join("clmigrate-lint.toml"), block).unwrap();
+        for f in [
+            "host.rs",
+            "generated/a.rs",
+            "deep/generated/b.rs",
+            "src/bindings/c.rs",
+            "src/bindings/sub/d.rs",
+        ] {
+            fs::create_dir_all(d.join(f).parent().unwrap()).unwrap();
+            fs::copy("fixtures/seed/buggy.rs", d.join(f)).unwrap();
+        }
+        let o = run_in(d, &["--format", "short", "."]);
+        assert_ne!(o.status.code(), Some(2), "{block}\n{}", err(&o));
+        if !block.contains("[levels]") {
+            continue;
+        }
+        // What the README says of the example: CLM002 an error, CLM004 off, `generated`
+        // matched as a name anywhere below, `*` not crossing `/`.
+        let short = out(&o);
+        assert!(short.ends_with("in 2 files checked\n"), "{block}\n{short}");
+        let mut files: Vec<&str> = short
+            .lines()
+            .filter(|l| l.contains("[CLM"))
+            .filter_map(|l| l.split(':').next())
+            .collect();
+        files.dedup();
+        assert_eq!(files, ["host.rs", "src/bindings/sub/d.rs"]);
+        let mut levels: Vec<&str> = short
+            .lines()
+            .filter(|l| l.starts_with("host.rs:"))
+            .filter_map(|l| l.split(": ").nth(1)?.split(' ').next())
+            .collect();
+        levels.sort();
+        levels.dedup();
+        assert_eq!(levels, ["error[CLM001]", "error[CLM002]", "error[CLM003]"]);
+    }
+}

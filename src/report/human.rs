@@ -85,6 +85,12 @@ pub fn diagnostic(report: &Report, f: &Finding) -> Diagnostic<usize> {
 
 /// Writes every finding and problem, then the summary.
 pub fn emit(report: &Report, out: &mut dyn WriteColor) -> std::io::Result<()> {
+    emit_findings(report, out)?;
+    writeln!(out, "{}", super::summary(report))
+}
+
+/// Writes every finding and problem, without the summary (`--quiet`).
+pub fn emit_findings(report: &Report, out: &mut dyn WriteColor) -> std::io::Result<()> {
     let files = files(report);
     let config = Config::default();
     for p in &report.problems {
@@ -107,7 +113,7 @@ pub fn emit(report: &Report, out: &mut dyn WriteColor) -> std::io::Result<()> {
     for f in &report.findings {
         term::emit(out, &config, &files, &diagnostic(report, f)).map_err(std::io::Error::other)?;
     }
-    writeln!(out, "{}", super::summary(report))
+    Ok(())
 }
 
 /// The human output as plain text (snapshots, tests).

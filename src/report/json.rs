@@ -9,58 +9,111 @@ use serde_json::{json, Value};
 use crate::ir::Span;
 use crate::rules::{Applicability, Finding};
 use crate::source::{read_regular, SourceFile, MAX_FILE_BYTES};
+use crate::targets::PackageTargets;
 use crate::Report;
 
 /// The package a file belongs to: the nearest `Cargo.toml` above it.
 struct Package {
     id: String,
     manifest: String,
-    name: String,
-    src_path: String,
     edition: String,
+    /// `None` for a manifest without `[package]` (a virtual workspace).
+    targets: Option<PackageTargets>,
 }
 
-fn package_of(file: &Path, cache: &mut HashMap<PathBuf, Option<Package>>) -> Option<Package> {
+/// `edition.workspace = true`: the edition of the nearest workspace above `dir`.
+fn workspace_edition(dir: &Path) -> Option<String> {
+    dir.ancestors().skip(1).find_map(|d| {
+        let text = read_regular(&d.join("Cargo.toml"), MAX_FILE_BYTES).ok()?;
+        let t: toml::Table = String::from_utf8(text).ok()?.parse().ok()?;
+        let edition = t.get("workspace")?.get("package")?.get("edition")?;
+        Some(edition.as_str()?.to_string())
+    })
+}
+
+fn package_of<'c>(
+    file: &Path,
+    cache: &'c mut HashMap<PathBuf, Option<Package>>,
+) -> Option<&'c Package> {
     let abs = std::fs::canonicalize(file).ok()?;
     let mut dir = abs.parent();
-    while let Some(d) = dir {
-        if let Some(p) = cache.get(d) {
-            return p.as_ref().map(clone_pkg);
+    let found = loop {
+        let d = dir?;
+        if cache.contains_key(d) {
+            break d.to_path_buf();
         }
         let manifest = d.join("Cargo.toml");
         let text = read_regular(&manifest, MAX_FILE_BYTES).map(String::from_utf8);
         if let Ok(Ok(text)) = text {
-            let t: toml::Table = text.parse().ok()?;
-            let pkg = t.get("package").and_then(|p| p.as_table());
-            let get = |k: &str| {
-                pkg.and_then(|p| p.get(k))
-                    .and_then(|v| v.as_str())
-                    .map(str::to_string)
-            };
-            let name = get("name").unwrap_or_else(|| "workspace".into());
-            let version = get("version").unwrap_or_else(|| "0.0.0".into());
-            let p = Package {
-                id: format!("path+file://{}#{name}@{version}", d.display()),
-                manifest: manifest.display().to_string(),
-                src_path: d.join("src/lib.rs").display().to_string(),
-                edition: get("edition").unwrap_or_else(|| "2015".into()),
-                name,
-            };
-            cache.insert(d.to_path_buf(), Some(clone_pkg(&p)));
-            return Some(p);
+            let p = text.parse::<toml::Table>().ok().map(|t| {
+                let pkg = t.get("package").and_then(|p| p.as_table());
+                let get = |k: &str| {
+                    pkg.and_then(|p| p.get(k))
+                        .and_then(|v| v.as_str())
+                        .map(str::to_string)
+                };
+                let name = get("name").unwrap_or_else(|| "workspace".into());
+                let version = get("version").unwrap_or_else(|| "0.0.0".into());
+                let inherited = pkg
+                    .and_then(|p| p.get("edition"))
+                    .and_then(|e| e.get("workspace"))
+                    .and_then(|w| w.as_bool())
+                    == Some(true);
+                let edition = if inherited {
+                    workspace_edition(d)
+                } else {
+                    get("edition")
+                };
+                Package {
+                    id: format!("path+file://{}#{name}@{version}", d.display()),
+                    manifest: manifest.display().to_string(),
+                    edition: edition.unwrap_or_else(|| "2015".into()),
+                    targets: pkg.is_some().then(|| PackageTargets::new(d, &t)),
+                }
+            });
+            cache.insert(d.to_path_buf(), p);
+            break d.to_path_buf();
         }
         dir = d.parent();
-    }
-    None
+    };
+    cache.get(&found)?.as_ref()
 }
 
-fn clone_pkg(p: &Package) -> Package {
-    Package {
-        id: p.id.clone(),
-        manifest: p.manifest.clone(),
-        name: p.name.clone(),
-        src_path: p.src_path.clone(),
-        edition: p.edition.clone(),
+/// The `package_id`, `manifest_path` and `target` of a message about `file`: the target
+/// whose root is the file or reaches it through `mod`; a file no target reaches (or outside
+/// any package) has the kind `unknown`, named after the file.
+fn origin(file: &Path, cache: &mut HashMap<PathBuf, Option<Package>>) -> (String, String, Value) {
+    let pkg = package_of(file, cache);
+    let target = pkg.and_then(|p| p.targets.as_ref()?.of(file).map(|t| (p, t)));
+    let target = match target {
+        Some((p, t)) => json!({
+            "kind": t.kind,
+            "crate_types": t.crate_types,
+            "name": t.name,
+            "src_path": t.src_path.display().to_string(),
+            "edition": p.edition,
+            "doc": t.doc,
+            "doctest": t.doctest,
+            "test": t.test,
+        }),
+        None => json!({
+            "kind": ["unknown"],
+            "crate_types": ["unknown"],
+            "name": file.file_stem().map(|s| s.to_string_lossy()).unwrap_or_default(),
+            "src_path": file.display().to_string(),
+            "edition": pkg.map_or("2021", |p| p.edition.as_str()),
+            "doc": false,
+            "doctest": false,
+            "test": false,
+        }),
+    };
+    match pkg {
+        Some(p) => (p.id.clone(), p.manifest.clone(), target),
+        None => (
+            format!("path+file://{}#unknown@0.0.0", file.display()),
+            String::new(),
+            target,
+        ),
     }
 }
 
@@ -176,37 +229,12 @@ pub fn render(report: &Report) -> String {
     let mut out = String::new();
     for f in &report.findings {
         let file = &report.files[f.primary.span.file];
-        let pkg = package_of(&file.path, &mut cache);
-        let (id, manifest, name, src_path, edition) = match &pkg {
-            Some(p) => (
-                p.id.clone(),
-                p.manifest.clone(),
-                p.name.clone(),
-                p.src_path.clone(),
-                p.edition.clone(),
-            ),
-            None => (
-                format!("path+file://{}#unknown@0.0.0", file.path.display()),
-                String::new(),
-                "unknown".into(),
-                file.path.display().to_string(),
-                "2021".into(),
-            ),
-        };
+        let (id, manifest, target) = origin(&file.path, &mut cache);
         let msg = json!({
             "reason": "compiler-message",
             "package_id": id,
             "manifest_path": manifest,
-            "target": {
-                "kind": ["lib"],
-                "crate_types": ["lib"],
-                "name": name.replace('-', "_"),
-                "src_path": src_path,
-                "edition": edition,
-                "doc": true,
-                "doctest": false,
-                "test": true,
-            },
+            "target": target,
             "message": diagnostic(report, f),
         });
         out.push_str(&msg.to_string());
@@ -219,13 +247,12 @@ pub fn render(report: &Report) -> String {
             .map(|s| vec![span_json(&report.files[s.file], s, true, None, None)])
             .unwrap_or_default();
         let text = format!("{}: {}", p.path.display(), p.message);
+        let (id, manifest, target) = origin(&p.path, &mut cache);
         let msg = json!({
             "reason": "compiler-message",
-            "package_id": format!("path+file://{}#unknown@0.0.0", p.path.display()),
-            "manifest_path": "",
-            "target": {"kind": ["lib"], "crate_types": ["lib"], "name": "unknown",
-                       "src_path": p.path.display().to_string(), "edition": "2021",
-                       "doc": true, "doctest": false, "test": true},
+            "package_id": id,
+            "manifest_path": manifest,
+            "target": target,
             "message": {
                 "$message_type": "diagnostic",
                 "message": text,

@@ -5,6 +5,14 @@ use crate::Report;
 
 /// Every line of the short output.
 pub fn render(report: &Report) -> String {
+    let mut out = render_findings(report);
+    out.push_str(&super::summary(report));
+    out.push('\n');
+    out
+}
+
+/// The lines of the problems and findings, without the summary (`--quiet`).
+pub fn render_findings(report: &Report) -> String {
     let mut out = String::new();
     for p in &report.problems {
         let level = if p.is_error() { "error" } else { "warning" };
@@ -30,7 +38,5 @@ pub fn render(report: &Report) -> String {
             f.message
         ));
     }
-    out.push_str(&super::summary(report));
-    out.push('\n');
     out
 }

@@ -118,11 +118,12 @@ fn deep_nesting_is_a_diagnostic_or_a_normal_result() {
 #[test]
 fn deep_nesting_does_not_abort_the_binary() {
     let dir = scratch("deep-child");
-    for depth in [MAX_NESTING / 8, 10_000, 1_000_000] {
-        // A million levels of the two cheapest kinds to build; the rest at lower depths.
+    // 400,000 levels of the two cheapest kinds to build (as deep as `.finish()` calls go
+    // within the size limit of a file); the rest at lower depths.
+    for depth in [MAX_NESTING / 8, 10_000, 400_000] {
         for (kind, text) in nested(depth)
             .into_iter()
-            .filter(|(k, _)| depth < 1_000_000 || matches!(*k, "parens" | "methods"))
+            .filter(|(k, _)| depth < 400_000 || matches!(*k, "parens" | "methods"))
         {
             let p = dir.join(format!("{kind}-{depth}.rs"));
             // `--diff` parses the fixed file (here: without the unused suppression).
@@ -163,18 +164,27 @@ fn seed_text() -> String {
     std::fs::read_to_string("fixtures/seed/buggy.rs").unwrap()
 }
 
+/// A file of copies of the seed program up to the size limit is checked whole; one byte more
+/// and it is one diagnostic, not read (the limit bounds the memory one file takes).
 #[test]
-fn a_ten_megabyte_file_is_checked_whole() {
+fn a_file_at_the_size_limit_is_checked_whole_and_a_larger_one_is_a_diagnostic() {
+    let limit = clmigrate_lint::source::MAX_FILE_BYTES as usize;
     let dir = scratch("big");
     let one = check_text(&dir, "one.rs", seed_text().as_bytes());
     let seed = seed_text();
     let (_, body) = seed.split_at(seed.find("/// Runs the exchange").unwrap());
     let mut text = seed.clone();
     let mut copies = 1;
-    while text.len() < 10 << 20 {
-        text.push_str(&body.replace("pub fn run(", &format!("pub fn run{copies}(")));
+    loop {
+        let next = body.replace("pub fn run(", &format!("pub fn run{copies}("));
+        if text.len() + next.len() > limit {
+            break;
+        }
+        text.push_str(&next);
         copies += 1;
     }
+    text.push_str(&"/".repeat(limit - text.len()));
+    assert_eq!(text.len(), limit);
     let r = check_text(&dir, "big.rs", text.as_bytes());
     assert!(r.problems.is_empty(), "{:?}", r.problems);
     let want: BTreeMap<_, _> = codes(&one)
@@ -182,10 +192,18 @@ fn a_ten_megabyte_file_is_checked_whole() {
         .map(|(c, n)| (c, n * copies))
         .collect();
     assert_eq!(codes(&r), want);
+    text.push('/');
+    let r = check_text(&dir, "big.rs", text.as_bytes());
+    assert!(r.findings.is_empty());
+    let messages: Vec<&str> = r.problems.iter().map(|p| p.message.as_str()).collect();
+    assert_eq!(
+        messages,
+        [format!("larger than {} MiB; it was not read", limit >> 20)]
+    );
     announce(&format!(
-        "extreme: a {} MB file with {} findings checked",
-        text.len() >> 20,
-        r.findings.len()
+        "extreme: a {} MiB file with {} findings checked",
+        limit >> 20,
+        codes(&one).values().sum::<usize>() * copies
     ));
 }
 
@@ -337,4 +355,34 @@ fn many_findings_on_one_long_line_do_not_repeat_it() {
     let out = clmigrate_lint::report::human::render(&r);
     assert!(out.len() < 4_000 * 400, "{} bytes", out.len());
     assert!(out.contains("sups.rs:3:12 (a line too long to show): suppresses nothing"));
+}
+
+/// `--format short` on one long non-ASCII line with 20,000 findings: each column counts
+/// characters from the line's start (columns used to be counted from the start of the
+/// line for each finding, quadratic in the line's length).
+#[test]
+fn short_output_on_a_long_non_ascii_line_counts_characters() {
+    let dir = scratch("long-utf8");
+    let sup = "/* clmigrate-lint: allow(CLM003) -- é ü 漢 */ ";
+    let prefix = "let x = \"ééé\"; ";
+    let n = 20_000;
+    let text = format!(
+        "fn f(q: &CommandQueue) {{\nq.enqueue_write_buffer(&mut b, CL_BLOCKING, 0, &h, &[])?;\n{prefix}{}\n}}\n",
+        sup.repeat(n)
+    );
+    let r = check_text(&dir, "utf8.rs", text.as_bytes());
+    assert_eq!(r.findings.len(), n);
+    let out = clmigrate_lint::report::short::render(&r);
+    let at: Vec<(usize, usize)> = out
+        .lines()
+        .filter(|l| l.contains("warning[CLM900]"))
+        .map(|l| {
+            let mut parts = l.rsplit(".rs:").next().unwrap().split(':');
+            let line = parts.next().unwrap().parse().unwrap();
+            (line, parts.next().unwrap().parse().unwrap())
+        })
+        .collect();
+    let (p, s) = (prefix.chars().count(), sup.chars().count());
+    let want: Vec<(usize, usize)> = (0..n).map(|i| (3, p + i * s + 1)).collect();
+    assert_eq!(at, want);
 }
