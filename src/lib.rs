@@ -8,6 +8,7 @@
 pub mod analysis;
 pub mod baseline;
 pub mod config;
+pub mod crate_index;
 pub mod discover;
 pub mod fix;
 pub mod frontend;
