@@ -30,6 +30,7 @@ use lsp_types::{
     TextDocumentSyncOptions, TextDocumentSyncSaveOptions, TextEdit, Url, WorkspaceEdit,
 };
 
+use crate::config::Config;
 use crate::crate_index::{CrateIndex, FileCheck};
 use crate::fix;
 use crate::ir::Span;
@@ -115,10 +116,15 @@ pub fn serve(connection: &Connection, settings: &Settings) -> Result<bool, Strin
 /// The request that asks the client to send `workspace/didChangeWatchedFiles` for the files
 /// a crate's index is made of.
 fn watch_files() -> Request {
-    let watchers: Vec<serde_json::Value> = ["**/*.rs", "**/Cargo.toml", "**/*.cl"]
-        .iter()
-        .map(|g| serde_json::json!({ "globPattern": g }))
-        .collect();
+    let watchers: Vec<serde_json::Value> = [
+        "**/*.rs",
+        "**/Cargo.toml",
+        "**/*.cl",
+        "**/clmigrate-lint.toml",
+    ]
+    .iter()
+    .map(|g| serde_json::json!({ "globPattern": g }))
+    .collect();
     Request::new(
         "clmigrate-lint/watch".to_string().into(),
         "client/registerCapability".into(),
@@ -294,16 +300,19 @@ impl Server {
         Some(krate)
     }
 
-    /// Reads the crate of `path` from the disk, with the open documents' texts, and holds
-    /// its index; its crate.
+    /// Reads the crate of `path` from the disk, with the open documents' texts and the
+    /// configuration found above it (as the command line finds it), and holds its index; its
+    /// crate.
     fn load(&mut self, path: &Path) -> String {
         let open: Vec<(PathBuf, String)> = self
             .docs
             .values()
             .map(|d| (d.path.clone(), d.text.clone()))
             .collect();
-        let config = &self.settings.config;
-        let index = on(&self.pool, || CrateIndex::load(path, &open, config));
+        // The configuration a check of the file reads; the server's where it is invalid (the
+        // command line reports that).
+        let config = Config::discover(path).unwrap_or_else(|_| self.settings.config.clone());
+        let index = on(&self.pool, || CrateIndex::load(path, &open, &config));
         let krate = index.krate.clone();
         self.crates.insert(krate.clone(), index);
         krate
@@ -312,7 +321,7 @@ impl Server {
     /// Files changed on the disk (`workspace/didChangeWatchedFiles`): a changed file of a
     /// held crate is read again unless the editor holds it open (its text wins); a file
     /// created or deleted in a crate's package, or any other file changed there (a manifest,
-    /// kernel sources), has the crate read again.
+    /// kernel sources, the configuration), has the crate read again.
     fn files_changed(&mut self, p: &DidChangeWatchedFilesParams) -> Vec<Notification> {
         let mut touched: BTreeSet<String> = BTreeSet::new();
         let mut reload: BTreeSet<String> = BTreeSet::new();

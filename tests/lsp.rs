@@ -434,7 +434,15 @@ fn the_server_asks_to_hear_of_changed_files_when_the_client_can() {
         .iter()
         .map(|w| w["globPattern"].as_str().unwrap())
         .collect();
-    assert_eq!(globs, ["**/*.rs", "**/Cargo.toml", "**/*.cl"]);
+    assert_eq!(
+        globs,
+        [
+            "**/*.rs",
+            "**/Cargo.toml",
+            "**/*.cl",
+            "**/clmigrate-lint.toml"
+        ]
+    );
     c.send(lsp_server::Response::new_ok(r.id, Value::Null).into());
     assert_eq!(c.stop(), Ok(true));
 }
@@ -466,5 +474,40 @@ fn a_file_created_in_the_crate_is_read() {
     assert_eq!(codes(&p.diagnostics), ["CLM003"]);
     let related = p.diagnostics[0].related_information.as_ref().unwrap();
     assert_eq!(related[0].location.uri, created);
+    assert_eq!(c.stop(), Ok(true));
+}
+
+#[test]
+fn the_configuration_above_the_file_sets_the_levels() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    for name in ["Cargo.toml", "src/lib.rs", "src/gpu.rs"] {
+        let to = root.join(name);
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::copy(Path::new("tests/editor/crate").join(name), to).unwrap();
+    }
+    std::fs::write(
+        root.join("clmigrate-lint.toml"),
+        "[levels]\nmissing-wait-list = \"warn\"\n",
+    )
+    .unwrap();
+    let lib = root.join("src/lib.rs");
+    let uri = Url::from_file_path(&lib).unwrap();
+    let c = Client::start();
+    let p = c.open(&uri, &std::fs::read_to_string(&lib).unwrap());
+    assert_eq!(codes(&p.diagnostics), ["CLM003"]);
+    assert_eq!(p.diagnostics[0].severity, Some(DiagnosticSeverity::WARNING));
+    // Changed: the crate is read again with it.
+    std::fs::write(
+        root.join("clmigrate-lint.toml"),
+        "[levels]\nCLM003 = \"allow\"\n",
+    )
+    .unwrap();
+    let changed = Url::from_file_path(root.join("clmigrate-lint.toml")).unwrap();
+    c.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": changed, "type": 2}]}),
+    );
+    assert!(c.diagnostics().diagnostics.is_empty());
     assert_eq!(c.stop(), Ok(true));
 }
