@@ -314,34 +314,10 @@ fn plan_here(report: &Report, unsafe_fixes: bool) -> (Vec<FileEdit>, Vec<Problem
     let mut refused = Vec::new();
     for (file, fixes) in by_file {
         let src = &report.files[file];
-        let (taken, count) = select(&src.text, &fixes);
-        let new = splice(&src.text, &taken);
-        if count == 0 || new == src.text {
-            continue;
-        }
         let bare = comment_edits.get(&file).map_or(&[][..], Vec::as_slice);
-        // C and C++ are checked by their own parser; Rust by its token stream.
-        let check = match crate::frontend::Lang::of(&src.path) {
-            Some(lang) => crate::frontend::clike::still_parses(&src.text, &new, lang)
-                .map(|()| SourceFile::new(src.path.clone(), src.display.clone(), new))
-                .map_err(|e| format!("the fixed file would not parse: {e}")),
-            None => same_tokens(&src.text, &new, &taken, bare).and_then(|()| {
-                let fixed = reparse(src, new)?;
-                // The names the fixes took out of the code: an import only they used goes.
-                let gone = removed_names(&src.text, &taken);
-                let unused = unused_imports(&fixed.0, &fixed.1, &gone);
-                if unused.is_empty() {
-                    return Ok(fixed.0);
-                }
-                let removals: Vec<Taken> = unused.iter().map(|&(s, e)| (s, e, "")).collect();
-                let text = splice(&fixed.0.text, &removals);
-                same_tokens(&fixed.0.text, &text, &removals, &[])?;
-                Ok(reparse(src, text)?.0)
-            }),
-        };
-        proc_macro2::extra::invalidate_current_thread_spans();
-        let fixed = match check {
-            Ok(f) => f,
+        let fixed = match fix_file(src, &fixes, bare) {
+            Ok(Some(f)) => f,
+            Ok(None) => continue,
             Err(e) => {
                 refused.push(Problem {
                     path: src.path.clone(),
@@ -358,10 +334,162 @@ fn plan_here(report: &Report, unsafe_fixes: bool) -> (Vec<FileEdit>, Vec<Problem
             display: src.display.clone(),
             old: src.text.clone(),
             new: fixed.text,
-            fixes: count,
+            fixes: fixed.count,
         });
     }
     (edits, refused)
+}
+
+/// A file with fixes applied.
+struct Fixed<'a> {
+    text: String,
+    /// The fixes' edits, as ranges of the old text.
+    taken: Vec<Taken<'a>>,
+    /// The imports removed after them, as ranges of the old text with `taken` made.
+    removed: Vec<(usize, usize)>,
+    /// How many fixes.
+    count: usize,
+}
+
+/// `src` with the `fixes` of its findings that [`select`] takes, and, in Rust, without the
+/// imports that only the code they replaced used; `None` when that changes nothing. `Err`
+/// says why the fixes are refused: the result would not parse, or it would change a token
+/// the fixes do not edit (see [`same_tokens`]; `bare` are the ranges of the edits that only
+/// rewrite or remove a comment).
+fn fix_file<'a>(
+    src: &SourceFile,
+    fixes: &[&'a Fix],
+    bare: &[(usize, usize)],
+) -> Result<Option<Fixed<'a>>, String> {
+    let (taken, count) = select(&src.text, fixes);
+    let new = splice(&src.text, &taken);
+    if count == 0 || new == src.text {
+        return Ok(None);
+    }
+    // C and C++ are checked by their own parser; Rust by its token stream.
+    let checked = match crate::frontend::Lang::of(&src.path) {
+        Some(lang) => crate::frontend::clike::still_parses(&src.text, &new, lang)
+            .map(|()| (new, Vec::new()))
+            .map_err(|e| format!("the fixed file would not parse: {e}")),
+        None => same_tokens(&src.text, &new, &taken, bare).and_then(|()| {
+            let fixed = reparse(src, new)?;
+            // The names the fixes took out of the code: an import only they used goes.
+            let gone = removed_names(&src.text, &taken);
+            let unused = unused_imports(&fixed.0, &fixed.1, &gone);
+            if unused.is_empty() {
+                return Ok((fixed.0.text, unused));
+            }
+            let removals: Vec<Taken> = unused.iter().map(|&(s, e)| (s, e, "")).collect();
+            let text = splice(&fixed.0.text, &removals);
+            same_tokens(&fixed.0.text, &text, &removals, &[])?;
+            Ok((reparse(src, text)?.0.text, unused))
+        }),
+    };
+    proc_macro2::extra::invalidate_current_thread_spans();
+    let (text, removed) = checked?;
+    Ok(Some(Fixed {
+        text,
+        taken,
+        removed,
+        count,
+    }))
+}
+
+/// The edits that applying `fix` to `src`, the file of its finding, makes as `--fix` makes
+/// them: the fix's own, and the removal of the imports that only the code it replaced used.
+/// Each is a byte range of `src`'s text and its replacement, in source order, none
+/// overlapping another. Empty when the fix changes nothing; `Err` when `--fix` would refuse
+/// it (see [`plan`]). `comment` says that the fix only rewrites or removes a comment.
+pub fn fix_edits(
+    src: &SourceFile,
+    fix: &Fix,
+    comment: bool,
+) -> Result<Vec<(usize, usize, String)>, String> {
+    let bare: Vec<(usize, usize)> = if comment {
+        fix.edits
+            .iter()
+            .map(|e| (e.span.start, e.span.end))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let Some(fixed) = fix_file(src, &[fix], &bare)? else {
+        return Ok(Vec::new());
+    };
+    let mut edits: Vec<(usize, usize, String)> = fixed
+        .taken
+        .iter()
+        .map(|&(s, e, r)| (s, e, r.to_string()))
+        .collect();
+    let mut whole = false;
+    for &(s, e) in &fixed.removed {
+        match (before_edits(&fixed.taken, s), before_edits(&fixed.taken, e)) {
+            (Some(a), Some(b)) => edits.push((a, b, String::new())),
+            _ => whole = true,
+        }
+    }
+    edits.sort();
+    let taken: Vec<Taken> = edits.iter().map(|(s, e, r)| (*s, *e, r.as_str())).collect();
+    let apart = taken.windows(2).all(|w| w[0].1 <= w[1].0);
+    if whole || !apart || splice(&src.text, &taken) != fixed.text {
+        // A removal meets an edit: one edit from the first change to the last.
+        return Ok(vec![changed_range(&src.text, &fixed.text)]);
+    }
+    Ok(edits)
+}
+
+/// The offset in the old text of `at`, an offset in the text with the `taken` edits made,
+/// when it is outside every edit or on its edge (for an edit that leaves nothing, that
+/// edge is both of the old range's ends: `None`).
+fn before_edits(taken: &[Taken], at: usize) -> Option<usize> {
+    let mut shift = 0isize;
+    for &(s, e, r) in taken {
+        let start = s.checked_add_signed(shift)?;
+        let end = start + r.len();
+        if at < start {
+            break;
+        }
+        if at == start && !r.is_empty() {
+            return Some(s);
+        }
+        if at == end && !r.is_empty() {
+            return Some(e);
+        }
+        if at <= end {
+            return None;
+        }
+        shift += r.len() as isize - (e - s) as isize;
+    }
+    at.checked_add_signed(-shift)
+}
+
+/// The one edit that turns `old` into `new`: the range between their common prefix and
+/// suffix, and what replaces it.
+fn changed_range(old: &str, new: &str) -> (usize, usize, String) {
+    let mut prefix = old
+        .bytes()
+        .zip(new.bytes())
+        .take_while(|(a, b)| a == b)
+        .count();
+    while !old.is_char_boundary(prefix) || !new.is_char_boundary(prefix) {
+        prefix -= 1;
+    }
+    let room = old.len().min(new.len()) - prefix;
+    let mut suffix = old
+        .bytes()
+        .rev()
+        .zip(new.bytes().rev())
+        .take(room)
+        .take_while(|(a, b)| a == b)
+        .count();
+    while !old.is_char_boundary(old.len() - suffix) || !new.is_char_boundary(new.len() - suffix) {
+        suffix -= 1;
+    }
+    (
+        prefix,
+        old.len() - suffix,
+        new[prefix..new.len() - suffix].to_string(),
+    )
 }
 
 /// `text` as a file like `src`, parsed (as edition 2015 code where only that parses).

@@ -8,6 +8,7 @@
 pub mod analysis;
 pub mod baseline;
 pub mod config;
+pub mod crate_index;
 pub mod discover;
 pub mod fix;
 pub mod frontend;
@@ -158,7 +159,7 @@ impl Report {
 /// Stack size for the worker threads: deeply nested expressions recurse in the parser.
 pub(crate) const STACK_SIZE: usize = 256 << 20;
 
-fn display_path(p: &Path) -> String {
+pub(crate) fn display_path(p: &Path) -> String {
     let cwd = std::env::current_dir().ok();
     let rel = cwd
         .as_deref()
@@ -246,7 +247,10 @@ pub fn parse(
 
 /// Runs `work` on the file `path`; a panic in it (a bug in the checker) becomes an
 /// internal-error problem naming the file.
-fn guarded<R>(path: PathBuf, work: impl FnOnce() -> Result<R, Problem>) -> Result<R, Problem> {
+pub(crate) fn guarded<R>(
+    path: PathBuf,
+    work: impl FnOnce() -> Result<R, Problem>,
+) -> Result<R, Problem> {
     let outcome = catch_unwind(AssertUnwindSafe(work));
     // Spans of the syntax trees parsed on this thread are not used after the work.
     proc_macro2::extra::invalidate_current_thread_spans();
@@ -268,7 +272,7 @@ fn guarded<R>(path: PathBuf, work: impl FnOnce() -> Result<R, Problem>) -> Resul
 
 /// Runs `work` on every item in parallel, each [`guarded`]: one that panics gives a problem
 /// naming its file, and the others go on.
-fn par_guarded<T: Send, R: Send>(
+pub(crate) fn par_guarded<T: Send, R: Send>(
     items: Vec<T>,
     path: impl Fn(&T) -> PathBuf + Sync,
     work: impl Fn(T) -> Result<R, Problem> + Sync,
@@ -283,31 +287,31 @@ fn par_guarded<T: Send, R: Send>(
 type Held = Result<Option<Vec<u8>>, String>;
 
 /// One file of a run: what was read, and where it sits.
-struct Input {
-    path: PathBuf,
+pub(crate) struct Input {
+    pub(crate) path: PathBuf,
     /// The bytes, when they are held until the file is lowered (`None`: read them from
     /// the disk when they are needed); the reason the file could not be read.
-    bytes: Held,
+    pub(crate) bytes: Held,
     /// What the pre-filter found in it (everything, when it is off).
-    scan: Scan,
-    placement: package::Placement,
+    pub(crate) scan: Scan,
+    pub(crate) placement: package::Placement,
 }
 
 /// What a file is taken for without the pre-filter: one to check in full.
-const EVERYTHING: Scan = Scan {
+pub(crate) const EVERYTHING: Scan = Scan {
     binding: true,
     anchored: true,
 };
 
 /// A file parsed and lowered.
-struct Lowered {
-    id: usize,
-    src: SourceFile,
-    ir: frontend::FileIr,
+pub(crate) struct Lowered {
+    pub(crate) id: usize,
+    pub(crate) src: SourceFile,
+    pub(crate) ir: frontend::FileIr,
 }
 
 /// What became of a file given to the parser.
-enum Lowering {
+pub(crate) enum Lowering {
     Done(Lowered),
     /// Parsed to find syntax errors only, and without one.
     Parsed,
@@ -316,7 +320,11 @@ enum Lowering {
 }
 
 /// Decodes, parses and (when `lower`) lowers the members `which` of a crate in parallel.
-fn lower_files(members: &mut [(usize, Input)], which: &[usize], lower: bool) -> Vec<Lowering> {
+pub(crate) fn lower_files(
+    members: &mut [(usize, Input)],
+    which: &[usize],
+    lower: bool,
+) -> Vec<Lowering> {
     let taken: Vec<(usize, Held)> = which
         .iter()
         .map(|&m| (m, std::mem::replace(&mut members[m].1.bytes, Ok(None))))
@@ -497,7 +505,8 @@ struct CrateOutcome {
 }
 
 /// The kernels of the `.cl` files of each directory, read once.
-type KernelCache = std::sync::Mutex<HashMap<(PathBuf, Option<usize>), Arc<analysis::KernelFiles>>>;
+pub(crate) type KernelCache =
+    std::sync::Mutex<HashMap<(PathBuf, Option<usize>), Arc<analysis::KernelFiles>>>;
 
 /// Checks `inputs`, crate by crate, crates in parallel (see [`check_crate`]). Files keep
 /// their text when they have something to show, or when `keep_text`.
@@ -713,7 +722,7 @@ fn check_crate(
 
 /// Where the OpenCL C files of a file's kernels may be: its package's directory (all the
 /// way down), or, outside a package, its own directory.
-fn kernel_dir(input: &Input) -> (PathBuf, Option<usize>) {
+pub(crate) fn kernel_dir(input: &Input) -> (PathBuf, Option<usize>) {
     match &input.placement.root {
         Some(root) => (root.clone(), None),
         None => {
@@ -724,7 +733,10 @@ fn kernel_dir(input: &Input) -> (PathBuf, Option<usize>) {
 }
 
 /// The kernels of the `.cl` files in `dir`, read once per run.
-fn kernel_files(cache: &KernelCache, dir: (PathBuf, Option<usize>)) -> Arc<analysis::KernelFiles> {
+pub(crate) fn kernel_files(
+    cache: &KernelCache,
+    dir: (PathBuf, Option<usize>),
+) -> Arc<analysis::KernelFiles> {
     if let Some(k) = cache.lock().ok().and_then(|c| c.get(&dir).cloned()) {
         return k;
     }
@@ -740,7 +752,7 @@ fn kernel_files(cache: &KernelCache, dir: (PathBuf, Option<usize>)) -> Arc<analy
 }
 
 /// Sets each finding's level from the configuration and drops those of rules it turns off.
-fn with_levels(findings: Vec<Finding>, config: &config::Config) -> Vec<Finding> {
+pub(crate) fn with_levels(findings: Vec<Finding>, config: &config::Config) -> Vec<Finding> {
     findings
         .into_iter()
         .filter_map(|mut f| {
@@ -756,16 +768,21 @@ fn max_jobs() -> usize {
     std::thread::available_parallelism().map_or(1, usize::from)
 }
 
-/// Runs `work` on a pool of `jobs` threads (one per core for `None`, at most one per core)
-/// with the stack the parser needs.
-fn in_pool<R: Send>(jobs: Option<usize>, work: impl FnOnce() -> R + Send) -> R {
+/// A pool of `jobs` threads (one per core for `None`, at most one per core) with the stack
+/// the parser needs.
+pub(crate) fn pool(jobs: Option<usize>) -> Option<rayon::ThreadPool> {
     let mut builder = rayon::ThreadPoolBuilder::new().stack_size(STACK_SIZE);
     if let Some(j) = jobs {
         builder = builder.num_threads(j.clamp(1, max_jobs()));
     }
-    match builder.build() {
-        Ok(pool) => pool.install(work),
-        Err(_) => work(),
+    builder.build().ok()
+}
+
+/// Runs `work` on a [`pool`] of `jobs` threads.
+fn in_pool<R: Send>(jobs: Option<usize>, work: impl FnOnce() -> R + Send) -> R {
+    match pool(jobs) {
+        Some(pool) => pool.install(work),
+        None => work(),
     }
 }
 
@@ -850,9 +867,9 @@ pub fn check(paths: &[PathBuf], settings: &Settings) -> Report {
     report
 }
 
-/// Checks `text` as the contents of the file `path` (an editor's unsaved buffer), without
-/// reading the disk. The report has one file, index 0; calls into other files of its
-/// crate are not followed. `jobs` does not apply: one file is checked on one thread, with
+/// Checks `text` as the contents of the file `path`, without reading the disk. The report
+/// has one file, index 0; calls into other files of its crate are not followed (the
+/// language server follows them: [`crate_index::CrateIndex`]). `jobs` does not apply: one file is checked on one thread, with
 /// the same stack size as [`check`]'s workers.
 pub fn check_source(path: &Path, text: &str, settings: &Settings) -> Report {
     let input = Input {
@@ -876,7 +893,7 @@ pub fn check_source(path: &Path, text: &str, settings: &Settings) -> Report {
 
 /// Sorts findings into report order and keeps one of each bug: the analysis of a helper
 /// and of each of its callers can find the same command pair, named as each sees it.
-fn dedup(findings: &mut Vec<Finding>) {
+pub(crate) fn dedup(findings: &mut Vec<Finding>) {
     findings.sort_by(|a, b| {
         (a.primary.span, a.code, &a.message).cmp(&(b.primary.span, b.code, &b.message))
     });

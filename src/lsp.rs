@@ -1,33 +1,42 @@
 //! `cargo clmigrate-lint lsp`: a language server over standard input and output.
 //!
-//! It checks each open Rust document's text as the editor holds it (not the file on disk)
-//! when it is opened, changed and saved, publishes the findings as diagnostics, clears them
-//! when the document is closed, and offers each applicable fix as a quick fix. Positions are
-//! counted in UTF-16 code units, the protocol's default encoding.
+//! It checks each open document as part of its crate, as a check of the whole crate does:
+//! the crate's files are read from the disk and lowered once ([`CrateIndex`]), with the text
+//! of each open document (as the editor holds it, unsaved changes included) in place of its
+//! file. When a document is opened, changed or saved, that file is lowered again and every
+//! open document of the crate is checked again (a helper's change can change what its
+//! callers do); a document that is closed is the disk's file again; files changed on the
+//! disk (`workspace/didChangeWatchedFiles`, registered when the client can) are read again.
+//! It publishes the findings as diagnostics, clears them when the document is closed, and
+//! offers each applicable fix as a quick fix. Positions are counted in UTF-16 code units,
+//! the protocol's default encoding.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
 use lsp_server::{Connection, ErrorCode, Message, Notification, Request, Response};
 use lsp_types::notification::{
-    DidChangeTextDocument, DidCloseTextDocument, DidOpenTextDocument, DidSaveTextDocument, Exit,
-    Notification as _, PublishDiagnostics,
+    DidChangeTextDocument, DidChangeWatchedFiles, DidCloseTextDocument, DidOpenTextDocument,
+    DidSaveTextDocument, Exit, Notification as _, PublishDiagnostics,
 };
 use lsp_types::request::{CodeActionRequest, Request as _, Shutdown};
 use lsp_types::{
     CodeAction, CodeActionKind, CodeActionOptions, CodeActionOrCommand, CodeActionParams,
     CodeActionProviderCapability, CodeDescription, Diagnostic, DiagnosticRelatedInformation,
-    DiagnosticSeverity, DidChangeTextDocumentParams, DidCloseTextDocumentParams,
-    DidOpenTextDocumentParams, DidSaveTextDocumentParams, Location, NumberOrString, Position,
-    PublishDiagnosticsParams, Range, SaveOptions, ServerCapabilities, TextDocumentSyncCapability,
-    TextDocumentSyncKind, TextDocumentSyncOptions, TextDocumentSyncSaveOptions, TextEdit, Url,
-    WorkspaceEdit,
+    DiagnosticSeverity, DidChangeTextDocumentParams, DidChangeWatchedFilesParams,
+    DidCloseTextDocumentParams, DidOpenTextDocumentParams, DidSaveTextDocumentParams,
+    FileChangeType, Location, NumberOrString, Position, PublishDiagnosticsParams, Range,
+    SaveOptions, ServerCapabilities, TextDocumentSyncCapability, TextDocumentSyncKind,
+    TextDocumentSyncOptions, TextDocumentSyncSaveOptions, TextEdit, Url, WorkspaceEdit,
 };
 
+use crate::config::Config;
+use crate::crate_index::{CrateIndex, FileCheck};
+use crate::fix;
 use crate::ir::Span;
 use crate::rules::{Applicability, Finding, Level};
 use crate::source::SourceFile;
-use crate::{check_source, Report, Settings};
+use crate::Settings;
 
 /// The name diagnostics carry as their `source`.
 const SOURCE: &str = "clmigrate-lint";
@@ -45,7 +54,7 @@ pub fn run_stdio(settings: &Settings) -> Result<bool, String> {
 /// Serves one client on `connection`: the handshake, then every message until `exit`
 /// (`Ok(true)` when `shutdown` came first) or until the client hangs up (`Ok(false)`).
 pub fn serve(connection: &Connection, settings: &Settings) -> Result<bool, String> {
-    let (id, _params) = connection.initialize_start().map_err(|e| e.to_string())?;
+    let (id, params) = connection.initialize_start().map_err(|e| e.to_string())?;
     let init = serde_json::json!({
         "capabilities": capabilities(),
         "serverInfo": {"name": SOURCE, "version": env!("CARGO_PKG_VERSION")},
@@ -53,9 +62,21 @@ pub fn serve(connection: &Connection, settings: &Settings) -> Result<bool, Strin
     connection
         .initialize_finish(id, init)
         .map_err(|e| e.to_string())?;
+    let watch = params
+        .pointer("/capabilities/workspace/didChangeWatchedFiles/dynamicRegistration")
+        .and_then(serde_json::Value::as_bool)
+        .unwrap_or(false);
+    if watch {
+        connection
+            .sender
+            .send(watch_files().into())
+            .map_err(|_| "the client hung up".to_string())?;
+    }
     let mut server = Server {
         settings: settings.clone(),
-        docs: HashMap::new(),
+        docs: BTreeMap::new(),
+        crates: HashMap::new(),
+        pool: crate::pool(None),
     };
     let mut shut_down = false;
     let send = |m: Message| {
@@ -82,7 +103,7 @@ pub fn serve(connection: &Connection, settings: &Settings) -> Result<bool, Strin
             Message::Notification(n) if n.method == Exit::METHOD => return Ok(shut_down),
             Message::Notification(_) if shut_down => {}
             Message::Notification(n) => {
-                if let Some(out) = server.notification(n) {
+                for out in server.notification(n) {
                     send(out.into())?;
                 }
             }
@@ -90,6 +111,29 @@ pub fn serve(connection: &Connection, settings: &Settings) -> Result<bool, Strin
         }
     }
     Ok(false)
+}
+
+/// The request that asks the client to send `workspace/didChangeWatchedFiles` for the files
+/// a crate's index is made of.
+fn watch_files() -> Request {
+    let watchers: Vec<serde_json::Value> = [
+        "**/*.rs",
+        "**/Cargo.toml",
+        "**/*.cl",
+        "**/clmigrate-lint.toml",
+    ]
+    .iter()
+    .map(|g| serde_json::json!({ "globPattern": g }))
+    .collect();
+    Request::new(
+        "clmigrate-lint/watch".to_string().into(),
+        "client/registerCapability".into(),
+        serde_json::json!({"registrations": [{
+            "id": "clmigrate-lint/watch",
+            "method": DidChangeWatchedFiles::METHOD,
+            "registerOptions": {"watchers": watchers},
+        }]}),
+    )
 }
 
 fn capabilities() -> ServerCapabilities {
@@ -112,16 +156,35 @@ fn capabilities() -> ServerCapabilities {
     }
 }
 
-/// An open document: the editor's text and the report on it.
+/// An open document: the editor's text and what was found in it.
 struct Document {
     version: i32,
     text: String,
-    report: Report,
+    /// The file it is checked as.
+    path: PathBuf,
+    /// Its crate, a key of [`Server::crates`].
+    krate: String,
+    /// Its file index in the crate.
+    id: Option<usize>,
+    check: FileCheck,
 }
 
 struct Server {
     settings: Settings,
-    docs: HashMap<Url, Document>,
+    /// By URI, in order: documents are checked again in that order.
+    docs: BTreeMap<Url, Document>,
+    /// The crates of the open documents, by [`CrateIndex::krate`].
+    crates: HashMap<String, CrateIndex>,
+    /// Threads with the stack the parser needs.
+    pool: Option<rayon::ThreadPool>,
+}
+
+/// Runs `work` on `pool` (on this thread when there is none).
+fn on<R: Send>(pool: &Option<rayon::ThreadPool>, work: impl FnOnce() -> R + Send) -> R {
+    match pool {
+        Some(p) => p.install(work),
+        None => work(),
+    }
 }
 
 impl Server {
@@ -139,16 +202,21 @@ impl Server {
         }
     }
 
-    /// What to send back for a notification: the diagnostics of the document it touched.
-    fn notification(&mut self, n: Notification) -> Option<Notification> {
+    /// What to send back for a notification: the diagnostics of the documents it touched
+    /// (a change to one file of a crate can change what is found in the others).
+    fn notification(&mut self, n: Notification) -> Vec<Notification> {
+        self.notified(n).unwrap_or_default()
+    }
+
+    fn notified(&mut self, n: Notification) -> Option<Vec<Notification>> {
         let uri = match n.method.as_str() {
             DidOpenTextDocument::METHOD => {
                 let p: DidOpenTextDocumentParams = serde_json::from_value(n.params).ok()?;
                 let doc = p.text_document;
-                let path = std::path::Path::new(doc.uri.path());
+                let path = path_of(&doc.uri);
                 let checked = matches!(doc.language_id.as_str(), "rust" | "c" | "cpp")
                     || path.extension().is_some_and(|x| x == "rs")
-                    || crate::frontend::Lang::of(path).is_some();
+                    || crate::frontend::Lang::of(&path).is_some();
                 if !checked {
                     return None;
                 }
@@ -157,7 +225,10 @@ impl Server {
                     Document {
                         version: doc.version,
                         text: doc.text,
-                        report: Report::default(),
+                        path,
+                        krate: String::new(),
+                        id: None,
+                        check: FileCheck::default(),
                     },
                 );
                 doc.uri
@@ -188,18 +259,131 @@ impl Server {
             }
             DidCloseTextDocument::METHOD => {
                 let p: DidCloseTextDocumentParams = serde_json::from_value(n.params).ok()?;
-                self.docs.remove(&p.text_document.uri)?;
-                return Some(publish(p.text_document.uri, Vec::new(), None));
+                let uri = p.text_document.uri;
+                let doc = self.docs.remove(&uri)?;
+                let mut out = vec![publish(uri, Vec::new(), None)];
+                if self.docs.values().any(|d| d.krate == doc.krate) {
+                    // The file is the disk's again for the others.
+                    if let Some(c) = self.crates.get_mut(&doc.krate) {
+                        on(&self.pool, || c.set_text(&doc.path, None));
+                    }
+                    out.extend(self.recheck(&doc.krate, None));
+                } else {
+                    self.crates.remove(&doc.krate);
+                }
+                return Some(out);
+            }
+            DidChangeWatchedFiles::METHOD => {
+                let p: DidChangeWatchedFilesParams = serde_json::from_value(n.params).ok()?;
+                return Some(self.files_changed(&p));
             }
             _ => return None,
         };
-        let doc = self.docs.get_mut(&uri)?;
-        doc.report = check_source(&path_of(&uri), &doc.text, &self.settings);
-        let diagnostics = diagnostics(&uri, &doc.report);
-        Some(publish(uri, diagnostics, Some(doc.version)))
+        let krate = self.take_text(&uri)?;
+        Some(self.recheck(&krate, Some(&uri)))
     }
 
-    /// A quick fix for each finding with an applicable fix whose construct meets `p.range`.
+    /// Gives the crate of the document `uri` its text, loading the crate first when its
+    /// index is not held or lacks the file; its crate.
+    fn take_text(&mut self, uri: &Url) -> Option<String> {
+        let doc = self.docs.get(uri)?;
+        let (path, text) = (doc.path.clone(), doc.text.clone());
+        let held = self.crates.values_mut().find(|c| c.contains(&path));
+        let krate = match held {
+            Some(c) => {
+                on(&self.pool, || c.set_text(&path, Some(text)));
+                c.krate.clone()
+            }
+            None => self.load(&path),
+        };
+        self.docs.get_mut(uri)?.krate = krate.clone();
+        Some(krate)
+    }
+
+    /// Reads the crate of `path` from the disk, with the open documents' texts and the
+    /// configuration found above it (as the command line finds it), and holds its index; its
+    /// crate.
+    fn load(&mut self, path: &Path) -> String {
+        let open: Vec<(PathBuf, String)> = self
+            .docs
+            .values()
+            .map(|d| (d.path.clone(), d.text.clone()))
+            .collect();
+        // The configuration a check of the file reads; the server's where it is invalid (the
+        // command line reports that).
+        let config = Config::discover(path).unwrap_or_else(|_| self.settings.config.clone());
+        let index = on(&self.pool, || CrateIndex::load(path, &open, &config));
+        let krate = index.krate.clone();
+        self.crates.insert(krate.clone(), index);
+        krate
+    }
+
+    /// Files changed on the disk (`workspace/didChangeWatchedFiles`): a changed file of a
+    /// held crate is read again unless the editor holds it open (its text wins); a file
+    /// created or deleted in a crate's package, or any other file changed there (a manifest,
+    /// kernel sources, the configuration), has the crate read again.
+    fn files_changed(&mut self, p: &DidChangeWatchedFilesParams) -> Vec<Notification> {
+        let mut touched: BTreeSet<String> = BTreeSet::new();
+        let mut reload: BTreeSet<String> = BTreeSet::new();
+        for change in &p.changes {
+            let Ok(path) = change.uri.to_file_path() else {
+                continue;
+            };
+            let open = self.docs.values().any(|d| same_file(&d.path, &path));
+            let source = path.extension().is_some_and(|x| x == "rs")
+                || crate::frontend::Lang::of(&path).is_some();
+            for (k, c) in self.crates.iter_mut() {
+                let member = c.contains(&path);
+                let inside = member || c.root().is_some_and(|r| path.starts_with(r));
+                if member && change.typ == FileChangeType::CHANGED {
+                    if !open {
+                        on(&self.pool, || c.set_text(&path, None));
+                        touched.insert(k.clone());
+                    }
+                } else if inside && !(source && change.typ == FileChangeType::CHANGED) {
+                    reload.insert(k.clone());
+                }
+            }
+        }
+        for k in &reload {
+            let doc = self.docs.values().find(|d| &d.krate == k);
+            if let Some(path) = doc.map(|d| d.path.clone()) {
+                self.load(&path);
+            }
+        }
+        touched.extend(reload);
+        touched.iter().flat_map(|k| self.recheck(k, None)).collect()
+    }
+
+    /// Checks again the open documents of `krate` (`first` first, then the others in
+    /// order) and publishes their diagnostics.
+    fn recheck(&mut self, krate: &str, first: Option<&Url>) -> Vec<Notification> {
+        let Some(c) = self.crates.get(krate) else {
+            return Vec::new();
+        };
+        let mut uris: Vec<Url> = self
+            .docs
+            .iter()
+            .filter(|(u, d)| d.krate == krate && Some(*u) != first)
+            .map(|(u, _)| u.clone())
+            .collect();
+        uris.splice(0..0, first.cloned());
+        let mut out = Vec::new();
+        for uri in uris {
+            let Some(doc) = self.docs.get_mut(&uri) else {
+                continue;
+            };
+            doc.id = c.id(&doc.path);
+            doc.check = on(&self.pool, || c.check(&doc.path));
+            let diagnostics = diagnostics(&uri, c, doc);
+            out.push(publish(uri, diagnostics, Some(doc.version)));
+        }
+        out
+    }
+
+    /// A quick fix for each finding with an applicable fix whose construct meets `p.range`:
+    /// its edits as `--fix` makes them (an import that only the replaced code used goes
+    /// too); none for a fix that `--fix` would refuse.
     fn code_actions(&self, p: &CodeActionParams) -> Vec<CodeActionOrCommand> {
         let uri = &p.text_document.uri;
         let wanted = p.context.only.as_ref().is_none_or(|kinds| {
@@ -214,15 +398,18 @@ impl Server {
         let Some(doc) = self.docs.get(uri).filter(|_| wanted) else {
             return Vec::new();
         };
-        let Some(src) = doc.report.files.first() else {
+        let c = self.crates.get(&doc.krate);
+        let Some(src) = c.zip(doc.id).and_then(|(c, id)| c.source(id)) else {
             return Vec::new();
         };
-        doc.report
+        doc.check
             .findings
             .iter()
             .filter_map(|f| {
                 let fix = f.fix.as_ref()?;
-                if fix.applicability == Applicability::DisplayOnly {
+                if fix.applicability == Applicability::DisplayOnly
+                    || fix.edits.iter().any(|e| e.span.file != f.anchor.file)
+                {
                     return None;
                 }
                 let meets = |s: Span| {
@@ -232,18 +419,22 @@ impl Server {
                 if !meets(f.anchor) && !meets(f.primary.span) {
                     return None;
                 }
-                let edits = fix
-                    .edits
-                    .iter()
-                    .map(|e| TextEdit {
-                        range: range(src, e.span),
-                        new_text: e.replacement.clone(),
+                let comment = f.code == crate::rules::unused_suppression::RULE.code;
+                let made = on(&self.pool, || fix::fix_edits(src, fix, comment)).ok()?;
+                if made.is_empty() {
+                    return None;
+                }
+                let edits = made
+                    .into_iter()
+                    .map(|(start, end, new_text)| TextEdit {
+                        range: Range::new(position(src, start), position(src, end)),
+                        new_text,
                     })
                     .collect();
                 Some(CodeActionOrCommand::CodeAction(CodeAction {
                     title: format!("{}: {}", f.code, fix.message),
                     kind: Some(CodeActionKind::QUICKFIX),
-                    diagnostics: Some(vec![diagnostic(uri, src, f)]),
+                    diagnostics: Some(vec![diagnostic(uri, c?, src, f)]),
                     edit: Some(WorkspaceEdit {
                         changes: Some(HashMap::from([(uri.clone(), edits)])),
                         ..WorkspaceEdit::default()
@@ -254,6 +445,12 @@ impl Server {
             })
             .collect()
     }
+}
+
+/// Whether two paths name the same file.
+fn same_file(a: &Path, b: &Path) -> bool {
+    let c = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    a == b || c(a) == c(b)
 }
 
 fn publish(uri: Url, diagnostics: Vec<Diagnostic>, version: Option<i32>) -> Notification {
@@ -273,14 +470,20 @@ fn path_of(uri: &Url) -> PathBuf {
         .unwrap_or_else(|()| PathBuf::from(uri.as_str()))
 }
 
-/// Every finding and problem of a one-file report.
-fn diagnostics(uri: &Url, report: &Report) -> Vec<Diagnostic> {
-    let Some(src) = report.files.first() else {
-        return Vec::new();
-    };
-    let findings = report.findings.iter().map(|f| diagnostic(uri, src, f));
-    let problems = report.problems.iter().map(|p| Diagnostic {
-        range: p.span.map_or_else(Range::default, |s| range(src, s)),
+/// Every finding and problem of an open document.
+fn diagnostics(uri: &Url, c: &CrateIndex, doc: &Document) -> Vec<Diagnostic> {
+    let src = doc.id.and_then(|id| c.source(id));
+    let findings = src.into_iter().flat_map(|src| {
+        doc.check
+            .findings
+            .iter()
+            .map(move |f| diagnostic(uri, c, src, f))
+    });
+    let problems = doc.check.problems.iter().map(|p| Diagnostic {
+        range: p
+            .span
+            .zip(src)
+            .map_or_else(Range::default, |(s, src)| range(src, s)),
         severity: Some(if p.is_error() {
             DiagnosticSeverity::ERROR
         } else {
@@ -293,9 +496,10 @@ fn diagnostics(uri: &Url, report: &Report) -> Vec<Diagnostic> {
     findings.chain(problems).collect()
 }
 
-/// The diagnostic of one finding: its primary label's range, the finding's message with the
-/// label, note and help after it, and the secondary labels as related information.
-fn diagnostic(uri: &Url, src: &SourceFile, f: &Finding) -> Diagnostic {
+/// The diagnostic of one finding in `src`, the document `uri`: its primary label's range,
+/// the finding's message with the label, note and help after it, and the secondary labels
+/// (in any file of the crate `c`) as related information.
+fn diagnostic(uri: &Url, c: &CrateIndex, src: &SourceFile, f: &Finding) -> Diagnostic {
     let mut message = f.message.clone();
     for (prefix, text) in [
         ("", Some(&f.primary.message)),
@@ -311,10 +515,18 @@ fn diagnostic(uri: &Url, src: &SourceFile, f: &Finding) -> Diagnostic {
     let related: Vec<DiagnosticRelatedInformation> = f
         .secondary
         .iter()
-        .filter(|l| l.span.file == f.primary.span.file)
-        .map(|l| DiagnosticRelatedInformation {
-            location: Location::new(uri.clone(), range(src, l.span)),
-            message: l.message.clone(),
+        .filter_map(|l| {
+            let location = if l.span.file == f.primary.span.file {
+                Location::new(uri.clone(), range(src, l.span))
+            } else {
+                let other = c.source(l.span.file)?;
+                let at = Url::from_file_path(std::path::absolute(&other.path).ok()?).ok()?;
+                Location::new(at, range(other, l.span))
+            };
+            Some(DiagnosticRelatedInformation {
+                location,
+                message: l.message.clone(),
+            })
         })
         .collect();
     Diagnostic {

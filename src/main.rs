@@ -12,6 +12,7 @@ use codespan_reporting::term::termcolor::{ColorChoice, StandardStream};
 
 use clmigrate_lint::baseline::Baseline;
 use clmigrate_lint::config::{Config, RuleLevel};
+use clmigrate_lint::crate_index::check_crates_of;
 use clmigrate_lint::discover::WalkOptions;
 use clmigrate_lint::harness::{self, ChildArgs, ConfirmArgs};
 use clmigrate_lint::rules::{Level, Rule, RULES};
@@ -165,6 +166,11 @@ struct CheckArgs {
     /// they are parsed for syntax errors only).
     #[arg(long)]
     no_prefilter: bool,
+    /// Check the whole crates the given files belong to, so that calls into their other
+    /// files are followed, and report only the findings in the given files (what the
+    /// pre-commit hook runs on the staged files).
+    #[arg(long, conflicts_with_all = ["fix", "diff"])]
+    whole_crates: bool,
 }
 
 /// `cargo clmigrate-lint run [OPTIONS] -- COMMAND ARGS..`.
@@ -537,6 +543,8 @@ fn run_check(args: CheckArgs, flags: &[(String, RuleLevel, String)]) -> ExitCode
             );
         }
         outcome.report
+    } else if args.whole_crates {
+        check_crates_of(&paths, &settings)
     } else {
         let report = check(&paths, &settings);
         drop(shown_progress);

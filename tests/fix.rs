@@ -561,3 +561,52 @@ fn an_edition_2015_package_is_fixed() {
     let fixed = fs::read_to_string(krate.join("src/lib.rs")).unwrap();
     assert!(fixed.contains(&format!("{line}\n")), "{fixed}");
 }
+
+/// The Safe fixes taken one at a time, as the language server offers them (`fix_edits`), give
+/// what `--fix` gives, the removal of the import the last CLM002 fix leaves unused included,
+/// wherever the import stands.
+#[test]
+fn one_fix_at_a_time_makes_what_fix_makes() {
+    let seed = fs::read_to_string("fixtures/seed/buggy.rs").unwrap();
+    let path = Path::new("buggy.rs");
+    let in_list =
+        "use opencl3::memory::{Buffer, ClMem, CL_MEM_READ_WRITE, CL_MIGRATE_MEM_OBJECT_HOST};\n";
+    let cases = [
+        seed.clone(),
+        seed.replace(
+            in_list,
+            "use opencl3::memory::{Buffer, ClMem, CL_MEM_READ_WRITE};\nuse opencl3::memory::CL_MIGRATE_MEM_OBJECT_HOST;\n",
+        ),
+        seed.replace(
+            in_list,
+            "use opencl3::memory::{CL_MIGRATE_MEM_OBJECT_HOST, Buffer, ClMem, CL_MEM_READ_WRITE};\n",
+        ),
+    ];
+    for text in cases {
+        let mut one = text.clone();
+        for _ in 0..fix::PASSES {
+            let report = clmigrate_lint::check_source(path, &one, &Settings::default());
+            let safe = report
+                .findings
+                .iter()
+                .filter_map(|f| f.fix.as_ref())
+                .find(|f| f.applicability == Applicability::Safe);
+            let Some(safe) = safe else {
+                break;
+            };
+            let edits = fix::fix_edits(&report.files[0], safe, false).unwrap();
+            assert!(!edits.is_empty(), "{one}");
+            let mut out = String::new();
+            let mut at = 0;
+            for (start, end, new) in &edits {
+                out.push_str(&one[at..*start]);
+                out.push_str(new);
+                at = *end;
+            }
+            out.push_str(&one[at..]);
+            one = out;
+        }
+        assert!(!one.contains("CL_MIGRATE_MEM_OBJECT_HOST,\n"), "{one}");
+        assert_eq!(one, fix_in_memory(path, &text));
+    }
+}

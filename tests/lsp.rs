@@ -392,6 +392,7 @@ fn a_real_client_over_stdio() {
         .arg("tests/editor/lsp_client.py")
         .arg(env!("CARGO_BIN_EXE_cargo-clmigrate-lint"))
         .arg("fixtures/seed")
+        .arg("tests/editor/crate")
         .output()
         .expect("the client runs");
     let transcript = String::from_utf8_lossy(&out.stdout);
@@ -411,4 +412,102 @@ fn a_real_client_over_stdio() {
         "the session differs from {}; run with BLESS=1 to accept",
         snap.display()
     );
+}
+
+#[test]
+fn the_server_asks_to_hear_of_changed_files_when_the_client_can() {
+    let mut c = Client::spawn();
+    let caps = json!({"workspace": {"didChangeWatchedFiles": {"dynamicRegistration": true}}});
+    assert!(c
+        .request("initialize", json!({"capabilities": caps}))
+        .is_ok());
+    c.notify("initialized", json!({}));
+    let Message::Request(r) = c.recv() else {
+        panic!("expected the registration request");
+    };
+    assert_eq!(r.method, "client/registerCapability");
+    let registration = &r.params["registrations"][0];
+    assert_eq!(registration["method"], "workspace/didChangeWatchedFiles");
+    let globs: Vec<&str> = registration["registerOptions"]["watchers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w["globPattern"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        globs,
+        [
+            "**/*.rs",
+            "**/Cargo.toml",
+            "**/*.cl",
+            "**/clmigrate-lint.toml"
+        ]
+    );
+    c.send(lsp_server::Response::new_ok(r.id, Value::Null).into());
+    assert_eq!(c.stop(), Ok(true));
+}
+
+#[test]
+fn a_file_created_in_the_crate_is_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    for name in ["Cargo.toml", "src/lib.rs", "src/other.rs"] {
+        let to = root.join(name);
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::copy(Path::new("tests/editor/crate").join(name), to).unwrap();
+    }
+    let lib = root.join("src/lib.rs");
+    let uri = Url::from_file_path(&lib).unwrap();
+    let c = Client::start();
+    // Without the helper's file, its call is unknown: nothing to report.
+    let p = c.open(&uri, &std::fs::read_to_string(&lib).unwrap());
+    assert!(p.diagnostics.is_empty(), "{p:?}");
+    let gpu = root.join("src/gpu.rs");
+    std::fs::copy("tests/editor/crate/src/gpu.rs", &gpu).unwrap();
+    let created = Url::from_file_path(&gpu).unwrap();
+    c.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": created, "type": 1}]}),
+    );
+    let p = c.diagnostics();
+    assert_eq!((p.uri.clone(), p.version), (uri, Some(1)));
+    assert_eq!(codes(&p.diagnostics), ["CLM003"]);
+    let related = p.diagnostics[0].related_information.as_ref().unwrap();
+    assert_eq!(related[0].location.uri, created);
+    assert_eq!(c.stop(), Ok(true));
+}
+
+#[test]
+fn the_configuration_above_the_file_sets_the_levels() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    for name in ["Cargo.toml", "src/lib.rs", "src/gpu.rs"] {
+        let to = root.join(name);
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::copy(Path::new("tests/editor/crate").join(name), to).unwrap();
+    }
+    std::fs::write(
+        root.join("clmigrate-lint.toml"),
+        "[levels]\nmissing-wait-list = \"warn\"\n",
+    )
+    .unwrap();
+    let lib = root.join("src/lib.rs");
+    let uri = Url::from_file_path(&lib).unwrap();
+    let c = Client::start();
+    let p = c.open(&uri, &std::fs::read_to_string(&lib).unwrap());
+    assert_eq!(codes(&p.diagnostics), ["CLM003"]);
+    assert_eq!(p.diagnostics[0].severity, Some(DiagnosticSeverity::WARNING));
+    // Changed: the crate is read again with it.
+    std::fs::write(
+        root.join("clmigrate-lint.toml"),
+        "[levels]\nCLM003 = \"allow\"\n",
+    )
+    .unwrap();
+    let changed = Url::from_file_path(root.join("clmigrate-lint.toml")).unwrap();
+    c.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": changed, "type": 2}]}),
+    );
+    assert!(c.diagnostics().diagnostics.is_empty());
+    assert_eq!(c.stop(), Ok(true));
 }
