@@ -195,6 +195,20 @@ impl SourceFile {
         (line + 1, col + 1)
     }
 
+    /// The text of a 1-based line, without its line break (empty past the end).
+    pub fn line_text(&self, line: usize) -> &str {
+        let index = line.saturating_sub(1);
+        let Some(&start) = self.line_starts.get(index) else {
+            return "";
+        };
+        let end = self
+            .line_starts
+            .get(index + 1)
+            .map_or(self.text.len(), |&e| e - 1);
+        let line = self.text.get(start..end).unwrap_or("");
+        line.strip_suffix('\r').unwrap_or(line)
+    }
+
     /// The text of a span, or an empty string when it is out of range.
     pub fn slice(&self, span: Span) -> &str {
         self.text.get(span.start..span.end).unwrap_or("")

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{json, Value};
 
 use crate::ir::Span;
+use crate::report::human::MAX_SHOWN_LINE;
 use crate::rules::{Applicability, Finding};
 use crate::source::{read_regular, SourceFile, MAX_FILE_BYTES};
 use crate::targets::PackageTargets;
@@ -117,6 +118,9 @@ fn origin(file: &Path, cache: &mut HashMap<PathBuf, Option<Package>>) -> (String
     }
 }
 
+/// The source lines a span's `text` gives at most.
+const MAX_SPAN_LINES: usize = 100;
+
 fn span_json(
     file: &SourceFile,
     s: Span,
@@ -126,20 +130,22 @@ fn span_json(
 ) -> Value {
     let (line_start, column_start) = file.line_col(s.start);
     let (line_end, column_end) = file.line_col(s.end);
-    let lines: Vec<Value> = file
-        .text
-        .lines()
-        .skip(line_start - 1)
-        .take(line_end + 1 - line_start)
-        .enumerate()
-        .map(|(i, text)| {
-            let hs = if i == 0 { column_start } else { 1 };
-            let he = if line_start + i == line_end {
+    // As in the human output, a line too long to show is left out (each finding on it would
+    // repeat it), and so are the lines of a long span past the first ones.
+    let lines: Vec<Value> = (line_start..=line_end)
+        .take(MAX_SPAN_LINES)
+        .filter_map(|l| {
+            let text = file.line_text(l);
+            if text.len() > MAX_SHOWN_LINE {
+                return None;
+            }
+            let hs = if l == line_start { column_start } else { 1 };
+            let he = if l == line_end {
                 column_end
             } else {
                 text.chars().count() + 1
             };
-            json!({"text": text, "highlight_start": hs, "highlight_end": he})
+            Some(json!({"text": text, "highlight_start": hs, "highlight_end": he}))
         })
         .collect();
     json!({

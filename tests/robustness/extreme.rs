@@ -355,6 +355,14 @@ fn many_findings_on_one_long_line_do_not_repeat_it() {
     let out = clmigrate_lint::report::human::render(&r);
     assert!(out.len() < 4_000 * 400, "{} bytes", out.len());
     assert!(out.contains("sups.rs:3:12 (a line too long to show): suppresses nothing"));
+    // The JSON spans leave the line (148 kB) out of their `text` too (each repeated it),
+    // and keep the positions.
+    let json = clmigrate_lint::report::json::render(&r);
+    assert!(json.len() < 4_000 * 8_000, "{} bytes", json.len());
+    let first: serde_json::Value = serde_json::from_str(json.lines().next().unwrap()).unwrap();
+    let span = &first["message"]["spans"][0];
+    assert_eq!(span["line_start"], 3);
+    assert_eq!(span["text"], serde_json::json!([]));
 }
 
 /// `--format short` on one long non-ASCII line with 20,000 findings: each column counts
