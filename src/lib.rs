@@ -818,15 +818,16 @@ pub fn check(paths: &[PathBuf], settings: &Settings) -> Report {
     let out = in_pool(settings.jobs, || {
         // With the pre-filter, each file is read and only those it selects are held;
         // without it, each file is read when it is lowered.
+        // One buffer per worker holds each file while it is searched.
         let inputs: Vec<Input> = found
             .files
             .par_iter()
             .zip(placements)
-            .map(|(p, placement)| {
+            .map_init(Vec::new, |buf, (p, placement)| {
                 let (bytes, scan) = if settings.prefilter {
-                    match source::read_regular(p, source::MAX_FILE_BYTES) {
-                        Ok(b) => match Language::of(p).scan(&b, placement.binding) {
-                            s if s.anchored => (Ok(Some(b)), s),
+                    match source::read_regular_into(p, source::MAX_FILE_BYTES, buf) {
+                        Ok(()) => match Language::of(p).scan(buf, placement.binding) {
+                            s if s.anchored => (Ok(Some(buf.clone())), s),
                             s => (Ok(None), s),
                         },
                         Err(e) => (Err(e), Scan::default()),

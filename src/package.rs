@@ -10,7 +10,7 @@
 //! when it is not in a package at all. `#[path]` attributes are not followed: a call into a
 //! module placed that way is an unknown call.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use crate::source;
@@ -48,11 +48,20 @@ struct Manifest {
     binding: bool,
 }
 
-/// Finds packages for paths, reading each `Cargo.toml` once.
+/// Finds packages for paths, reading each `Cargo.toml` once and resolving each directory
+/// once: the files of one directory share its canonical path, its package and its parent
+/// module's declarations.
 #[derive(Default)]
 pub struct Locator {
     /// Per directory: the package it is the root of, if any.
     manifests: HashMap<PathBuf, Option<Manifest>>,
+    /// Per directory as given: its canonical path, when it has one.
+    canonical: HashMap<PathBuf, Option<PathBuf>>,
+    /// Per canonical directory: the nearest directory at or above it that is a package root.
+    packages: HashMap<PathBuf, Option<PathBuf>>,
+    /// Per directory of module files: the modules that the module of the directory
+    /// (`dir/mod.rs` or `dir.rs`) declares, when there is one and it can be read.
+    parents: HashMap<PathBuf, Option<HashSet<String>>>,
 }
 
 /// A `Cargo.toml` larger than a source file may be is not a manifest (the walk reports it).
@@ -69,7 +78,7 @@ impl Locator {
     /// The placement of `file`: its package (the nearest directory above it with a
     /// package manifest), crate and module.
     pub fn place(&mut self, file: &Path) -> Placement {
-        let abs = std::fs::canonicalize(file).unwrap_or_else(|_| file.to_path_buf());
+        let abs = self.canonicalize(file);
         let lone = || Placement {
             krate: format!("file:{}", abs.display()),
             module: Vec::new(),
@@ -77,36 +86,102 @@ impl Locator {
             root: None,
             binding: false,
         };
-        let mut dir = abs.parent();
-        while let Some(d) = dir {
-            if let Some(m) = self.manifest(d) {
-                let rel: Option<Vec<&str>> = abs
-                    .strip_prefix(d)
-                    .ok()
-                    .map(|r| r.iter().map(|c| c.to_str()).collect::<Option<Vec<_>>>())
-                    .unwrap_or(None);
-                // A file outside the package's layout is in none of its crates: its
-                // edition is not the package's, its dependencies are.
-                let Some((krate, module)) = rel.and_then(|r| layout(&r, m.has_lib)) else {
-                    return Placement {
-                        binding: m.binding,
-                        ..lone()
-                    };
-                };
-                // A module file that its parent module does not declare is compiled by no
-                // one: no manifest says its edition either.
-                let edition = declared(&abs, &module).then_some(m.edition);
-                return Placement {
-                    krate: format!("{}#{krate}", d.display()),
-                    module,
-                    edition,
-                    root: Some(d.to_path_buf()),
-                    binding: m.binding,
-                };
-            }
-            dir = d.parent();
+        let Some(d) = abs.parent().and_then(|dir| self.package_of(dir)) else {
+            return lone();
+        };
+        let Some(m) = self.manifest(&d) else {
+            return lone();
+        };
+        let rel: Option<Vec<&str>> = abs
+            .strip_prefix(&d)
+            .ok()
+            .map(|r| r.iter().map(|c| c.to_str()).collect::<Option<Vec<_>>>())
+            .unwrap_or(None);
+        // A file outside the package's layout is in none of its crates: its edition is not
+        // the package's, its dependencies are.
+        let Some((krate, module)) = rel.and_then(|r| layout(&r, m.has_lib)) else {
+            return Placement {
+                binding: m.binding,
+                ..lone()
+            };
+        };
+        // A module file that its parent module does not declare is compiled by no one: no
+        // manifest says its edition either.
+        let edition = self.declared(&abs, &module).then_some(m.edition);
+        Placement {
+            krate: format!("{}#{krate}", d.display()),
+            module,
+            edition,
+            root: Some(d),
+            binding: m.binding,
         }
-        lone()
+    }
+
+    /// The canonical path of `file` (symbolic links resolved), or `file` itself when it
+    /// has none. A file that is not a link is its canonical directory joined with its
+    /// name, and each directory is resolved once.
+    fn canonicalize(&mut self, file: &Path) -> PathBuf {
+        let whole = |f: &Path| std::fs::canonicalize(f).unwrap_or_else(|_| f.to_path_buf());
+        let (Some(name), Some(dir)) = (file.file_name(), file.parent()) else {
+            return whole(file);
+        };
+        if std::fs::symlink_metadata(file).map_or(true, |m| m.file_type().is_symlink()) {
+            return whole(file);
+        }
+        let dir = if dir.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            dir
+        };
+        let canonical = self
+            .canonical
+            .entry(dir.to_path_buf())
+            .or_insert_with(|| std::fs::canonicalize(dir).ok());
+        match canonical {
+            Some(c) => c.join(name),
+            None => whole(file),
+        }
+    }
+
+    /// The nearest directory at or above the canonical directory `dir` that is a package
+    /// root.
+    fn package_of(&mut self, dir: &Path) -> Option<PathBuf> {
+        if let Some(p) = self.packages.get(dir) {
+            return p.clone();
+        }
+        let found = if self.manifest(dir).is_some() {
+            Some(dir.to_path_buf())
+        } else {
+            dir.parent().and_then(|up| self.package_of(up))
+        };
+        self.packages.insert(dir.to_path_buf(), found.clone());
+        found
+    }
+
+    /// Whether the module file `file` (module path `module`) is declared by its parent
+    /// module (`mod name;` or `mod r#name;`), when the parent is a module file below the
+    /// crate root (`a/mod.rs` or `a.rs` for `a::name`); true when that cannot be told.
+    fn declared(&mut self, file: &Path, module: &[String]) -> bool {
+        let [.., _, name] = module else {
+            return true;
+        };
+        let is_mod_rs = file.file_name().is_some_and(|f| f == "mod.rs");
+        let dir = if is_mod_rs {
+            file.parent().and_then(Path::parent)
+        } else {
+            file.parent()
+        };
+        let Some(dir) = dir else {
+            return true;
+        };
+        let parent = self.parents.entry(dir.to_path_buf()).or_insert_with(|| {
+            [dir.join("mod.rs"), dir.with_extension("rs")]
+                .into_iter()
+                .find(|p| p.is_file())
+                .and_then(|p| std::fs::read_to_string(p).ok())
+                .map(|text| declared_modules(&text))
+        });
+        parent.as_ref().is_none_or(|names| names.contains(name))
     }
 
     fn manifest(&mut self, dir: &Path) -> Option<Manifest> {
@@ -220,52 +295,31 @@ fn read_manifest(dir: &Path) -> Option<(bool, EditionKey, bool)> {
     Some((t.contains_key("lib"), edition, names_binding(&t)))
 }
 
-/// The crate and module of a file at `rel` (components) in a package.
-/// Whether the module file `file` (module path `module`) is declared by its parent module
-/// (`mod name;` or `mod r#name;`), when the parent is a module file below the crate root
-/// (`a/mod.rs` or `a.rs` for `a::name`); true when that cannot be told.
-fn declared(file: &Path, module: &[String]) -> bool {
-    let [.., _, name] = module else {
-        return true;
-    };
-    let is_mod_rs = file.file_name().is_some_and(|f| f == "mod.rs");
-    let dir = if is_mod_rs {
-        file.parent().and_then(Path::parent)
-    } else {
-        file.parent()
-    };
-    let Some(dir) = dir else {
-        return true;
-    };
-    let parent = [dir.join("mod.rs"), dir.with_extension("rs")]
-        .into_iter()
-        .find(|p| p.is_file());
-    let Some(text) = parent.and_then(|p| std::fs::read_to_string(p).ok()) else {
-        return true;
-    };
-    declares(&text, name)
-}
-
-/// Whether `text` has `mod NAME` or `mod r#NAME` followed by `;` or `{`.
-fn declares(text: &str, name: &str) -> bool {
-    text.match_indices("mod").any(|(i, _)| {
-        let before_ok = text[..i]
-            .chars()
-            .next_back()
-            .is_none_or(|c| !(c == '_' || c.is_alphanumeric()));
-        let rest = &text[i + 3..];
-        let trimmed = rest.trim_start();
-        if !before_ok || trimmed.len() == rest.len() {
-            return false;
-        }
-        let after = trimmed.strip_prefix("r#").unwrap_or(trimmed);
-        after.strip_prefix(name).is_some_and(|r| {
-            let r = r.trim_start();
-            r.starts_with(';') || r.starts_with('{')
+/// The names `NAME` of the `mod NAME` and `mod r#NAME` in `text` followed by `;` or `{`.
+fn declared_modules(text: &str) -> HashSet<String> {
+    text.match_indices("mod")
+        .filter_map(|(i, _)| {
+            let before_ok = text[..i]
+                .chars()
+                .next_back()
+                .is_none_or(|c| !(c == '_' || c.is_alphanumeric()));
+            let rest = &text[i + 3..];
+            let trimmed = rest.trim_start();
+            if !before_ok || trimmed.len() == rest.len() {
+                return None;
+            }
+            let after = trimmed.strip_prefix("r#").unwrap_or(trimmed);
+            let end = after
+                .find(|c: char| !(c == '_' || c.is_ascii_alphanumeric()))
+                .unwrap_or(after.len());
+            let r = after[end..].trim_start();
+            (end > 0 && (r.starts_with(';') || r.starts_with('{')))
+                .then(|| after[..end].to_string())
         })
-    })
+        .collect()
 }
 
+/// The crate and module of a file at `rel` (components) in a package.
 fn layout(rel: &[&str], has_lib: bool) -> Option<(String, Vec<String>)> {
     let stem = |f: &str| f.strip_suffix(".rs").map(str::to_string);
     // The module path of the files below a crate root's directory.
@@ -308,12 +362,77 @@ mod tests {
 
     #[test]
     fn declarations() {
+        let declares = |text: &str, name: &str| declared_modules(text).contains(name);
         assert!(declares("pub mod sink;\n", "sink"));
         assert!(declares("mod r#async { }", "async"));
         assert!(declares("#[cfg(x)]\nmod  sink ;", "sink"));
         assert!(!declares("mod sinks;", "sink"));
         assert!(!declares("// a module\nuse sink;", "sink"));
         assert!(!declares("fn model() {} mod sink_x;", "sink"));
+        assert!(!declares("mod sinké;", "sink"));
+        assert!(!declares("mod\tsink::x;", "sink"));
+        assert!(declares("mod a; mod\n b {} xmod c; mod d", "b"));
+        assert!(!declares("mod a; mod\n b {} xmod c; mod d", "c"));
+        assert!(!declares("mod a; mod\n b {} xmod c; mod d", "d"));
+    }
+
+    /// The files of one directory share its lookups, and each still gets its own answer: a
+    /// link to a file of another package is placed where it leads.
+    #[test]
+    fn files_of_one_directory_are_placed_alike_and_links_where_they_lead() {
+        let tmp = tempfile::tempdir().unwrap();
+        let write = |rel: &str, text: &str| {
+            let p = tmp.path().join(rel);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, text).unwrap();
+        };
+        let manifest = |name: &str, more: &str| {
+            format!("[package]\nname = \"{name}\"\nedition = \"2021\"\n{more}")
+        };
+        write(
+            "p/Cargo.toml",
+            &manifest("p", "[dependencies]\nocl = \"0.19\"\n"),
+        );
+        write("p/src/lib.rs", "mod a;\n");
+        write("p/src/a/mod.rs", "mod b;\n");
+        write("p/src/a/b.rs", "");
+        write("p/src/a/c.rs", "");
+        write("q/Cargo.toml", &manifest("q", ""));
+        write("q/src/a/mod.rs", "mod d;\n");
+        write("q/src/a/d.rs", "");
+        #[cfg(unix)]
+        std::os::unix::fs::symlink(
+            tmp.path().join("q/src/a/d.rs"),
+            tmp.path().join("p/src/a/d.rs"),
+        )
+        .unwrap();
+        let root = std::fs::canonicalize(tmp.path()).unwrap();
+        let mut locator = Locator::default();
+        let b = locator.place(&tmp.path().join("p/src/a/b.rs"));
+        assert_eq!(b.krate, format!("{}#lib", root.join("p").display()));
+        assert_eq!(b.module, ["a", "b"]);
+        assert_eq!(b.edition, Some(Edition::Later));
+        assert_eq!(b.root, Some(root.join("p")));
+        assert!(b.binding);
+        // Not declared by `a`: compiled by no one, so no edition.
+        let c = locator.place(&tmp.path().join("p/src/a/c.rs"));
+        assert_eq!(
+            (c.krate, c.module, c.edition),
+            (b.krate.clone(), vec!["a".into(), "c".into()], None)
+        );
+        #[cfg(unix)]
+        {
+            let d = locator.place(&tmp.path().join("p/src/a/d.rs"));
+            assert_eq!(d.krate, format!("{}#main", root.join("q").display()));
+            assert_eq!(d.edition, Some(Edition::Later));
+            assert!(!d.binding);
+        }
+        let lone = locator.place(&tmp.path().join("x.rs"));
+        assert_eq!(
+            lone.krate,
+            format!("file:{}", tmp.path().join("x.rs").display())
+        );
+        assert_eq!(lone.root, None);
     }
 
     fn lay(p: &str, lib: bool) -> Option<(String, Vec<String>)> {

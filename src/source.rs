@@ -262,7 +262,15 @@ pub const MAX_FILE_BYTES: u64 = 4 << 20;
 /// directory, a socket) is refused before a byte is read, so reading never blocks or runs
 /// without end; a file that grows past the limit while being read is refused too.
 pub fn read_regular(path: &Path, limit: u64) -> Result<Vec<u8>, String> {
+    let mut bytes = Vec::new();
+    read_regular_into(path, limit, &mut bytes)?;
+    Ok(bytes)
+}
+
+/// [`read_regular`] into `bytes` (cleared first), so that one buffer serves many files.
+pub fn read_regular_into(path: &Path, limit: u64, bytes: &mut Vec<u8>) -> Result<(), String> {
     use std::io::Read;
+    bytes.clear();
     let mut options = std::fs::OpenOptions::new();
     options.read(true);
     #[cfg(unix)]
@@ -284,14 +292,14 @@ pub fn read_regular(path: &Path, limit: u64) -> Result<Vec<u8>, String> {
     if meta.len() > limit {
         return Err(too_big());
     }
-    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    bytes.reserve(meta.len() as usize);
     file.take(limit + 1)
-        .read_to_end(&mut bytes)
+        .read_to_end(bytes)
         .map_err(|e| format!("could not read: {e}"))?;
     if bytes.len() as u64 > limit {
         return Err(too_big());
     }
-    Ok(bytes)
+    Ok(())
 }
 
 /// An insertion into edition 2015 text: 1-based line, 0-based column, what is inserted.
