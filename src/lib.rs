@@ -661,17 +661,7 @@ fn check_crate(
             let index = match spelling {
                 rules::Spelling::Rust => &index,
                 _ => {
-                    let own: HashSet<&str> =
-                        l.ir.functions.iter().map(|f| f.name.as_str()).collect();
-                    own_index = analysis::Index::new(
-                        l.ir.functions.iter().chain(
-                            lowered
-                                .iter()
-                                .filter(|o| o.id != l.id)
-                                .flat_map(|o| &o.ir.functions)
-                                .filter(|f| !own.contains(f.name.as_str())),
-                        ),
-                    );
+                    own_index = analysis::Index::within(&l.ir.functions, &index);
                     &own_index
                 }
             };

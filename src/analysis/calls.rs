@@ -246,6 +246,8 @@ pub struct Index<'f> {
     /// Methods (`Type::method`) by their last two segments: an `impl` can be in a module
     /// other than its type's, and a call names the type as it was imported.
     methods: HashMap<(&'f str, &'f str), Option<Callee<'f>>>,
+    /// Where a name not found here is looked up next.
+    outer: Option<&'f Index<'f>>,
 }
 
 /// A function of the index, with the size of its body.
@@ -288,11 +290,28 @@ impl<'f> Index<'f> {
         index
     }
 
+    /// The index of `functions` in front of `outer`: a name they define is theirs even
+    /// where `outer` has it too (a C file's own functions before its program's).
+    pub fn within<I: IntoIterator<Item = &'f Function>>(
+        functions: I,
+        outer: &'f Index<'f>,
+    ) -> Index<'f> {
+        Index {
+            outer: Some(outer),
+            ..Index::new(functions)
+        }
+    }
+
     /// The one function a call of `name` runs, when it is known.
     pub fn get(&self, name: &str) -> Option<Callee<'f>> {
-        match self.exact.get(name) {
-            Some(f) => *f,
-            None => method_key(name).and_then(|k| self.methods.get(&k).copied().flatten()),
+        let here = match self.exact.get(name) {
+            Some(f) => return *f,
+            None => method_key(name).and_then(|k| self.methods.get(&k).copied()),
+        };
+        match (here, self.outer) {
+            (Some(f), _) => f,
+            (None, Some(o)) => o.get(name),
+            (None, None) => None,
         }
     }
 }
