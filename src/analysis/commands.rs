@@ -292,11 +292,14 @@ impl<'f> Analyzer<'f> {
             })
             .copied()
             .collect();
+        // An unordered access that another one comes after is covered by it: waiting on
+        // the later one orders both. (No command is in its own happens-before set.)
+        let mut later = BitSet::default();
+        for &(c, _) in &unordered {
+            later.union_with(&self.insts[c].before);
+        }
         for &(a, am) in &unordered {
-            let covered = unordered
-                .iter()
-                .any(|&(c, _)| c != a && self.insts[c].before.contains(a));
-            if !covered && self.seen.insert((3, self.insts[a].cmd.id, q)) {
+            if !later.contains(a) && self.seen.insert((3, self.insts[a].cmd.id, q)) {
                 self.raw.push(RawFact::Unordered {
                     producer: a,
                     pm: am,
