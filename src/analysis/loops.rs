@@ -100,7 +100,13 @@ impl<'f> Analyzer<'f> {
             looped.extend(body.iter().cloned());
             let mut out = self.stmt(&Stmt::Loop(looped), st)?;
             if let Some(d) = dst {
-                out.env.insert(d.clone(), AVal::Unknown);
+                // Collected from an object made anew in each pass (`devices.iter().map(|d|
+                // CommandQueue::create(..)).collect()`): how many is not known, but each
+                // member named by a constant index is an object of its own, as the members
+                // of a list from outside are.
+                let fresh = matches!(tail, Value::New(_));
+                let v = if fresh { AVal::External } else { AVal::Unknown };
+                out.env.insert(d.clone(), v);
             }
             return Some(out);
         }
