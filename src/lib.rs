@@ -799,7 +799,7 @@ pub fn check(paths: &[PathBuf], settings: &Settings) -> Report {
             let mut placement = locator.place(p);
             // A C or C++ file outside a Cargo package's crates belongs to its build's program.
             if placement.root.is_none() && frontend::Lang::of(p).is_some() {
-                let abs = std::fs::canonicalize(p).unwrap_or_else(|_| p.clone());
+                let abs = locator.canonicalize(p);
                 placement.krate = format!("c:{}", programs.of(&abs).display());
             }
             placement

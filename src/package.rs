@@ -120,7 +120,7 @@ impl Locator {
     /// The canonical path of `file` (symbolic links resolved), or `file` itself when it
     /// has none. A file that is not a link is its canonical directory joined with its
     /// name, and each directory is resolved once.
-    fn canonicalize(&mut self, file: &Path) -> PathBuf {
+    pub fn canonicalize(&mut self, file: &Path) -> PathBuf {
         let whole = |f: &Path| std::fs::canonicalize(f).unwrap_or_else(|_| f.to_path_buf());
         let (Some(name), Some(dir)) = (file.file_name(), file.parent()) else {
             return whole(file);
