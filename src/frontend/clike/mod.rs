@@ -1007,21 +1007,10 @@ impl Lowerer<'_> {
         let text = self.text.clone();
         let txt = |x: Node<'_>| text.get(x.byte_range()).unwrap_or("");
         let init = n.child_by_field_name("initializer")?;
-        let (name, start) = match init.kind() {
-            "declaration" => {
-                let d = init.child_by_field_name("declarator")?;
-                (d.kind() == "init_declarator").then_some(())?;
-                (
-                    d.child_by_field_name("declarator")?,
-                    d.child_by_field_name("value")?,
-                )
-            }
-            "assignment_expression" if txt(init.child_by_field_name("operator")?) == "=" => (
-                init.child_by_field_name("left")?,
-                init.child_by_field_name("right")?,
-            ),
-            _ => return None,
-        };
+        let (name, start) = for_init(init)?;
+        if init.kind() == "assignment_expression" {
+            (txt(init.child_by_field_name("operator")?) == "=").then_some(())?;
+        }
         (name.kind() == "identifier").then_some(())?;
         let name = txt(name).to_string();
         let start = self.cx.int_of_in(&text, start)?;
@@ -1044,8 +1033,7 @@ impl Lowerer<'_> {
         let counter = self.lookup(&name)?;
         let constant = self.cx.int_of_in(&text, right);
         let end = match (op, constant) {
-            ("<", Some(b)) => b,
-            ("<=", Some(b)) => b.checked_add(1)?,
+            (_, Some(b)) => end_of(op, b)?,
             ("<", None)
                 if start == 0 && matches!(right.kind(), "identifier" | "field_expression") =>
             {
@@ -1064,26 +1052,14 @@ impl Lowerer<'_> {
     fn runs_once(&self, n: Node<'_>) -> bool {
         let text = self.text.clone();
         let int = |x: Node<'_>| self.cx.int_of_in(&text, x);
-        let start = n.child_by_field_name("initializer").and_then(|i| {
-            let value = match i.kind() {
-                "declaration" => {
-                    let d = i.child_by_field_name("declarator")?;
-                    (d.kind() == "init_declarator").then(|| d.child_by_field_name("value"))??
-                }
-                "assignment_expression" => i.child_by_field_name("right")?,
-                _ => return None,
-            };
-            int(value)
-        });
+        let start = n
+            .child_by_field_name("initializer")
+            .and_then(for_init)
+            .and_then(|(_, value)| int(value));
         let bound = n.child_by_field_name("condition").and_then(|c| {
             let op = c.child_by_field_name("operator")?;
             let right = c.child_by_field_name("right")?;
-            let b = int(right)?;
-            match text.get(op.byte_range())? {
-                "<" => Some(b),
-                "<=" => b.checked_add(1),
-                _ => None,
-            }
+            end_of(text.get(op.byte_range())?, int(right)?)
         });
         matches!((start, bound), (Some(s), Some(b)) if s < b)
     }
@@ -1902,6 +1878,34 @@ fn failed_exit(arm: Vec<Stmt>, events: &[Place], span: Span) -> Vec<Stmt> {
 
 /// Whether a loop body holds a `break`, `continue` or `return` of its own (not of a loop
 /// nested in it).
+/// A `for` loop's initializer, `int i = S` or `i = S`: the counter and the start's node.
+fn for_init(init: Node<'_>) -> Option<(Node<'_>, Node<'_>)> {
+    match init.kind() {
+        "declaration" => {
+            let d = init.child_by_field_name("declarator")?;
+            (d.kind() == "init_declarator").then_some(())?;
+            Some((
+                d.child_by_field_name("declarator")?,
+                d.child_by_field_name("value")?,
+            ))
+        }
+        "assignment_expression" => Some((
+            init.child_by_field_name("left")?,
+            init.child_by_field_name("right")?,
+        )),
+        _ => None,
+    }
+}
+
+/// The first value past a counter's end for `i < bound` or `i <= bound`.
+fn end_of(op: &str, bound: u64) -> Option<u64> {
+    match op {
+        "<" => Some(bound),
+        "<=" => bound.checked_add(1),
+        _ => None,
+    }
+}
+
 /// Whether `n` assigns, increments or takes the address of the variable `name`.
 fn changes(n: Node<'_>, name: &str, text: &str) -> bool {
     let is_name = |x: Option<Node<'_>>| {
