@@ -15,6 +15,9 @@ pub(super) struct Resolved {
     pub(super) waits: Option<BTreeSet<usize>>,
     pub(super) kernel_name: Option<String>,
     pub(super) unknown_buffers: bool,
+    /// The command may also touch buffers that code outside the analysis holds (a kernel
+    /// from outside, some of whose arguments were set before the function was entered).
+    pub(super) outside_buffers: bool,
 }
 
 /// Commands tracked per function (each iteration of a loop counts): happens-before is
@@ -138,6 +141,9 @@ impl<'f> Analyzer<'f> {
     ) {
         if r.unknown_buffers {
             self.forget_all_buffers(st);
+        } else if r.outside_buffers {
+            let named = r.uses.iter().map(|(b, _, _)| *b).collect();
+            self.forget_outside_buffers(st, &named);
         }
         // Past the budget a command is one the analysis cannot follow.
         let q = r.queue.filter(|_| self.insts.len() < MAX_COMMANDS);
@@ -298,8 +304,18 @@ impl<'f> Analyzer<'f> {
         for &(c, _) in &unordered {
             later.union_with(&self.insts[c].before);
         }
+        // So is one that an earlier reported pair orders once it is fixed: this command
+        // comes after that pair's consumer, which waiting on its producer orders after
+        // this producer too.
+        for &(p, c) in &self.unordered {
+            if before.contains(c) {
+                later.insert(p);
+                later.union_with(&self.insts[p].before);
+            }
+        }
         for &(a, am) in &unordered {
             if !later.contains(a) && self.seen.insert((3, self.insts[a].cmd.id, q)) {
+                self.unordered.push((a, i));
                 self.raw.push(RawFact::Unordered {
                     producer: a,
                     pm: am,

@@ -271,7 +271,7 @@ impl<'f> Analyzer<'f> {
             partial,
         } = self.launch_accesses(st, kernel);
         r.kernel_name = name;
-        r.unknown_buffers |= partial;
+        r.outside_buffers |= partial;
         match uses {
             Some(acc) => r
                 .uses

@@ -271,6 +271,11 @@ struct Analyzer<'f> {
     params: HashSet<Var>,
     /// Per call frame: its caller's frame, the call and the callee.
     frame_sites: HashMap<usize, (usize, Span, String)>,
+    /// Objects that stand for values from outside the analysis (parameters, their parts,
+    /// results of unknown calls): code the analysis does not see may hold them.
+    outside: HashSet<ObjId>,
+    /// Unordered pairs reported so far, as (producer, consumer) instances.
+    unordered: Vec<(usize, usize)>,
 }
 
 /// Analyzes one function. Calls of functions in `index` (the crate) are followed: the
@@ -306,6 +311,8 @@ pub fn analyze<'f>(func: &Function, index: &'f Index<'f>, kernels: &mut Kernels)
         callee_params: HashSet::new(),
         params: func.params.iter().copied().collect(),
         frame_sites: HashMap::new(),
+        outside: HashSet::new(),
+        unordered: Vec::new(),
     };
     let mut st = State::default();
     for &p in &func.params {

@@ -157,7 +157,12 @@ impl Lowerer<'_, '_> {
                 other => other.clone(),
             };
         }
-        if live.iter().all(|(_, v)| !matches!(v, Value::Place(_))) {
+        // A temporary for arms that name places, or point into them (`ptr::null()` or
+        // `waits.as_ptr()`).
+        if live
+            .iter()
+            .all(|(_, v)| !matches!(v, Value::Place(_) | Value::Host { base: Some(_), .. }))
+        {
             return Value::Unknown;
         }
         let t = self.new_temp(TypeHint::Unknown);
