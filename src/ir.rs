@@ -344,6 +344,9 @@ pub enum Stmt {
     SetArg {
         kernel: Value,
         index: Option<u64>,
+        /// The local that holds the index when it is not a constant (a helper's parameter):
+        /// the index when the analysis knows the local's value.
+        index_at: Option<Place>,
         name: Option<String>,
         value: Value,
         arg: ArgSpan,
@@ -449,7 +452,8 @@ pub enum Stmt {
 pub struct VarInfo {
     pub name: String,
     pub hint: TypeHint,
-    /// For a value of a struct defined in the crate: its fields' types.
+    /// For a value of a struct defined in the crate, or a list of them: its (or its
+    /// members') fields' types.
     pub fields: Vec<(String, TypeHint)>,
     /// For `self` and parameters whose type is a struct not defined in the file: the
     /// type's name, so [`link`](crate::frontend::link) can give the fields of a struct
@@ -683,14 +687,16 @@ fn write_stmt(f: &mut fmt::Formatter<'_>, func: &Function, s: &Stmt, depth: usiz
         Stmt::SetArg {
             kernel,
             index,
+            index_at,
             name,
             value,
             ..
         } => {
-            let idx = match (index, name) {
-                (Some(i), _) => i.to_string(),
-                (None, Some(n)) => format!("{n:?}"),
-                (None, None) => "?".to_string(),
+            let idx = match (index, name, index_at) {
+                (Some(i), _, _) => i.to_string(),
+                (None, Some(n), _) => format!("{n:?}"),
+                (None, None, Some(p)) => func.place_name(p),
+                (None, None, None) => "?".to_string(),
             };
             writeln!(
                 f,

@@ -117,6 +117,7 @@ fn shift_stmt(s: &Stmt, by: usize) -> Stmt {
         Stmt::SetArg {
             kernel,
             index,
+            index_at,
             name,
             value,
             arg,
@@ -124,6 +125,7 @@ fn shift_stmt(s: &Stmt, by: usize) -> Stmt {
         } => Stmt::SetArg {
             kernel: v(kernel),
             index: *index,
+            index_at: index_at.as_ref().map(pl),
             name: name.clone(),
             value: v(value),
             arg: arg.clone(),

@@ -85,11 +85,20 @@ impl<'f> Analyzer<'f> {
             Stmt::SetArg {
                 kernel,
                 index,
+                index_at,
                 name: arg_name,
                 value,
                 arg,
                 span,
             } => {
+                // An index a local holds: the constant it holds (a helper's parameter).
+                let index = &match (index, index_at) {
+                    (None, Some(p)) => match self.resolve(&mut st, p, None) {
+                        AVal::Int(n) => Some(n),
+                        _ => None,
+                    },
+                    _ => *index,
+                };
                 let k = self.eval(&mut st, kernel, Some(RoleHint::Kernel), "kernel");
                 let AVal::Obj(k) = k else {
                     // A kernel the analysis cannot follow: its argument is still checked.

@@ -223,8 +223,9 @@ impl<'f> Analyzer<'f> {
             if *v != AVal::External || !p.is_definite() {
                 return AVal::Unknown;
             }
-            let field_hint = match (root.proj.is_empty(), p.proj.first()) {
-                (true, Some(Proj::Field(f))) if p.proj.len() == 1 => self.vars[p.var]
+            // A field of the variable, or of a member of a list of structs.
+            let field_hint = match (root.proj.is_empty(), p.proj.as_slice()) {
+                (true, [Proj::Field(f)] | [Proj::Index(_), Proj::Field(f)]) => self.vars[p.var]
                     .fields
                     .iter()
                     .find(|(n, _)| n == f)

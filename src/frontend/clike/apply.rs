@@ -233,9 +233,10 @@ impl Lowerer<'_> {
                     Some(Role::Kernel) => recv_val,
                     _ => role_val(Role::Kernel),
                 };
-                let index = match role_val(Role::ArgIndex) {
-                    Value::Int(n) => Some(n),
-                    _ => None,
+                let (index, index_at) = match role_val(Role::ArgIndex) {
+                    Value::Int(n) => (Some(n), None),
+                    Value::Place(p) => (None, Some(p)),
+                    _ => (None, None),
                 };
                 let (value, arg) = match role_arg(Role::ArgValue) {
                     Some(a) => (role_val(Role::ArgValue), self.arg_span(a)),
@@ -250,6 +251,7 @@ impl Lowerer<'_> {
                 self.out.push(Stmt::SetArg {
                     kernel,
                     index,
+                    index_at,
                     name: None,
                     value,
                     arg,

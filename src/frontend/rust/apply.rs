@@ -319,9 +319,10 @@ impl Lowerer<'_, '_> {
                     Some(Role::Kernel) => recv_val,
                     _ => role_val(Role::Kernel),
                 };
-                let index = match role_val(Role::ArgIndex) {
-                    Value::Int(n) => Some(n),
-                    _ => None,
+                let (index, index_at) = match role_val(Role::ArgIndex) {
+                    Value::Int(n) => (Some(n), None),
+                    Value::Place(p) => (None, Some(p)),
+                    _ => (None, None),
                 };
                 let name = role_arg(Role::ArgIndex).and_then(|e| self.str_value(e));
                 let (value, arg) = match role_arg(Role::ArgValue) {
@@ -337,6 +338,7 @@ impl Lowerer<'_, '_> {
                 self.out.push(Stmt::SetArg {
                     kernel,
                     index,
+                    index_at,
                     name,
                     value,
                     arg,

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use syn::{Expr, Pat, Stmt as SynStmt};
 
 use super::syntax::{pat_idents, pat_type, strip_pat_type};
-use super::types::{constructed_type, type_hint};
+use super::types::constructed_type;
 use super::{spans, Lowerer};
 use crate::ir::*;
 
@@ -234,7 +234,7 @@ impl Lowerer<'_, '_> {
     }
 
     pub(super) fn let_pattern(&mut self, pat: &Pat, value: Value, span: Span) {
-        let hint = pat_type(pat).map_or(TypeHint::Unknown, type_hint);
+        let hint = pat_type(pat).map_or(TypeHint::Unknown, |t| self.hint_of(t));
         let idents = pat_idents(pat);
         if matches!(pat, Pat::Tuple(_) | Pat::Struct(_)) {
             // Bound in order; on a pattern it cannot follow, what was bound is rebound
