@@ -213,6 +213,16 @@ pub struct BufferUse {
     pub whole: bool,
     /// Host data a write uploads or a read fills.
     pub host: Option<Value>,
+    /// A fill's pattern and range, when they are constants.
+    pub pattern: Option<FillPattern>,
+}
+
+/// A fill's pattern and range: two fills with the same key write the same bytes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FillPattern {
+    /// The pattern argument as written.
+    pub text: String,
+    pub key: String,
 }
 
 /// The span of one argument, for fixes and labels.

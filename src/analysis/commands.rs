@@ -20,6 +20,12 @@ pub(super) struct Resolved {
     pub(super) outside_buffers: bool,
 }
 
+/// Whether a command with host data initializes its buffer: a write of the whole buffer,
+/// or a fill (whose range is part of its pattern's key).
+fn initializes(kind: CommandKind, info: &UseInfo) -> bool {
+    (kind == CommandKind::Write && info.whole) || kind == CommandKind::Fill
+}
+
 /// Commands tracked per function (each iteration of a loop counts): happens-before is
 /// quadratic in them. Past this the analysis forgets what later commands touch.
 const MAX_COMMANDS: usize = 10_000;
@@ -85,12 +91,21 @@ impl<'f> Analyzer<'f> {
                 Access::Write | Access::ReadWrite => Mode::Write,
                 Access::Migrate { .. } => Mode::Migrate,
             };
-            let host = match &bu.host {
-                Some(h) => match self.eval(st, h, None, "host") {
+            let host = match (&bu.host, &bu.pattern) {
+                (Some(h), _) => match self.eval(st, h, None, "host") {
                     AVal::Host { id, .. } => Some(id),
                     _ => None,
                 },
-                None => None,
+                // A constant pattern is data that never changes: one per pattern and range.
+                (None, Some(p)) => Some(match self.patterns.get(&p.key) {
+                    Some(&id) => id,
+                    None => {
+                        let id = self.new_host(p.text.clone());
+                        self.patterns.insert(p.key.clone(), id);
+                        id
+                    }
+                }),
+                (None, None) => None,
             };
             let info = UseInfo {
                 to_host: matches!(bu.access, Access::Migrate { to_host: true }),
@@ -274,7 +289,7 @@ impl<'f> Analyzer<'f> {
         // the uploads it repeats: any order leaves the same bytes.
         let repeats: &[usize] = info
             .host
-            .filter(|_| kind == CommandKind::Write && info.whole && mode == Mode::Write)
+            .filter(|_| initializes(kind, info) && mode == Mode::Write)
             .and_then(|h| {
                 let version = st.host_version.get(&h).copied().unwrap_or(0);
                 st.init
@@ -373,9 +388,7 @@ impl<'f> Analyzer<'f> {
         }
 
         // Initialization from host data.
-        let host = info
-            .host
-            .filter(|_| kind == CommandKind::Write && info.whole);
+        let host = info.host.filter(|_| initializes(kind, info));
         match (mode, host) {
             (Mode::Write, Some(h)) => {
                 let version = st.host_version.get(&h).copied().unwrap_or(0);

@@ -274,6 +274,8 @@ struct Analyzer<'f> {
     /// Objects that stand for values from outside the analysis (parameters, their parts,
     /// results of unknown calls): code the analysis does not see may hold them.
     outside: HashSet<ObjId>,
+    /// The host data standing for each constant fill pattern and range, by key.
+    patterns: HashMap<String, HostId>,
     /// Unordered pairs reported so far, as (producer, consumer) instances.
     unordered: Vec<(usize, usize)>,
 }
@@ -313,6 +315,7 @@ pub fn analyze<'f>(func: &Function, index: &'f Index<'f>, kernels: &mut Kernels)
         frame_sites: HashMap::new(),
         outside: HashSet::new(),
         unordered: Vec::new(),
+        patterns: HashMap::new(),
     };
     let mut st = State::default();
     for &p in &func.params {

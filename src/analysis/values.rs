@@ -69,7 +69,7 @@ impl<'f> Analyzer<'f> {
         }
     }
 
-    fn new_host(&mut self, name: String) -> HostId {
+    pub(super) fn new_host(&mut self, name: String) -> HostId {
         self.hosts.push(name);
         self.hosts.len() - 1
     }

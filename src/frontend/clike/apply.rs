@@ -89,6 +89,7 @@ impl Lowerer<'_> {
                             access: *access,
                             whole,
                             host: host.clone(),
+                            pattern: None,
                         }),
                         Role::Buffers(_) => {
                             let items = match &vals[i] {
@@ -100,6 +101,7 @@ impl Lowerer<'_> {
                                 access: Access::Migrate { to_host },
                                 whole: true,
                                 host: None,
+                                pattern: None,
                             }));
                         }
                         _ => {}

@@ -144,6 +144,24 @@ impl Lowerer<'_, '_> {
                     .iter()
                     .position(|r| matches!(r, Role::Host { .. }))
                     .map(|i| vals[i].clone());
+                // A fill's pattern and range, when every part of them is a constant.
+                let pattern = match kind {
+                    CommandKind::Fill => {
+                        let parts: Option<Vec<String>> = (api.args.iter().enumerate())
+                            .filter(|(_, r)| **r == Role::Pattern)
+                            .map(|(i, _)| args.get(i).and_then(|e| self.const_key(e)))
+                            .collect();
+                        let text = role_arg(Role::Pattern).map(|e| self.arg_span(e).text);
+                        match (parts, text) {
+                            (Some(p), Some(text)) if !p.is_empty() => Some(FillPattern {
+                                text,
+                                key: p.join(";"),
+                            }),
+                            _ => None,
+                        }
+                    }
+                    _ => None,
+                };
                 let mut buffers = Vec::new();
                 for (i, role) in api.args.iter().enumerate() {
                     match role {
@@ -152,6 +170,7 @@ impl Lowerer<'_, '_> {
                             access: if map_write { Access::Write } else { *access },
                             whole,
                             host: host.clone(),
+                            pattern: pattern.clone(),
                         }),
                         Role::Buffers(_) => {
                             let items = match &vals[i] {
@@ -164,6 +183,7 @@ impl Lowerer<'_, '_> {
                                     access: Access::Migrate { to_host },
                                     whole: true,
                                     host: None,
+                                    pattern: None,
                                 });
                             }
                         }

@@ -20,6 +20,7 @@ mod calls;
 mod closures;
 mod each;
 mod expr;
+mod fills;
 mod index;
 mod spans;
 mod stmt;
@@ -139,6 +140,7 @@ impl FileCx<'_> {
         let mut lw = Lowerer {
             cx: self,
             strs: HashMap::new(),
+            const_locals: HashMap::new(),
             vars: Vec::new(),
             scopes: vec![HashMap::new()],
             out: Vec::new(),
@@ -205,6 +207,8 @@ struct Lowerer<'c, 'a> {
     prefix: Option<String>,
     /// Locals bound to a known string (kernel names and sources for FFI calls).
     strs: HashMap<Var, String>,
+    /// Immutable locals bound to a constant: its key (see `fills`).
+    const_locals: HashMap<Var, String>,
     vars: Vec<VarInfo>,
     scopes: Vec<HashMap<String, Var>>,
     out: Vec<Stmt>,

@@ -82,6 +82,11 @@ impl Lowerer<'_, '_> {
                         }
                     }
                 }
+                if let (Some(init), Pat::Ident(pi)) = (&l.init, strip_pat_type(&l.pat)) {
+                    if let (None, Some(v)) = (&init.diverge, self.lookup(&pi.ident.to_string())) {
+                        self.note_const_local(&l.pat, v, &init.expr);
+                    }
+                }
                 if let (Some(t), [(name, true)]) = (text, pat_idents(&l.pat).as_slice()) {
                     if let Some(v) = self.lookup(name) {
                         self.strs.insert(v, t);
