@@ -139,6 +139,9 @@ pub enum NewObject {
     Buffer {
         /// `CL_MEM_COPY_HOST_PTR` or `CL_MEM_USE_HOST_PTR` with this host data.
         host_init: Option<Box<Value>>,
+        /// Made from no host data (a null host pointer): its contents are undefined until
+        /// a command writes it.
+        undefined: bool,
     },
     Program {
         /// OpenCL C source text when it is visible.
@@ -616,7 +619,7 @@ impl fmt::Display for Show<'_, NewObject> {
                 }
                 write!(f, ", out_of_order: {out_of_order})")
             }
-            NewObject::Buffer { host_init } => match host_init {
+            NewObject::Buffer { host_init, .. } => match host_init {
                 Some(h) => write!(f, "new Buffer(host_init: {})", Show(func, &**h)),
                 None => write!(f, "new Buffer"),
             },

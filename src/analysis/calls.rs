@@ -75,8 +75,12 @@ fn shift_value(v: &Value, by: usize) -> Value {
                 device: device.as_ref().map(|d| Box::new(shift_value(d, by))),
                 out_of_order: *out_of_order,
             },
-            NewObject::Buffer { host_init } => NewObject::Buffer {
+            NewObject::Buffer {
+                host_init,
+                undefined,
+            } => NewObject::Buffer {
                 host_init: host_init.as_ref().map(|h| Box::new(shift_value(h, by))),
+                undefined: *undefined,
             },
             NewObject::Kernel { program, name } => NewObject::Kernel {
                 program: Box::new(shift_value(program, by)),

@@ -78,6 +78,7 @@ impl<'f> Analyzer<'f> {
 
     /// Forgets every buffer: a command touched buffers the analysis cannot name.
     pub(super) fn forget_all_buffers(&mut self, st: &mut State) {
+        self.unknown_writes += 1;
         st.init.clear();
         st.pending_host.clear();
         st.pending_src.clear();

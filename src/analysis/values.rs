@@ -356,8 +356,14 @@ impl<'f> Analyzer<'f> {
                     n,
                 )
             }
-            NewObject::Buffer { host_init } => {
+            NewObject::Buffer {
+                host_init,
+                undefined,
+            } => {
                 let b = self.new_obj(ObjKind::Buffer, n);
+                if *undefined {
+                    self.undefined.insert(b, self.unknown_writes);
+                }
                 if let Some(h) = host_init {
                     if let AVal::Host { id, .. } = self.eval(st, h, None, "host") {
                         let version = st.host_version.get(&id).copied().unwrap_or(0);

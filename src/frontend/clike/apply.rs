@@ -194,8 +194,10 @@ impl Lowerer<'_> {
                     NewKind::Buffer => {
                         let copies = role_arg(Role::MemFlags)
                             .is_some_and(|f| self.mentions_any(f, FROM_HOST));
+                        let host = role_val(Role::HostPtr);
                         NewObject::Buffer {
-                            host_init: copies.then(|| Box::new(role_val(Role::HostPtr))),
+                            undefined: !copies && host == Value::Null,
+                            host_init: copies.then(|| Box::new(host)),
                         }
                     }
                     NewKind::Program => NewObject::Program {

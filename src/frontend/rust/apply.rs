@@ -292,12 +292,10 @@ impl Lowerer<'_, '_> {
                     NewKind::Buffer => {
                         let copies =
                             role_arg(Role::MemFlags).is_some_and(|e| mentions_any(e, FROM_HOST));
+                        let host = role_val(Role::HostPtr);
                         NewObject::Buffer {
-                            host_init: if copies {
-                                Some(Box::new(role_val(Role::HostPtr)))
-                            } else {
-                                None
-                            },
+                            undefined: !copies && host == Value::Null,
+                            host_init: copies.then(|| Box::new(host)),
                         }
                     }
                     NewKind::Program => NewObject::Program {

@@ -141,9 +141,15 @@ impl Lowerer<'_, '_> {
                 }),
             ) => a == b,
             (
-                Value::New(NewObject::Buffer { host_init: None }),
-                Value::New(NewObject::Buffer { host_init: None }),
-            ) => true,
+                Value::New(NewObject::Buffer {
+                    host_init: None,
+                    undefined: a,
+                }),
+                Value::New(NewObject::Buffer {
+                    host_init: None,
+                    undefined: b,
+                }),
+            ) => a == b,
             _ => false,
         };
         if live.iter().all(|(_, v)| agree(v)) {
