@@ -212,7 +212,19 @@ impl<'f> Analyzer<'f> {
                 // A list something unknown had may have other members now.
                 for v in values {
                     if let Value::Place(p) = v {
-                        let p = self.canonical(p);
+                        let p = self.canonical(&self.concrete(&st, p));
+                        // Some member's part (`list[_].buf`): any member's may have changed.
+                        if !p.is_definite() {
+                            let base = Place {
+                                var: p.var,
+                                proj: (p.proj.iter())
+                                    .take_while(|x| !matches!(x, Proj::AnyIndex | Proj::Var(_)))
+                                    .cloned()
+                                    .collect(),
+                            };
+                            remove_parts(&mut st.env, &base, false);
+                            continue;
+                        }
                         if let Some(x @ AVal::List(_)) = st.env.get_mut(&p) {
                             *x = AVal::Unknown;
                         }
