@@ -139,6 +139,9 @@ pub enum NewObject {
     Buffer {
         /// `CL_MEM_COPY_HOST_PTR` or `CL_MEM_USE_HOST_PTR` with this host data.
         host_init: Option<Box<Value>>,
+        /// Made from no host data (a null host pointer): its contents are undefined until
+        /// a command writes it.
+        undefined: bool,
     },
     Program {
         /// OpenCL C source text when it is visible.
@@ -213,6 +216,16 @@ pub struct BufferUse {
     pub whole: bool,
     /// Host data a write uploads or a read fills.
     pub host: Option<Value>,
+    /// A fill's pattern and range, when they are constants.
+    pub pattern: Option<FillPattern>,
+}
+
+/// A fill's pattern and range: two fills with the same key write the same bytes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FillPattern {
+    /// The pattern argument as written.
+    pub text: String,
+    pub key: String,
 }
 
 /// The span of one argument, for fixes and labels.
@@ -344,6 +357,9 @@ pub enum Stmt {
     SetArg {
         kernel: Value,
         index: Option<u64>,
+        /// The local that holds the index when it is not a constant (a helper's parameter):
+        /// the index when the analysis knows the local's value.
+        index_at: Option<Place>,
         name: Option<String>,
         value: Value,
         arg: ArgSpan,
@@ -449,7 +465,8 @@ pub enum Stmt {
 pub struct VarInfo {
     pub name: String,
     pub hint: TypeHint,
-    /// For a value of a struct defined in the crate: its fields' types.
+    /// For a value of a struct defined in the crate, or a list of them: its (or its
+    /// members') fields' types.
     pub fields: Vec<(String, TypeHint)>,
     /// For `self` and parameters whose type is a struct not defined in the file: the
     /// type's name, so [`link`](crate::frontend::link) can give the fields of a struct
@@ -602,7 +619,7 @@ impl fmt::Display for Show<'_, NewObject> {
                 }
                 write!(f, ", out_of_order: {out_of_order})")
             }
-            NewObject::Buffer { host_init } => match host_init {
+            NewObject::Buffer { host_init, .. } => match host_init {
                 Some(h) => write!(f, "new Buffer(host_init: {})", Show(func, &**h)),
                 None => write!(f, "new Buffer"),
             },
@@ -683,14 +700,16 @@ fn write_stmt(f: &mut fmt::Formatter<'_>, func: &Function, s: &Stmt, depth: usiz
         Stmt::SetArg {
             kernel,
             index,
+            index_at,
             name,
             value,
             ..
         } => {
-            let idx = match (index, name) {
-                (Some(i), _) => i.to_string(),
-                (None, Some(n)) => format!("{n:?}"),
-                (None, None) => "?".to_string(),
+            let idx = match (index, name, index_at) {
+                (Some(i), _, _) => i.to_string(),
+                (None, Some(n), _) => format!("{n:?}"),
+                (None, None, Some(p)) => func.place_name(p),
+                (None, None, None) => "?".to_string(),
             };
             writeln!(
                 f,

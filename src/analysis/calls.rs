@@ -75,8 +75,12 @@ fn shift_value(v: &Value, by: usize) -> Value {
                 device: device.as_ref().map(|d| Box::new(shift_value(d, by))),
                 out_of_order: *out_of_order,
             },
-            NewObject::Buffer { host_init } => NewObject::Buffer {
+            NewObject::Buffer {
+                host_init,
+                undefined,
+            } => NewObject::Buffer {
                 host_init: host_init.as_ref().map(|h| Box::new(shift_value(h, by))),
+                undefined: *undefined,
             },
             NewObject::Kernel { program, name } => NewObject::Kernel {
                 program: Box::new(shift_value(program, by)),
@@ -117,6 +121,7 @@ fn shift_stmt(s: &Stmt, by: usize) -> Stmt {
         Stmt::SetArg {
             kernel,
             index,
+            index_at,
             name,
             value,
             arg,
@@ -124,6 +129,7 @@ fn shift_stmt(s: &Stmt, by: usize) -> Stmt {
         } => Stmt::SetArg {
             kernel: v(kernel),
             index: *index,
+            index_at: index_at.as_ref().map(pl),
             name: name.clone(),
             value: v(value),
             arg: arg.clone(),

@@ -15,6 +15,15 @@ pub(super) struct Resolved {
     pub(super) waits: Option<BTreeSet<usize>>,
     pub(super) kernel_name: Option<String>,
     pub(super) unknown_buffers: bool,
+    /// The command may also touch buffers that code outside the analysis holds (a kernel
+    /// from outside, some of whose arguments were set before the function was entered).
+    pub(super) outside_buffers: bool,
+}
+
+/// Whether a command with host data initializes its buffer: a write of the whole buffer,
+/// or a fill (whose range is part of its pattern's key).
+fn initializes(kind: CommandKind, info: &UseInfo) -> bool {
+    (kind == CommandKind::Write && info.whole) || kind == CommandKind::Fill
 }
 
 /// Commands tracked per function (each iteration of a loop counts): happens-before is
@@ -82,12 +91,21 @@ impl<'f> Analyzer<'f> {
                 Access::Write | Access::ReadWrite => Mode::Write,
                 Access::Migrate { .. } => Mode::Migrate,
             };
-            let host = match &bu.host {
-                Some(h) => match self.eval(st, h, None, "host") {
+            let host = match (&bu.host, &bu.pattern) {
+                (Some(h), _) => match self.eval(st, h, None, "host") {
                     AVal::Host { id, .. } => Some(id),
                     _ => None,
                 },
-                None => None,
+                // A constant pattern is data that never changes: one per pattern and range.
+                (None, Some(p)) => Some(match self.patterns.get(&p.key) {
+                    Some(&id) => id,
+                    None => {
+                        let id = self.new_host(p.text.clone());
+                        self.patterns.insert(p.key.clone(), id);
+                        id
+                    }
+                }),
+                (None, None) => None,
             };
             let info = UseInfo {
                 to_host: matches!(bu.access, Access::Migrate { to_host: true }),
@@ -138,6 +156,9 @@ impl<'f> Analyzer<'f> {
     ) {
         if r.unknown_buffers {
             self.forget_all_buffers(st);
+        } else if r.outside_buffers {
+            let named = r.uses.iter().map(|(b, _, _)| *b).collect();
+            self.forget_outside_buffers(st, &named);
         }
         // Past the budget a command is one the analysis cannot follow.
         let q = r.queue.filter(|_| self.insts.len() < MAX_COMMANDS);
@@ -268,7 +289,7 @@ impl<'f> Analyzer<'f> {
         // the uploads it repeats: any order leaves the same bytes.
         let repeats: &[usize] = info
             .host
-            .filter(|_| kind == CommandKind::Write && info.whole && mode == Mode::Write)
+            .filter(|_| initializes(kind, info) && mode == Mode::Write)
             .and_then(|h| {
                 let version = st.host_version.get(&h).copied().unwrap_or(0);
                 st.init
@@ -298,8 +319,18 @@ impl<'f> Analyzer<'f> {
         for &(c, _) in &unordered {
             later.union_with(&self.insts[c].before);
         }
+        // So is one that an earlier reported pair orders once it is fixed: this command
+        // comes after that pair's consumer, which waiting on its producer orders after
+        // this producer too.
+        for &(p, c) in &self.unordered {
+            if before.contains(c) {
+                later.insert(p);
+                later.union_with(&self.insts[p].before);
+            }
+        }
         for &(a, am) in &unordered {
             if !later.contains(a) && self.seen.insert((3, self.insts[a].cmd.id, q)) {
+                self.unordered.push((a, i));
                 self.raw.push(RawFact::Unordered {
                     producer: a,
                     pm: am,
@@ -357,9 +388,7 @@ impl<'f> Analyzer<'f> {
         }
 
         // Initialization from host data.
-        let host = info
-            .host
-            .filter(|_| kind == CommandKind::Write && info.whole);
+        let host = info.host.filter(|_| initializes(kind, info));
         match (mode, host) {
             (Mode::Write, Some(h)) => {
                 let version = st.host_version.get(&h).copied().unwrap_or(0);

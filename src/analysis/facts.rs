@@ -72,8 +72,11 @@ impl Mode {
     }
 }
 
-pub(super) fn conflict(a: Mode, b: Mode) -> bool {
-    a.writes() || b.writes() || ((a == Mode::MaybeWrite) != (b == Mode::MaybeWrite))
+/// Whether an access of a buffer and a later one must be ordered. A kernel whose access is
+/// not known is taken to write what a later command reads (it makes what is read back);
+/// after a read it is not taken to write: nothing says it does.
+pub(super) fn conflict(earlier: Mode, later: Mode) -> bool {
+    earlier.writes() || later.writes() || (earlier == Mode::MaybeWrite && later == Mode::Read)
 }
 
 /// What the analysis found; each rule reads the kinds it cares about.

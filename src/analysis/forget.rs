@@ -78,10 +78,34 @@ impl<'f> Analyzer<'f> {
 
     /// Forgets every buffer: a command touched buffers the analysis cannot name.
     pub(super) fn forget_all_buffers(&mut self, st: &mut State) {
+        self.unknown_writes += 1;
         st.init.clear();
         st.pending_host.clear();
         st.pending_src.clear();
         st.residency.clear();
+    }
+
+    /// Forgets, like [`forget_all_buffers`](Self::forget_all_buffers), the buffers code
+    /// outside the analysis may hold: those from outside and those handed to unknown code.
+    /// A buffer made here and kept here is not among them. Of the buffers in `named`, which
+    /// the command is known to use (and so checks and records itself), only how they were
+    /// initialized is forgotten.
+    pub(super) fn forget_outside_buffers(&mut self, st: &mut State, named: &BTreeSet<ObjId>) {
+        let held: BTreeSet<ObjId> = (st.init.keys())
+            .chain(st.pending_host.keys())
+            .chain(st.pending_src.keys())
+            .chain(st.residency.keys())
+            .copied()
+            .filter(|b| self.outside.contains(b) || st.escaped.contains(b))
+            .collect();
+        for b in held {
+            st.init.remove(&b);
+            if !named.contains(&b) {
+                st.pending_host.remove(&b);
+                st.pending_src.remove(&b);
+                st.residency.remove(&b);
+            }
+        }
     }
 
     pub(super) fn collect_and_forget(&mut self, st: &mut State, a: &AVal) {

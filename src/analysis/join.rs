@@ -32,6 +32,11 @@ pub(super) fn join_val(a: &AVal, b: &AVal) -> AVal {
     match (a, b) {
         _ if a == b => a.clone(),
         (AVal::Events(x), AVal::Events(y)) => AVal::Events(x.union(y).copied().collect()),
+        // A null pointer or a pointer to an empty list: no objects either way (a wait list
+        // `if waits.is_empty() { ptr::null() } else { waits.as_ptr() }`).
+        (AVal::Null, AVal::List(x)) | (AVal::List(x), AVal::Null) if x.is_empty() => {
+            AVal::List(Vec::new())
+        }
         _ => AVal::Unknown,
     }
 }

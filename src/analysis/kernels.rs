@@ -238,6 +238,12 @@ impl<'f> Analyzer<'f> {
                         },
                         None => Mode::MaybeWrite,
                     };
+                    // A kernel of unknown access that is the first to use a buffer whose
+                    // contents are undefined writes it: reading it would read nothing defined.
+                    let mode = match mode {
+                        Mode::MaybeWrite if self.contents_undefined(st, b) => Mode::Write,
+                        m => m,
+                    };
                     out.push((b, mode));
                 }
                 Arg::Other => {}
@@ -262,6 +268,14 @@ impl<'f> Analyzer<'f> {
         }
     }
 
+    /// Whether a buffer was made here from no host data and no command has used it yet:
+    /// none on this path, none the analysis could not name, and no code it does not see.
+    fn contents_undefined(&self, st: &State, b: ObjId) -> bool {
+        self.undefined.get(&b) == Some(&self.unknown_writes)
+            && !st.escaped.contains(&b)
+            && st.accesses.get(&b).is_none_or(Vec::is_empty)
+    }
+
     /// Adds a launch's buffer accesses and wait list to a command.
     pub(super) fn add_launch(&self, st: &State, kernel: &AVal, r: &mut Resolved) {
         let LaunchInfo {
@@ -271,7 +285,7 @@ impl<'f> Analyzer<'f> {
             partial,
         } = self.launch_accesses(st, kernel);
         r.kernel_name = name;
-        r.unknown_buffers |= partial;
+        r.outside_buffers |= partial;
         match uses {
             Some(acc) => r
                 .uses

@@ -70,9 +70,26 @@ impl<'f> Analyzer<'f> {
             || self.unroll_depth >= MAX_UNROLL_DEPTH
             || self.unrolled + cost > MAX_UNROLLED_STMTS
         {
-            // Some member: a place `list[_]` never proves two members equal.
+            // Some member: a place `list[_]` never proves two members equal. A variable
+            // bound to a member of a list from outside stands for `list[_]`: what is stored
+            // or forgotten through it is so in the list.
+            let mut aliased = Vec::new();
+            for (p, part) in binds {
+                if let (EachPart::Member(s), true) = (part, p.proj.is_empty()) {
+                    if let Some(EachSource::Members(Value::Place(l))) = sources.get(*s) {
+                        let l = self.canonical(&self.concrete(&st, l));
+                        if st.env.get(&l) == Some(&AVal::External) {
+                            let mut any = l.clone();
+                            any.proj.push(Proj::AnyIndex);
+                            self.ext_alias.insert(p.var, any);
+                            aliased.push(p.var);
+                        }
+                    }
+                }
+            }
             let mut looped: Vec<Stmt> = binds
                 .iter()
+                .filter(|(p, _)| !(p.proj.is_empty() && aliased.contains(&p.var)))
                 .map(|(p, part)| Stmt::Assign {
                     dst: p.clone(),
                     value: match (
@@ -98,7 +115,11 @@ impl<'f> Analyzer<'f> {
                 })
                 .collect();
             looped.extend(body.iter().cloned());
-            let mut out = self.stmt(&Stmt::Loop(looped), st)?;
+            let out = self.stmt(&Stmt::Loop(looped), st);
+            for v in aliased {
+                self.ext_alias.remove(&v);
+            }
+            let mut out = out?;
             if let Some(d) = dst {
                 // Collected from an object made anew in each pass (`devices.iter().map(|d|
                 // CommandQueue::create(..)).collect()`): how many is not known, but each

@@ -271,6 +271,18 @@ struct Analyzer<'f> {
     params: HashSet<Var>,
     /// Per call frame: its caller's frame, the call and the callee.
     frame_sites: HashMap<usize, (usize, Span, String)>,
+    /// Objects that stand for values from outside the analysis (parameters, their parts,
+    /// results of unknown calls): code the analysis does not see may hold them.
+    outside: HashSet<ObjId>,
+    /// Buffers made here from no host data, with the count of commands that wrote buffers
+    /// the analysis could not name, when each was made.
+    undefined: HashMap<ObjId, usize>,
+    /// Commands so far that may have written buffers the analysis could not name.
+    unknown_writes: usize,
+    /// The host data standing for each constant fill pattern and range, by key.
+    patterns: HashMap<String, HostId>,
+    /// Unordered pairs reported so far, as (producer, consumer) instances.
+    unordered: Vec<(usize, usize)>,
 }
 
 /// Analyzes one function. Calls of functions in `index` (the crate) are followed: the
@@ -306,6 +318,11 @@ pub fn analyze<'f>(func: &Function, index: &'f Index<'f>, kernels: &mut Kernels)
         callee_params: HashSet::new(),
         params: func.params.iter().copied().collect(),
         frame_sites: HashMap::new(),
+        outside: HashSet::new(),
+        unordered: Vec::new(),
+        patterns: HashMap::new(),
+        undefined: HashMap::new(),
+        unknown_writes: 0,
     };
     let mut st = State::default();
     for &p in &func.params {

@@ -85,11 +85,20 @@ impl<'f> Analyzer<'f> {
             Stmt::SetArg {
                 kernel,
                 index,
+                index_at,
                 name: arg_name,
                 value,
                 arg,
                 span,
             } => {
+                // An index a local holds: the constant it holds (a helper's parameter).
+                let index = &match (index, index_at) {
+                    (None, Some(p)) => match self.resolve(&mut st, p, None) {
+                        AVal::Int(n) => Some(n),
+                        _ => None,
+                    },
+                    _ => *index,
+                };
                 let k = self.eval(&mut st, kernel, Some(RoleHint::Kernel), "kernel");
                 let AVal::Obj(k) = k else {
                     // A kernel the analysis cannot follow: its argument is still checked.
@@ -203,7 +212,19 @@ impl<'f> Analyzer<'f> {
                 // A list something unknown had may have other members now.
                 for v in values {
                     if let Value::Place(p) = v {
-                        let p = self.canonical(p);
+                        let p = self.canonical(&self.concrete(&st, p));
+                        // Some member's part (`list[_].buf`): any member's may have changed.
+                        if !p.is_definite() {
+                            let base = Place {
+                                var: p.var,
+                                proj: (p.proj.iter())
+                                    .take_while(|x| !matches!(x, Proj::AnyIndex | Proj::Var(_)))
+                                    .cloned()
+                                    .collect(),
+                            };
+                            remove_parts(&mut st.env, &base, false);
+                            continue;
+                        }
                         if let Some(x @ AVal::List(_)) = st.env.get_mut(&p) {
                             *x = AVal::Unknown;
                         }

@@ -69,12 +69,25 @@ impl<'f> Analyzer<'f> {
         }
     }
 
-    fn new_host(&mut self, name: String) -> HostId {
+    pub(super) fn new_host(&mut self, name: String) -> HostId {
         self.hosts.push(name);
         self.hosts.len() - 1
     }
 
+    /// An object from outside the analysis, of the type an annotation gives.
     pub(super) fn hinted(&mut self, hint: TypeHint, name: &str) -> AVal {
+        let v = self.hinted_value(hint, name);
+        self.mark_outside(&v);
+        v
+    }
+
+    fn mark_outside(&mut self, v: &AVal) {
+        if let AVal::Obj(o) = v {
+            self.outside.insert(*o);
+        }
+    }
+
+    fn hinted_value(&mut self, hint: TypeHint, name: &str) -> AVal {
         let n = name.to_string();
         match hint {
             TypeHint::Queue => AVal::Obj(self.new_obj(
@@ -100,7 +113,14 @@ impl<'f> Analyzer<'f> {
         }
     }
 
+    /// A part of an outside value, as an object of the role it plays.
     fn materialize(&mut self, role: RoleHint, name: String) -> AVal {
+        let v = self.materialize_value(role, name);
+        self.mark_outside(&v);
+        v
+    }
+
+    fn materialize_value(&mut self, role: RoleHint, name: String) -> AVal {
         match role {
             RoleHint::Queue => AVal::Obj(self.new_obj(
                 ObjKind::Queue {
@@ -203,8 +223,9 @@ impl<'f> Analyzer<'f> {
             if *v != AVal::External || !p.is_definite() {
                 return AVal::Unknown;
             }
-            let field_hint = match (root.proj.is_empty(), p.proj.first()) {
-                (true, Some(Proj::Field(f))) if p.proj.len() == 1 => self.vars[p.var]
+            // A field of the variable, or of a member of a list of structs.
+            let field_hint = match (root.proj.is_empty(), p.proj.as_slice()) {
+                (true, [Proj::Field(f)] | [Proj::Index(_), Proj::Field(f)]) => self.vars[p.var]
                     .fields
                     .iter()
                     .find(|(n, _)| n == f)
@@ -245,6 +266,10 @@ impl<'f> Analyzer<'f> {
                 // `&events[..]` (ocl-core's wait lists are slices): the list's events. A
                 // sub-slice is taken as the whole list: more waits, never a false finding.
                 AVal::List(items) if self.all_events(&items) => AVal::List(items),
+                // A pointer to an empty list (`waits.as_ptr()` of `&[]`): no objects.
+                AVal::List(items) if items.is_empty() && *kind == HostKind::Pointer => {
+                    AVal::List(items)
+                }
                 // `&mems[..]`, `mems.as_ptr()` of a list of buffers: those buffers.
                 AVal::List(items)
                     if !items.is_empty()
@@ -331,8 +356,14 @@ impl<'f> Analyzer<'f> {
                     n,
                 )
             }
-            NewObject::Buffer { host_init } => {
+            NewObject::Buffer {
+                host_init,
+                undefined,
+            } => {
                 let b = self.new_obj(ObjKind::Buffer, n);
+                if *undefined {
+                    self.undefined.insert(b, self.unknown_writes);
+                }
                 if let Some(h) = host_init {
                     if let AVal::Host { id, .. } = self.eval(st, h, None, "host") {
                         let version = st.host_version.get(&id).copied().unwrap_or(0);

@@ -58,6 +58,8 @@ pub enum Role {
     WaitPtr,
     /// `&mut event`: where the command's event is written.
     EventOut,
+    /// The pattern, pattern size, offset or size of a fill.
+    Pattern,
     Ignore,
 }
 
@@ -238,6 +240,7 @@ fn parse_role(s: &str) -> Result<Role, String> {
         "host:read" => Role::Host { written: false },
         "host:write" => Role::Host { written: true },
         "wait_count" => Role::WaitCount,
+        "pattern" => Role::Pattern,
         "wait_ptr" => Role::WaitPtr,
         "event_out" => Role::EventOut,
         "ignore" => Role::Ignore,

@@ -2,6 +2,7 @@
 
 use super::{Label, Level, Rule, Spelling};
 use crate::analysis::Fact;
+use crate::ir::CommandKind;
 use crate::rules::Finding;
 
 pub const RULE: Rule = Rule {
@@ -26,23 +27,37 @@ fn check(fact: &Fact, _: Spelling) -> Option<Finding> {
     else {
         return None;
     };
+    // A fill again with the same pattern over the same range.
+    let fill = write.kind == CommandKind::Fill;
     let mut f = RULE.finding(
-        format!("`{buffer}` is initialized again from `{host}`, which it already holds"),
+        match fill {
+            true => format!("`{buffer}` is filled again with `{host}`, which it already holds"),
+            false => {
+                format!("`{buffer}` is initialized again from `{host}`, which it already holds")
+            }
+        },
         write.span,
         Label {
             span: write.span,
-            message: format!("uploaded again on `{}`", write.queue),
+            message: match fill {
+                true => format!("filled again on `{}`", write.queue),
+                false => format!("uploaded again on `{}`", write.queue),
+            },
         },
     );
     f.secondary.push(Label {
         span: *first,
-        message: match first_queue {
-            Some(q) => format!("first written here on `{q}`"),
-            None => format!("created here from `{host}`"),
+        message: match (first_queue, fill) {
+            (Some(q), true) => format!("first filled here on `{q}`"),
+            (Some(q), false) => format!("first written here on `{q}`"),
+            (None, _) => format!("created here from `{host}`"),
         },
     });
     f.note =
         Some("a buffer belongs to its context: every device in it sees the same contents".into());
-    f.help = Some("write the buffer once; remove this upload".into());
+    f.help = Some(match fill {
+        true => "fill the buffer once; remove this fill".into(),
+        false => "write the buffer once; remove this upload".into(),
+    });
     Some(f)
 }

@@ -89,6 +89,7 @@ impl Lowerer<'_> {
                             access: *access,
                             whole,
                             host: host.clone(),
+                            pattern: None,
                         }),
                         Role::Buffers(_) => {
                             let items = match &vals[i] {
@@ -100,6 +101,7 @@ impl Lowerer<'_> {
                                 access: Access::Migrate { to_host },
                                 whole: true,
                                 host: None,
+                                pattern: None,
                             }));
                         }
                         _ => {}
@@ -192,8 +194,10 @@ impl Lowerer<'_> {
                     NewKind::Buffer => {
                         let copies = role_arg(Role::MemFlags)
                             .is_some_and(|f| self.mentions_any(f, FROM_HOST));
+                        let host = role_val(Role::HostPtr);
                         NewObject::Buffer {
-                            host_init: copies.then(|| Box::new(role_val(Role::HostPtr))),
+                            undefined: !copies && host == Value::Null,
+                            host_init: copies.then(|| Box::new(host)),
                         }
                     }
                     NewKind::Program => NewObject::Program {
@@ -233,9 +237,10 @@ impl Lowerer<'_> {
                     Some(Role::Kernel) => recv_val,
                     _ => role_val(Role::Kernel),
                 };
-                let index = match role_val(Role::ArgIndex) {
-                    Value::Int(n) => Some(n),
-                    _ => None,
+                let (index, index_at) = match role_val(Role::ArgIndex) {
+                    Value::Int(n) => (Some(n), None),
+                    Value::Place(p) => (None, Some(p)),
+                    _ => (None, None),
                 };
                 let (value, arg) = match role_arg(Role::ArgValue) {
                     Some(a) => (role_val(Role::ArgValue), self.arg_span(a)),
@@ -250,6 +255,7 @@ impl Lowerer<'_> {
                 self.out.push(Stmt::SetArg {
                     kernel,
                     index,
+                    index_at,
                     name: None,
                     value,
                     arg,

@@ -144,6 +144,24 @@ impl Lowerer<'_, '_> {
                     .iter()
                     .position(|r| matches!(r, Role::Host { .. }))
                     .map(|i| vals[i].clone());
+                // A fill's pattern and range, when every part of them is a constant.
+                let pattern = match kind {
+                    CommandKind::Fill => {
+                        let parts: Option<Vec<String>> = (api.args.iter().enumerate())
+                            .filter(|(_, r)| **r == Role::Pattern)
+                            .map(|(i, _)| args.get(i).and_then(|e| self.const_key(e)))
+                            .collect();
+                        let text = role_arg(Role::Pattern).map(|e| self.arg_span(e).text);
+                        match (parts, text) {
+                            (Some(p), Some(text)) if !p.is_empty() => Some(FillPattern {
+                                text,
+                                key: p.join(";"),
+                            }),
+                            _ => None,
+                        }
+                    }
+                    _ => None,
+                };
                 let mut buffers = Vec::new();
                 for (i, role) in api.args.iter().enumerate() {
                     match role {
@@ -152,6 +170,7 @@ impl Lowerer<'_, '_> {
                             access: if map_write { Access::Write } else { *access },
                             whole,
                             host: host.clone(),
+                            pattern: pattern.clone(),
                         }),
                         Role::Buffers(_) => {
                             let items = match &vals[i] {
@@ -164,6 +183,7 @@ impl Lowerer<'_, '_> {
                                     access: Access::Migrate { to_host },
                                     whole: true,
                                     host: None,
+                                    pattern: None,
                                 });
                             }
                         }
@@ -272,12 +292,10 @@ impl Lowerer<'_, '_> {
                     NewKind::Buffer => {
                         let copies =
                             role_arg(Role::MemFlags).is_some_and(|e| mentions_any(e, FROM_HOST));
+                        let host = role_val(Role::HostPtr);
                         NewObject::Buffer {
-                            host_init: if copies {
-                                Some(Box::new(role_val(Role::HostPtr)))
-                            } else {
-                                None
-                            },
+                            undefined: !copies && host == Value::Null,
+                            host_init: copies.then(|| Box::new(host)),
                         }
                     }
                     NewKind::Program => NewObject::Program {
@@ -319,9 +337,10 @@ impl Lowerer<'_, '_> {
                     Some(Role::Kernel) => recv_val,
                     _ => role_val(Role::Kernel),
                 };
-                let index = match role_val(Role::ArgIndex) {
-                    Value::Int(n) => Some(n),
-                    _ => None,
+                let (index, index_at) = match role_val(Role::ArgIndex) {
+                    Value::Int(n) => (Some(n), None),
+                    Value::Place(p) => (None, Some(p)),
+                    _ => (None, None),
                 };
                 let name = role_arg(Role::ArgIndex).and_then(|e| self.str_value(e));
                 let (value, arg) = match role_arg(Role::ArgValue) {
@@ -337,6 +356,7 @@ impl Lowerer<'_, '_> {
                 self.out.push(Stmt::SetArg {
                     kernel,
                     index,
+                    index_at,
                     name,
                     value,
                     arg,

@@ -151,9 +151,15 @@ impl Lowerer<'_, '_> {
                 out_of_order: *x,
             })),
             (
-                Value::New(NewObject::Buffer { host_init: None }),
-                Value::New(NewObject::Buffer { host_init: None }),
-            ) => Some(v.clone()),
+                Value::New(NewObject::Buffer {
+                    host_init: None,
+                    undefined: a,
+                }),
+                Value::New(NewObject::Buffer {
+                    host_init: None,
+                    undefined: b,
+                }),
+            ) if a == b => Some(v.clone()),
             _ => None,
         };
         if let Some(one) = same {

@@ -20,6 +20,7 @@ mod calls;
 mod closures;
 mod each;
 mod expr;
+mod fills;
 mod index;
 mod spans;
 mod stmt;
@@ -37,7 +38,7 @@ use crate::source::SourceFile;
 use closures::Closure;
 use index::{collect_consts, collect_defs, collect_uses, qualify, Defs, Uses};
 use syntax::pat_idents;
-use types::{hint_from_name, type_hint, type_name, STD_TYPES};
+use types::{elem_type, hint_from_name, type_hint, type_name, STD_TYPES};
 
 /// Lowers every function and method of a parsed file that is module `module` of its crate
 /// (empty for a crate root, or a file on its own): functions are named by their path in
@@ -139,6 +140,7 @@ impl FileCx<'_> {
         let mut lw = Lowerer {
             cx: self,
             strs: HashMap::new(),
+            const_locals: HashMap::new(),
             vars: Vec::new(),
             scopes: vec![HashMap::new()],
             out: Vec::new(),
@@ -162,11 +164,21 @@ impl FileCx<'_> {
                     params.push(v);
                 }
                 syn::FnArg::Typed(pt) => {
-                    let hint = type_hint(&pt.ty);
+                    let hint = lw.hint_of(&pt.ty);
                     let ty = type_name(&pt.ty);
+                    // A list of structs: its members' fields (`devs[1].queue`).
+                    let member_fields = match hint {
+                        TypeHint::Unknown => elem_type(&pt.ty)
+                            .and_then(|e| lw.cx.structs.get(&e))
+                            .cloned(),
+                        _ => None,
+                    };
                     for (ident, _) in pat_idents(&pt.pat) {
                         let v = lw.bind(&ident, hint);
                         lw.type_var(v, ty.clone());
+                        if let Some(fields) = &member_fields {
+                            lw.vars[v].fields.clone_from(fields);
+                        }
                         params.push(v);
                     }
                 }
@@ -195,6 +207,8 @@ struct Lowerer<'c, 'a> {
     prefix: Option<String>,
     /// Locals bound to a known string (kernel names and sources for FFI calls).
     strs: HashMap<Var, String>,
+    /// Immutable locals bound to a constant: its key (see `fills`).
+    const_locals: HashMap<Var, String>,
     vars: Vec<VarInfo>,
     scopes: Vec<HashMap<String, Var>>,
     out: Vec<Stmt>,
@@ -276,6 +290,23 @@ impl Lowerer<'_, '_> {
                 hint_from_name(t) != TypeHint::Unknown || STD_TYPES.contains(&t)
             }) => {}
             None => self.vars[v].ty = ty,
+        }
+    }
+
+    /// The hint a declared type gives: a list of structs of the file that hold OpenCL
+    /// objects (`&mut [Dev; 2]`) is no host data, but values whose parts are objects.
+    fn hint_of(&self, t: &syn::Type) -> TypeHint {
+        let hint = type_hint(t);
+        let holds_objects = |e: String| {
+            self.cx.structs.get(&e).is_some_and(|fields| {
+                fields.iter().any(|(_, h)| {
+                    !matches!(h, TypeHint::Unknown | TypeHint::Scalar | TypeHint::Host(_))
+                })
+            })
+        };
+        match hint {
+            TypeHint::Host(_) if elem_type(t).is_some_and(holds_objects) => TypeHint::Unknown,
+            _ => hint,
         }
     }
 

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use syn::{Expr, Pat, Stmt as SynStmt};
 
 use super::syntax::{pat_idents, pat_type, strip_pat_type};
-use super::types::{constructed_type, type_hint};
+use super::types::constructed_type;
 use super::{spans, Lowerer};
 use crate::ir::*;
 
@@ -82,6 +82,11 @@ impl Lowerer<'_, '_> {
                         }
                     }
                 }
+                if let (Some(init), Pat::Ident(pi)) = (&l.init, strip_pat_type(&l.pat)) {
+                    if let (None, Some(v)) = (&init.diverge, self.lookup(&pi.ident.to_string())) {
+                        self.note_const_local(&l.pat, v, &init.expr);
+                    }
+                }
                 if let (Some(t), [(name, true)]) = (text, pat_idents(&l.pat).as_slice()) {
                     if let Some(v) = self.lookup(name) {
                         self.strs.insert(v, t);
@@ -136,9 +141,15 @@ impl Lowerer<'_, '_> {
                 }),
             ) => a == b,
             (
-                Value::New(NewObject::Buffer { host_init: None }),
-                Value::New(NewObject::Buffer { host_init: None }),
-            ) => true,
+                Value::New(NewObject::Buffer {
+                    host_init: None,
+                    undefined: a,
+                }),
+                Value::New(NewObject::Buffer {
+                    host_init: None,
+                    undefined: b,
+                }),
+            ) => a == b,
             _ => false,
         };
         if live.iter().all(|(_, v)| agree(v)) {
@@ -157,7 +168,12 @@ impl Lowerer<'_, '_> {
                 other => other.clone(),
             };
         }
-        if live.iter().all(|(_, v)| !matches!(v, Value::Place(_))) {
+        // A temporary for arms that name places, or point into them (`ptr::null()` or
+        // `waits.as_ptr()`).
+        if live
+            .iter()
+            .all(|(_, v)| !matches!(v, Value::Place(_) | Value::Host { base: Some(_), .. }))
+        {
             return Value::Unknown;
         }
         let t = self.new_temp(TypeHint::Unknown);
@@ -229,7 +245,7 @@ impl Lowerer<'_, '_> {
     }
 
     pub(super) fn let_pattern(&mut self, pat: &Pat, value: Value, span: Span) {
-        let hint = pat_type(pat).map_or(TypeHint::Unknown, type_hint);
+        let hint = pat_type(pat).map_or(TypeHint::Unknown, |t| self.hint_of(t));
         let idents = pat_idents(pat);
         if matches!(pat, Pat::Tuple(_) | Pat::Struct(_)) {
             // Bound in order; on a pattern it cannot follow, what was bound is rebound

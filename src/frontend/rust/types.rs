@@ -110,6 +110,16 @@ fn elem_name(t: &Type) -> Option<String> {
     }
 }
 
+/// The element type of `Vec<T>`, `[T]`, `[T; N]`, behind references.
+pub(super) fn elem_type(t: &Type) -> Option<String> {
+    match t {
+        Type::Reference(r) => elem_type(&r.elem),
+        Type::Group(g) => elem_type(&g.elem),
+        Type::Paren(p) => elem_type(&p.elem),
+        _ => elem_name(t),
+    }
+}
+
 fn is_host_elem(name: &str) -> bool {
     !HANDLE_TYPES.contains(&name)
 }
