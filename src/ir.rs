@@ -431,6 +431,16 @@ pub enum Stmt {
         handle: Place,
         span: Span,
     },
+    /// A closure's body run where it is called: a `return` in it leaves the closure, whose
+    /// value (`value` at its end, or what a `return` gives) goes to `dst`. A closure bound
+    /// to a local and called by its `name` is a call frame, as a helper's call is.
+    Closure {
+        name: Option<String>,
+        body: Vec<Stmt>,
+        value: Value,
+        dst: Place,
+        span: Span,
+    },
     /// `handle.join()`: the thread's host work happened before; its value goes to `dst`.
     /// An unknown handle joins every thread spawned so far.
     Join {
@@ -802,6 +812,20 @@ fn write_stmt(f: &mut fmt::Formatter<'_>, func: &Function, s: &Stmt, depth: usiz
             ..
         } => {
             writeln!(f, "{pad}{} = spawn", func.place_name(handle))?;
+            write_block(f, func, body, depth + 1)?;
+            writeln!(f, "{pad}end returns {}", Show(func, value))
+        }
+        Stmt::Closure {
+            name,
+            body,
+            value,
+            dst,
+            ..
+        } => {
+            match name {
+                Some(n) => writeln!(f, "{pad}{} = closure {n}", func.place_name(dst))?,
+                None => writeln!(f, "{pad}{} = closure", func.place_name(dst))?,
+            }
             write_block(f, func, body, depth + 1)?;
             writeln!(f, "{pad}end returns {}", Show(func, value))
         }

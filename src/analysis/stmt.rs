@@ -285,6 +285,16 @@ impl<'f> Analyzer<'f> {
                 st.env.insert(handle.clone(), AVal::Thread(t));
                 return Some(st);
             }
+            Stmt::Closure {
+                name,
+                body,
+                value,
+                dst,
+                span,
+            } => {
+                self.cur_span = *span;
+                return self.closure(st, name.as_deref(), body, value, dst);
+            }
             Stmt::Join { handle, dst } => {
                 let joined: Vec<usize> = match self.eval(&mut st, handle, None, "thread") {
                     AVal::Thread(t) => vec![t],

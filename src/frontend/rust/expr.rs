@@ -330,7 +330,16 @@ impl Lowerer<'_, '_> {
                     Some(x) => self.expr(x),
                     None => Value::Unknown,
                 };
-                self.out.push(Stmt::Return { value });
+                // A closure's `return Err(..)`: its caller's `?` takes it on, and the
+                // analysis follows the path where calls succeed, as it does for `?`.
+                let error = r.expr.as_deref().is_some_and(|x| {
+                    matches!(strip(x), Expr::Call(c) if path_segments(&c.func).is_some_and(|s| s == ["Err"]))
+                });
+                if error && self.closure_calls > 0 {
+                    self.out.push(Stmt::Branch(Vec::new()));
+                } else {
+                    self.out.push(Stmt::Return { value });
+                }
                 Value::Unknown
             }
             Expr::Closure(c) => {
@@ -412,7 +421,7 @@ impl Lowerer<'_, '_> {
                     match closure_of(x) {
                         Some(c) => {
                             let args = vec![Value::Unknown; c.inputs.len()];
-                            if self.inline_closure(c, None, args).is_none() {
+                            if self.inline_closure(c, None, args, None).is_none() {
                                 self.closure_escapes(x);
                             }
                         }
