@@ -441,6 +441,12 @@ pub enum Stmt {
         dst: Place,
         span: Span,
     },
+    /// The path goes on only where `value` is an `Option`'s `Some` (`some`) or its `None`:
+    /// a `match` arm or `if let` of that pattern.
+    Assume {
+        value: Value,
+        some: bool,
+    },
     /// `handle.join()`: the thread's host work happened before; its value goes to `dst`.
     /// An unknown handle joins every thread spawned so far.
     Join {
@@ -829,6 +835,12 @@ fn write_stmt(f: &mut fmt::Formatter<'_>, func: &Function, s: &Stmt, depth: usiz
             write_block(f, func, body, depth + 1)?;
             writeln!(f, "{pad}end returns {}", Show(func, value))
         }
+        Stmt::Assume { value, some } => writeln!(
+            f,
+            "{pad}assume {} is {}",
+            Show(func, value),
+            if *some { "Some" } else { "None" }
+        ),
         Stmt::Join { handle, dst } => writeln!(
             f,
             "{pad}{} = join {}",

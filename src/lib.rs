@@ -403,6 +403,7 @@ fn wanted_names(files: &[&Lowered]) -> BTreeSet<String> {
                 | ir::Stmt::Spawn { body: b, .. }
                 | ir::Stmt::Closure { body: b, .. } => uses_api |= walk(b, calls),
                 ir::Stmt::Assign { .. }
+                | ir::Stmt::Assume { .. }
                 | ir::Stmt::Join { .. }
                 | ir::Stmt::Push { .. }
                 | ir::Stmt::Forget { .. }

@@ -228,6 +228,10 @@ fn shift_stmt(s: &Stmt, by: usize) -> Stmt {
             dst: pl(dst),
             span: *span,
         },
+        Stmt::Assume { value, some } => Stmt::Assume {
+            value: v(value),
+            some: *some,
+        },
         Stmt::Join { handle, dst } => Stmt::Join {
             handle: v(handle),
             dst: pl(dst),

@@ -271,6 +271,11 @@ struct Analyzer<'f> {
     params: HashSet<Var>,
     /// Per call frame: its caller's frame, the call and the callee.
     frame_sites: HashMap<usize, (usize, Span, String)>,
+    /// Variables bound to the member of an outside list that a loop of unknown count is at,
+    /// with how the member is shown (`queues[i]`): each pass is at a member of its own.
+    walk_vars: HashMap<Var, (String, usize)>,
+    /// Members of walks made so far: which member each one is, is not known.
+    walk_objs: HashSet<ObjId>,
 }
 
 /// Analyzes one function. Calls of functions in `index` (the crate) are followed: the
@@ -306,6 +311,8 @@ pub fn analyze<'f>(func: &Function, index: &'f Index<'f>, kernels: &mut Kernels)
         callee_params: HashSet::new(),
         params: func.params.iter().copied().collect(),
         frame_sites: HashMap::new(),
+        walk_vars: HashMap::new(),
+        walk_objs: HashSet::new(),
     };
     let mut st = State::default();
     for &p in &func.params {

@@ -268,6 +268,7 @@ impl Lowerer<'_, '_> {
                 for arm in &m.arms {
                     let saved = std::mem::take(&mut self.out);
                     self.scopes.push(HashMap::new());
+                    self.assume_option(&arm.pat, &scrutinee);
                     let whole = self.let_pattern_unknown(&arm.pat, &scrutinee);
                     if let Some((_, g)) = &arm.guard {
                         self.expr(g);
@@ -357,6 +358,7 @@ impl Lowerer<'_, '_> {
             Expr::Call(c) => self.call(c),
             Expr::Let(l) => {
                 let v = self.expr(&l.expr);
+                self.assume_option(&l.pat, &v);
                 let span = self.span(l.span());
                 self.let_pattern(&l.pat, v, span);
                 Value::Scalar

@@ -266,6 +266,24 @@ impl Lowerer<'_, '_> {
     }
 
     /// Binds a `match` arm's pattern; returns the variable bound to the whole scrutinee.
+    /// A pattern `Some(..)` or `None` matched against `value`: the path goes on where the
+    /// value is that.
+    pub(super) fn assume_option(&mut self, pat: &Pat, value: &Value) {
+        let last = |p: &syn::Path| p.segments.last().map(|s| s.ident.to_string());
+        let some = match strip_pat_type(pat) {
+            Pat::TupleStruct(t) if last(&t.path).as_deref() == Some("Some") => true,
+            Pat::Ident(i) if i.ident == "None" && i.subpat.is_none() => false,
+            Pat::Path(p) if last(&p.path).as_deref() == Some("None") => false,
+            _ => return,
+        };
+        if matches!(value, Value::Place(_)) {
+            self.out.push(Stmt::Assume {
+                value: value.clone(),
+                some,
+            });
+        }
+    }
+
     pub(super) fn let_pattern_unknown(&mut self, pat: &Pat, scrutinee: &Value) -> Option<Place> {
         let span = self.span(spans::pat(pat));
         let mut whole_var = None;
