@@ -9,6 +9,7 @@ use syn::spanned::Spanned;
 use syn::{Expr, Type};
 
 use super::each::EachBody;
+use super::stmt::option_pattern;
 use super::syntax::{closure_of, expr_idents, is_assign_op, path_segments, strip, token_idents};
 use super::{spans, Lowerer};
 use crate::frontend::{list_or_host, Const};
@@ -238,6 +239,21 @@ impl Lowerer<'_, '_> {
             Expr::Unsafe(u) => self.block_inline(&u.block),
             Expr::Const(c) => self.block_inline(&c.block),
             Expr::If(i) => {
+                // `if let Some(x) = v { .. } else { .. }`: the else arm is where `v` is `None`.
+                let otherwise = match &*i.cond {
+                    Expr::Let(l) => match (option_pattern(&l.pat), strip(&l.expr)) {
+                        (Some(some), Expr::Path(p)) => p
+                            .path
+                            .get_ident()
+                            .and_then(|x| self.lookup(&x.to_string()))
+                            .map(|v| Stmt::Assume {
+                                value: Value::Place(Place::var(v)),
+                                some: !some,
+                            }),
+                        _ => None,
+                    },
+                    _ => None,
+                };
                 self.scopes.push(HashMap::new());
                 let saved = std::mem::take(&mut self.out);
                 self.cond(&i.cond);
@@ -247,12 +263,13 @@ impl Lowerer<'_, '_> {
                 let (else_arm, else_value) = match &i.else_branch {
                     Some((_, e)) => {
                         let saved = std::mem::take(&mut self.out);
+                        self.out.extend(otherwise);
                         self.scopes.push(HashMap::new());
                         let v = self.expr(e);
                         self.scopes.pop();
                         (std::mem::replace(&mut self.out, saved), v)
                     }
-                    None => (Vec::new(), Value::Unknown),
+                    None => (otherwise.into_iter().collect(), Value::Unknown),
                 };
                 // The condition is evaluated before either arm; a `let` in it binds in the
                 // then-arm only, so the condition is lowered inside that arm.

@@ -269,14 +269,7 @@ impl Lowerer<'_, '_> {
     /// A pattern `Some(..)` or `None` matched against `value`: the path goes on where the
     /// value is that.
     pub(super) fn assume_option(&mut self, pat: &Pat, value: &Value) {
-        let last = |p: &syn::Path| p.segments.last().map(|s| s.ident.to_string());
-        let some = match strip_pat_type(pat) {
-            Pat::TupleStruct(t) if last(&t.path).as_deref() == Some("Some") => true,
-            Pat::Ident(i) if i.ident == "None" && i.subpat.is_none() => false,
-            Pat::Path(p) if last(&p.path).as_deref() == Some("None") => false,
-            _ => return,
-        };
-        if matches!(value, Value::Place(_)) {
+        if let (Some(some), Value::Place(_)) = (option_pattern(pat), value) {
             self.out.push(Stmt::Assume {
                 value: value.clone(),
                 some,
@@ -304,5 +297,16 @@ impl Lowerer<'_, '_> {
             });
         }
         whole_var
+    }
+}
+
+/// Whether a pattern is `Some(..)` (true) or `None` (false).
+pub(super) fn option_pattern(pat: &Pat) -> Option<bool> {
+    let last = |p: &syn::Path| p.segments.last().map(|s| s.ident.to_string());
+    match strip_pat_type(pat) {
+        Pat::TupleStruct(t) if last(&t.path).as_deref() == Some("Some") => Some(true),
+        Pat::Ident(i) if i.ident == "None" && i.subpat.is_none() => Some(false),
+        Pat::Path(p) if last(&p.path).as_deref() == Some("None") => Some(false),
+        _ => None,
     }
 }
