@@ -347,9 +347,10 @@ fn calls_in(body: &[Stmt], out: &mut Vec<String>) {
         match s {
             Stmt::Call { callee, .. } => out.push(callee.clone()),
             Stmt::Branch(arms) => arms.iter().for_each(|a| calls_in(a, out)),
-            Stmt::Loop(b) | Stmt::ForEach { body: b, .. } | Stmt::Spawn { body: b, .. } => {
-                calls_in(b, out)
-            }
+            Stmt::Loop(b)
+            | Stmt::ForEach { body: b, .. }
+            | Stmt::Spawn { body: b, .. }
+            | Stmt::Closure { body: b, .. } => calls_in(b, out),
             _ => {}
         }
     }

@@ -447,6 +447,22 @@ pub enum Stmt {
         handle: Place,
         span: Span,
     },
+    /// A closure's body run where it is called: a `return` in it leaves the closure, whose
+    /// value (`value` at its end, or what a `return` gives) goes to `dst`. A closure bound
+    /// to a local and called by its `name` is a call frame, as a helper's call is.
+    Closure {
+        name: Option<String>,
+        body: Vec<Stmt>,
+        value: Value,
+        dst: Place,
+        span: Span,
+    },
+    /// The path goes on only where `value` is an `Option`'s `Some` (`some`) or its `None`:
+    /// a `match` arm or `if let` of that pattern.
+    Assume {
+        value: Value,
+        some: bool,
+    },
     /// `handle.join()`: the thread's host work happened before; its value goes to `dst`.
     /// An unknown handle joins every thread spawned so far.
     Join {
@@ -824,6 +840,26 @@ fn write_stmt(f: &mut fmt::Formatter<'_>, func: &Function, s: &Stmt, depth: usiz
             write_block(f, func, body, depth + 1)?;
             writeln!(f, "{pad}end returns {}", Show(func, value))
         }
+        Stmt::Closure {
+            name,
+            body,
+            value,
+            dst,
+            ..
+        } => {
+            match name {
+                Some(n) => writeln!(f, "{pad}{} = closure {n}", func.place_name(dst))?,
+                None => writeln!(f, "{pad}{} = closure", func.place_name(dst))?,
+            }
+            write_block(f, func, body, depth + 1)?;
+            writeln!(f, "{pad}end returns {}", Show(func, value))
+        }
+        Stmt::Assume { value, some } => writeln!(
+            f,
+            "{pad}assume {} is {}",
+            Show(func, value),
+            if *some { "Some" } else { "None" }
+        ),
         Stmt::Join { handle, dst } => writeln!(
             f,
             "{pad}{} = join {}",

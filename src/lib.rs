@@ -400,8 +400,10 @@ fn wanted_names(files: &[&Lowered]) -> BTreeSet<String> {
                 }
                 ir::Stmt::Loop(b)
                 | ir::Stmt::ForEach { body: b, .. }
-                | ir::Stmt::Spawn { body: b, .. } => uses_api |= walk(b, calls),
+                | ir::Stmt::Spawn { body: b, .. }
+                | ir::Stmt::Closure { body: b, .. } => uses_api |= walk(b, calls),
                 ir::Stmt::Assign { .. }
+                | ir::Stmt::Assume { .. }
                 | ir::Stmt::Join { .. }
                 | ir::Stmt::Push { .. }
                 | ir::Stmt::Forget { .. }

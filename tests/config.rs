@@ -232,6 +232,68 @@ fn a_baseline_hides_old_findings_across_unrelated_edits() {
     );
 }
 
+/// A finding whose command sits in a closure and whose cause is the closure's call: the
+/// call line is where a suppression goes and what a baseline remembers; the closure's own
+/// line suppresses nothing.
+#[test]
+fn suppressions_and_baselines_follow_the_call_line_of_a_closure() {
+    let dir = package("");
+    let host = dir.path().join("src/host.rs");
+    let text = fs::read_to_string("fixtures/host-shapes/closure_calls.rs").unwrap();
+    let call = "    let b = launch(q1)?; //~ CLM003";
+    let command = "        unsafe { ExecuteKernel::new(scale).set_arg(&field).set_global_work_size(N).enqueue_nd_range(q) }\n    };\n    let a";
+    assert!(text.contains(call) && text.contains(command));
+    let check = |text: &str| {
+        fs::write(&host, text).unwrap();
+        out(&run_in(dir.path(), &["--format", "short", "."]))
+    };
+    let on_call = text.replacen(
+        call,
+        "    // clmigrate-lint: allow(CLM003) -- the launches write disjoint halves\n    let b = launch(q1)?;",
+        1,
+    );
+    let s = check(&on_call);
+    assert_eq!(codes(&s), ["CLM003"; 3], "{s}");
+    assert!(!s.contains(":32:") && s.contains("(1 suppressed)"), "{s}");
+    let in_closure = text.replacen(
+        command,
+        &command.replacen(
+            "        unsafe",
+            "        // clmigrate-lint: allow(CLM003) -- reviewed\n        unsafe",
+            1,
+        ),
+        1,
+    );
+    let s = check(&in_closure);
+    assert!(s.contains(":32:") && s.contains("CLM900"), "{s}");
+
+    fs::write(&host, &text).unwrap();
+    let o = run_in(dir.path(), &["--write-baseline", "baseline.json", "."]);
+    assert!(err(&o).contains("recorded 4 findings"), "{}", err(&o));
+    // Lines above and a changed command in the closure leave the call's finding, which the
+    // baseline knows by the call, in the baseline.
+    let edited = text
+        .replacen(
+            "const N: usize = 4096;",
+            "// blocks of 4096\nconst N: usize = 4096;",
+            1,
+        )
+        .replacen(
+            ".set_global_work_size(N).enqueue_nd_range(q) }\n    };\n    let a",
+            ".set_global_work_size(N / 2 * 2).enqueue_nd_range(q) }\n    };\n    let a",
+            1,
+        );
+    assert_ne!(edited, text);
+    fs::write(&host, &edited).unwrap();
+    let o = run_in(
+        dir.path(),
+        &["--baseline", "baseline.json", "--format", "short", "."],
+    );
+    let s = out(&o);
+    assert_eq!(codes(&s), Vec::<String>::new(), "{s}");
+    assert!(s.contains("(4 in the baseline)"), "{s}");
+}
+
 /// The ```toml blocks of the README's "Configuration" section (others configure editors).
 fn readme_toml_blocks() -> Vec<String> {
     let readme = fs::read_to_string("README.md").unwrap();

@@ -222,6 +222,30 @@ fn sarif_flow_of_a_finding_on_the_callers_line() {
     );
 }
 
+/// A finding on the line of a closure's call: the code flow goes from the first call's
+/// launch to the call, then into the closure.
+#[test]
+fn sarif_flow_of_a_finding_on_a_closures_call_line() {
+    let out = run(&["--format", "sarif", "fixtures/host-shapes/closure_calls.rs"]);
+    let log: Value = serde_json::from_slice(&out.stdout).unwrap();
+    valid(&sarif_validator(), &log);
+    let results = log["runs"][0]["results"].as_array().unwrap();
+    let r = results
+        .iter()
+        .find(|r| r["locations"][0]["physicalLocation"]["region"]["startLine"] == 31)
+        .expect("the finding on `launch(q1)?`");
+    let flow = r["codeFlows"][0]["threadFlows"][0]["locations"]
+        .as_array()
+        .unwrap();
+    let line = |l: &Value| l["location"]["physicalLocation"]["region"]["startLine"].clone();
+    let lines: Vec<Value> = flow.iter().map(line).collect();
+    assert_eq!(lines, [28, 31, 28].map(Value::from), "{r}");
+    assert_eq!(
+        flow[2]["location"]["message"]["text"],
+        "written here on `q1`, in `launch`"
+    );
+}
+
 #[test]
 fn sarif_of_problems_and_of_every_fixture_is_valid() {
     let v = sarif_validator();

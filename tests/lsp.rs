@@ -393,6 +393,7 @@ fn a_real_client_over_stdio() {
         .arg(env!("CARGO_BIN_EXE_cargo-clmigrate-lint"))
         .arg("fixtures/seed")
         .arg("tests/editor/crate")
+        .arg("fixtures/host-shapes/closure_calls.rs")
         .output()
         .expect("the client runs");
     let transcript = String::from_utf8_lossy(&out.stdout);

@@ -26,9 +26,10 @@ pub(super) fn stmt_count(body: &[Stmt]) -> usize {
     body.iter()
         .map(|s| match s {
             Stmt::Branch(arms) => 1 + arms.iter().map(|a| stmt_count(a)).sum::<usize>(),
-            Stmt::Loop(b) | Stmt::ForEach { body: b, .. } | Stmt::Spawn { body: b, .. } => {
-                1 + stmt_count(b)
-            }
+            Stmt::Loop(b)
+            | Stmt::ForEach { body: b, .. }
+            | Stmt::Spawn { body: b, .. }
+            | Stmt::Closure { body: b, .. } => 1 + stmt_count(b),
             _ => 1,
         })
         .sum()
@@ -220,6 +221,23 @@ fn shift_stmt(s: &Stmt, by: usize) -> Stmt {
             handle: pl(handle),
             span: *span,
         },
+        Stmt::Closure {
+            name,
+            body,
+            value,
+            dst,
+            span,
+        } => Stmt::Closure {
+            name: name.clone(),
+            body: shift_block(body, by),
+            value: v(value),
+            dst: pl(dst),
+            span: *span,
+        },
+        Stmt::Assume { value, some } => Stmt::Assume {
+            value: v(value),
+            some: *some,
+        },
         Stmt::Join { handle, dst } => Stmt::Join {
             handle: v(handle),
             dst: pl(dst),
@@ -393,6 +411,51 @@ impl<'f> Analyzer<'f> {
             .map(|(_, v)| v.clone())
             .reduce(|a, b| join_val(&a, &b))?;
         let mut st = join_all(outs.into_iter().map(|(s, _)| s).collect())?;
+        st.env.insert(dst.clone(), value);
+        Some(st)
+    }
+
+    /// A closure's body run where it is called: its `return`s end it, not the function
+    /// around it. A named closure's call is a frame of its own, so a finding whose cause is
+    /// the call (what it passes, what ran before it) is shown on the call line.
+    pub(super) fn closure(
+        &mut self,
+        st: State,
+        name: Option<&str>,
+        body: &[Stmt],
+        value: &Value,
+        dst: &Place,
+    ) -> Option<State> {
+        let frame = match name {
+            Some(n) => {
+                self.frames += 1;
+                let parent = self.frame();
+                self.frame_sites
+                    .insert(self.frames, (parent, self.cur_span, n.to_string()));
+                self.frames
+            }
+            None => self.frame(),
+        };
+        self.inlined.push(InlineCx {
+            callee: format!("|{}|", name.unwrap_or_default()),
+            frame,
+            returns: Vec::new(),
+        });
+        let end = self.block(body, st);
+        let cx = self.inlined.pop()?;
+        let mut outs = cx.returns;
+        if let Some(mut end) = end {
+            let v = self.eval(&mut end, value, None, "%returned");
+            outs.push((end, v));
+        }
+        let values: Vec<AVal> = outs.iter().map(|(_, v)| v.clone()).collect();
+        let value = values.iter().cloned().reduce(|a, b| join_val(&a, &b))?;
+        let mut st = join_all(outs.into_iter().map(|(s, _)| s).collect())?;
+        // Exits that give different things (`Ok(None)` and `Ok(Some(event))`): which one
+        // the caller holds is not known, and what it does with it may wait for them.
+        if values.iter().any(|v| *v != value) {
+            self.forget_vals(&mut st, &values);
+        }
         st.env.insert(dst.clone(), value);
         Some(st)
     }

@@ -7,10 +7,18 @@ use super::*;
 
 impl<'f> Analyzer<'f> {
     pub(super) fn forget(&mut self, st: &mut State, values: &[Value]) {
+        let values: Vec<AVal> = values
+            .iter()
+            .map(|v| self.eval(st, v, None, "value"))
+            .collect();
+        self.forget_vals(st, &values);
+    }
+
+    /// Forgets what is known of the objects and events these values reach.
+    pub(super) fn forget_vals(&mut self, st: &mut State, values: &[AVal]) {
         let mut objs = Vec::new();
-        for v in values {
-            let a = self.eval(st, v, None, "value");
-            self.collect_forgotten(st, &a, &mut objs);
+        for a in values {
+            self.collect_forgotten(st, a, &mut objs);
         }
         st.escaped.extend(objs.iter().copied());
         let all: Vec<ObjId> = st.escaped.iter().copied().collect();

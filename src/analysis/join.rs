@@ -28,15 +28,38 @@ fn union_vec_map<K: Clone + Eq + std::hash::Hash, T: Clone + PartialEq>(
     r
 }
 
+/// Whether every item is an object and no two are the same one.
+fn distinct_objects(items: &[AVal]) -> bool {
+    items
+        .iter()
+        .enumerate()
+        .all(|(i, x)| matches!(x, AVal::Obj(_)) && !items[..i].contains(x))
+}
+
 pub(super) fn join_val(a: &AVal, b: &AVal) -> AVal {
     match (a, b) {
         _ if a == b => a.clone(),
+        // A list that a loop of unknown count pushes objects of their own into: how many is
+        // not known, but its members are objects of their own, as an outside list's are.
+        (AVal::List(x), AVal::List(y))
+            if (x.starts_with(y) && distinct_objects(x))
+                || (y.starts_with(x) && distinct_objects(y)) =>
+        {
+            AVal::External
+        }
+        (AVal::External, AVal::List(x)) | (AVal::List(x), AVal::External)
+            if distinct_objects(x) =>
+        {
+            AVal::External
+        }
         (AVal::Events(x), AVal::Events(y)) => AVal::Events(x.union(y).copied().collect()),
         // A null pointer or a pointer to an empty list: no objects either way (a wait list
         // `if waits.is_empty() { ptr::null() } else { waits.as_ptr() }`).
         (AVal::Null, AVal::List(x)) | (AVal::List(x), AVal::Null) if x.is_empty() => {
             AVal::List(Vec::new())
         }
+        // `None` on one path, `Some(event)` on another: the events where there are any.
+        (AVal::Null, AVal::Events(x)) | (AVal::Events(x), AVal::Null) => AVal::Events(x.clone()),
         _ => AVal::Unknown,
     }
 }

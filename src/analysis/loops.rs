@@ -30,6 +30,35 @@ pub(super) struct LoopCx {
 impl<'f> Analyzer<'f> {
     /// A loop over lists or a range: once per member when every list is known and short,
     /// else as a loop whose bindings are "some member".
+    /// The member a walk variable is at in a new pass: an outside value (made an object of
+    /// the role it plays where it is used), named by the pass (`queues[i]`, `queues[i + 1]`).
+    pub(super) fn walk_member(&mut self, var: Var, hint: TypeHint) -> Option<AVal> {
+        self.walk_vars.contains_key(&var).then(|| match hint {
+            TypeHint::Unknown => AVal::External,
+            _ => {
+                let name = self.walk_name(var);
+                let v = self.hinted(hint, &name);
+                if let AVal::Obj(o) = v {
+                    self.walk_objs.insert(o);
+                }
+                v
+            }
+        })
+    }
+
+    /// How the member of this pass is shown: `queues[i]`, then `queues[i + 1]`.
+    pub(super) fn walk_name(&mut self, var: Var) -> String {
+        let Some((prefix, n)) = self.walk_vars.get_mut(&var) else {
+            return self.vars[var].name.clone();
+        };
+        let name = match *n {
+            0 => format!("{prefix}]"),
+            k => format!("{prefix} + {k}]"),
+        };
+        *n += 1;
+        name
+    }
+
     pub(super) fn for_each(
         &mut self,
         mut st: State,
@@ -39,6 +68,16 @@ impl<'f> Analyzer<'f> {
         tail: &Value,
         dst: Option<&Place>,
     ) -> Option<State> {
+        // Lists from outside, of unknown length: a loop walks their members.
+        let outside: Vec<bool> = sources
+            .iter()
+            .map(|src| match src {
+                EachSource::Members(v @ Value::Place(_)) => {
+                    self.eval(&mut st, v, None, "list") == AVal::External
+                }
+                _ => false,
+            })
+            .collect();
         let mut members: Vec<Vec<AVal>> = Vec::new();
         for src in sources {
             let items = match src {
@@ -70,26 +109,26 @@ impl<'f> Analyzer<'f> {
             || self.unroll_depth >= MAX_UNROLL_DEPTH
             || self.unrolled + cost > MAX_UNROLLED_STMTS
         {
-            // Some member: a place `list[_]` never proves two members equal. A variable
-            // bound to a member of a list from outside stands for `list[_]`: what is stored
-            // or forgotten through it is so in the list.
-            let mut aliased = Vec::new();
+            // A member of a list from outside: each pass is at another member, which no
+            // constant index names (`Assign` makes it anew per pass). Else some member: a
+            // place `list[_]` never proves two members equal.
+            let count = binds
+                .iter()
+                .find_map(|(p, part)| (*part == EachPart::Count).then(|| self.place_name(p)));
             for (p, part) in binds {
                 if let (EachPart::Member(s), true) = (part, p.proj.is_empty()) {
-                    if let Some(EachSource::Members(Value::Place(l))) = sources.get(*s) {
-                        let l = self.canonical(&self.concrete(&st, l));
-                        if st.env.get(&l) == Some(&AVal::External) {
-                            let mut any = l.clone();
-                            any.proj.push(Proj::AnyIndex);
-                            self.ext_alias.insert(p.var, any);
-                            aliased.push(p.var);
-                        }
+                    if let (Some(EachSource::Members(Value::Place(l))), Some(true)) =
+                        (sources.get(*s), outside.get(*s))
+                    {
+                        let list = self.place_name(l);
+                        let index = count.clone().unwrap_or_else(|| "k".to_string());
+                        let n = self.walk_vars.get(&p.var).map_or(0, |w| w.1);
+                        self.walk_vars.insert(p.var, (format!("{list}[{index}"), n));
                     }
                 }
             }
             let mut looped: Vec<Stmt> = binds
                 .iter()
-                .filter(|(p, _)| !(p.proj.is_empty() && aliased.contains(&p.var)))
                 .map(|(p, part)| Stmt::Assign {
                     dst: p.clone(),
                     value: match (
@@ -115,11 +154,7 @@ impl<'f> Analyzer<'f> {
                 })
                 .collect();
             looped.extend(body.iter().cloned());
-            let out = self.stmt(&Stmt::Loop(looped), st);
-            for v in aliased {
-                self.ext_alias.remove(&v);
-            }
-            let mut out = out?;
+            let mut out = self.stmt(&Stmt::Loop(looped), st)?;
             if let Some(d) = dst {
                 // Collected from an object made anew in each pass (`devices.iter().map(|d|
                 // CommandQueue::create(..)).collect()`): how many is not known, but each

@@ -28,6 +28,11 @@ impl<'f> Analyzer<'f> {
                 let name = self.place_name(dst);
                 let mut v = self.eval(&mut st, value, None, &name);
                 let hint = self.vars[dst.var].hint;
+                if dst.proj.is_empty() && v == AVal::Unknown {
+                    if let Some(m) = self.walk_member(dst.var, hint) {
+                        v = m;
+                    }
+                }
                 if dst.proj.is_empty()
                     && matches!(v, AVal::Unknown | AVal::External)
                     && hint != TypeHint::Unknown
@@ -184,12 +189,13 @@ impl<'f> Analyzer<'f> {
             }
             Stmt::Finish { queue, .. } => {
                 match self.eval(&mut st, queue, Some(RoleHint::Queue), "queue") {
-                    AVal::Obj(q) => {
+                    // Which member a walk is at is not known: any queue's commands.
+                    AVal::Obj(q) if !self.walk_objs.contains(&q) => {
                         if matches!(self.objs[q].kind, ObjKind::Queue { .. }) {
                             self.complete_queue(&mut st, q);
                         }
                     }
-                    AVal::Unknown | AVal::External => {
+                    AVal::Obj(_) | AVal::Unknown | AVal::External => {
                         let all = st.trace.clone();
                         st.completed.union_with(&all);
                     }
@@ -305,6 +311,29 @@ impl<'f> Analyzer<'f> {
                 self.overwrite(&mut st, handle);
                 st.env.insert(handle.clone(), AVal::Thread(t));
                 return Some(st);
+            }
+            Stmt::Closure {
+                name,
+                body,
+                value,
+                dst,
+                span,
+            } => {
+                self.cur_span = *span;
+                return self.closure(st, name.as_deref(), body, value, dst);
+            }
+            Stmt::Assume { value, some } => {
+                // `None` where the value is an event or an object, `Some` where it is none:
+                // this path is not taken.
+                let none = match self.eval(&mut st, value, None, "option") {
+                    AVal::Null => Some(true),
+                    AVal::Events(e) if !e.is_empty() => Some(false),
+                    AVal::Obj(_) => Some(false),
+                    _ => None,
+                };
+                if none == Some(*some) {
+                    return None;
+                }
             }
             Stmt::Join { handle, dst } => {
                 let joined: Vec<usize> = match self.eval(&mut st, handle, None, "thread") {

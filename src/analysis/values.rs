@@ -199,7 +199,15 @@ impl<'f> Analyzer<'f> {
         if let Some(v) = st.env.get(p) {
             if *v == AVal::External {
                 if let Some(r) = role.filter(|_| p.is_definite()) {
-                    let v = self.materialize(r, self.place_name(p));
+                    let walk = p.proj.is_empty() && self.walk_vars.contains_key(&p.var);
+                    let name = match walk {
+                        true => self.walk_name(p.var),
+                        false => self.place_name(p),
+                    };
+                    let v = self.materialize(r, name);
+                    if let (true, AVal::Obj(o)) = (walk, &v) {
+                        self.walk_objs.insert(*o);
+                    }
                     st.env.insert(p.clone(), v.clone());
                     return v;
                 }
@@ -220,7 +228,9 @@ impl<'f> Analyzer<'f> {
             if matches!(v, AVal::List(_) | AVal::Struct(_)) {
                 return project(v, &p.proj[root.proj.len()..]);
             }
-            if *v != AVal::External || !p.is_definite() {
+            // A part of a walk's member (`h.queue`): members' parts may be one object.
+            let walk_part = root.proj.is_empty() && self.walk_vars.contains_key(&root.var);
+            if *v != AVal::External || !p.is_definite() || walk_part {
                 return AVal::Unknown;
             }
             // A field of the variable, or of a member of a list of structs.

@@ -1,13 +1,15 @@
 """Drives `cargo-clmigrate-lint lsp` with pygls' language client, as an editor would.
 
-Usage: python lsp_client.py BINARY FIXTURES_SEED_DIR CRATE_DIR
+Usage: python lsp_client.py BINARY FIXTURES_SEED_DIR CRATE_DIR CALLER_LINE_FILE
 
 Opens the seed program, checks the published diagnostics against the `//~` markers and the
 command line's JSON output, takes both CLM002 quick fixes (the second also removes the import
 it leaves unused, as `--fix` does), edits the document to the fixed version, saves, closes.
 Then, on a copy of the two-file crate CRATE_DIR, opens the file whose bug is only seen with
 the crate's other file, edits that other file without saving, closes it, and changes it on the
-disk. Prints a transcript of what the server sent (positions as the protocol counts them:
+disk. Then opens CALLER_LINE_FILE, whose bug sits in a closure called like a helper: the
+diagnostic is on the caller's line, with the closure's command as related information.
+Prints a transcript of what the server sent (positions as the protocol counts them:
 0-based lines, UTF-16 columns). Exits non-zero when a check fails.
 """
 
@@ -217,7 +219,29 @@ async def two_files(s, root):
     assert await s.diagnostics(lib_uri, None, "src/lib.rs closed") == []
 
 
-async def main(binary, seed, crate):
+async def caller_line(s, path):
+    """A finding whose command is in a closure and whose cause is the call: on the call line,
+    the closure's command related."""
+    c = s.client
+    uri = path.resolve().as_uri()
+    text = path.read_text()
+    open_doc(c, uri, text)
+    diags = await s.diagnostics(uri, 1, f"open {path.name}", full=True)
+    got = sorted((d.code, d.range.start.line, d.range.start.character) for d in diags)
+    assert got == cli_findings(s.binary, path), (got, cli_findings(s.binary, path))
+    lines = text.split("\n")
+    assert sorted(d.range.start.line for d in diags) == [
+        n for n, line in enumerate(lines) if "//~" in line
+    ], diags
+    call = next(d for d in diags if span_text(text, d.range) == "launch(q1)")
+    related = call.related_information
+    inside = [r for r in related if r.message.endswith("in `launch`")]
+    assert len(inside) == 1 and span_text(text, inside[0].location.range).startswith("ExecuteKernel::new(scale)"), related
+    c.text_document_did_close(t.DidCloseTextDocumentParams(text_document=t.TextDocumentIdentifier(uri=uri)))
+    assert await s.diagnostics(uri, None, f"{path.name} closed") == []
+
+
+async def main(binary, seed, crate, caller):
     buggy_path, fixed_path = seed / "buggy.rs", seed / "fixed.rs"
     buggy, fixed = buggy_path.read_text(), fixed_path.read_text()
     uri = buggy_path.resolve().as_uri()
@@ -317,6 +341,7 @@ async def main(binary, seed, crate):
         root = Path(tmp) / "two_files"
         shutil.copytree(crate, root)
         await two_files(s, root)
+    await caller_line(s, caller)
 
     try:
         await asyncio.wait_for(c.protocol.send_request_async("clmigrate/noSuchRequest", None), TIMEOUT)
@@ -332,4 +357,4 @@ async def main(binary, seed, crate):
 
 
 if __name__ == "__main__":
-    asyncio.run(main(sys.argv[1], Path(sys.argv[2]), Path(sys.argv[3])))
+    asyncio.run(main(sys.argv[1], Path(sys.argv[2]), Path(sys.argv[3]), Path(sys.argv[4])))

@@ -5,7 +5,7 @@ use syn::{Expr, Type};
 
 use super::each::{EachBody, EACH_ADAPTERS};
 use super::index::qualify;
-use super::syntax::{closure_of, path_segments};
+use super::syntax::{closure_of, path_segments, strip, strip_pat_type};
 use super::{spans, Lowerer};
 use crate::frontend::bindings::Bindings;
 use crate::ir::*;
@@ -29,6 +29,22 @@ const READ_ONLY_METHODS: &[&str] = &[
     "to_vec",
     "get",
 ];
+
+/// A closure that drops its one argument and yields a constant (`|_| ()`).
+fn discards(c: &syn::ExprClosure) -> bool {
+    matches!(
+        c.inputs
+            .iter()
+            .map(strip_pat_type)
+            .collect::<Vec<_>>()
+            .as_slice(),
+        [syn::Pat::Wild(_)]
+    ) && match strip(&c.body) {
+        Expr::Tuple(t) => t.elems.is_empty(),
+        Expr::Lit(_) => true,
+        _ => false,
+    }
+}
 
 impl Lowerer<'_, '_> {
     pub(super) fn method_call(&mut self, mc: &syn::ExprMethodCall) -> Value {
@@ -57,6 +73,8 @@ impl Lowerer<'_, '_> {
                 }
             }
             ("join", []) => return self.join(recv),
+            // `.map(|_| ())` on a command's result: the event is dropped, nothing waits.
+            ("map", [arg]) if closure_of(arg).is_some_and(discards) => return Value::Unknown,
             ("or_else" | "unwrap_or_else", [arg]) => {
                 if let Some(c) = closure_of(arg).filter(|c| c.inputs.len() <= 1) {
                     return self.or_else(recv, c, arg);
@@ -168,13 +186,14 @@ impl Lowerer<'_, '_> {
             _ => None,
         };
         let closure = match (&bound, closure_of(&c.func)) {
-            (Some(b), _) => Some((&b.expr, Some(&b.captured))),
-            (None, Some(x)) => Some((x, None)),
+            (Some(b), _) => Some((&b.expr, Some(&b.captured), Some(b.name.clone()))),
+            (None, Some(x)) => Some((x, None, None)),
             _ => None,
         };
-        if let Some((x, captured)) = closure {
+        if let Some((x, captured, name)) = closure {
             let vals: Vec<Value> = args.iter().map(|a| self.expr(a)).collect();
-            if let Some(v) = self.inline_closure(x, captured, vals.clone()) {
+            let call = name.map(|n| (n, span));
+            if let Some(v) = self.inline_closure(x, captured, vals.clone(), call) {
                 return v;
             }
             let f = self.expr(&c.func);
@@ -207,6 +226,12 @@ impl Lowerer<'_, '_> {
             {
                 return self.expr(args[0]);
             }
+            // `Arc::clone(&buf)`: another pointer to the same object.
+            ("clone", 1)
+                if segs.len() >= 2 && matches!(segs[segs.len() - 2].as_str(), "Rc" | "Arc") =>
+            {
+                return self.expr(args[0]);
+            }
             ("new" | "with_capacity", _) if segs.len() >= 2 && segs[segs.len() - 2] == "Vec" => {
                 for a in &args {
                     self.expr(a);
@@ -226,7 +251,7 @@ impl Lowerer<'_, '_> {
                 match segs[segs.len() - 1].as_str() {
                     "spawn" => return self.spawn(x, arg, span),
                     "scope" => {
-                        if let Some(v) = self.inline_closure(x, None, vec![Value::Unknown]) {
+                        if let Some(v) = self.inline_closure(x, None, vec![Value::Unknown], None) {
                             // The scope joins every thread spawned in it.
                             self.join(Value::Unknown);
                             return v;

@@ -13,6 +13,8 @@ use crate::ir::*;
 /// A closure bound to a local.
 #[derive(Clone)]
 pub(super) struct Closure {
+    /// The local's name, which calls go by.
+    pub(super) name: String,
     pub(super) expr: syn::ExprClosure,
     /// The variables its body names, as they were where it was defined.
     pub(super) captured: HashMap<String, Var>,
@@ -47,6 +49,7 @@ impl Lowerer<'_, '_> {
         self.closures.insert(
             v,
             Closure {
+                name: pi.ident.to_string(),
                 expr: c.clone(),
                 captured,
             },
@@ -54,12 +57,12 @@ impl Lowerer<'_, '_> {
         true
     }
 
-    /// Whether a closure's body is lowered where it is called: not too deep, within the
-    /// function's budget, and without an early `return`.
+    /// Whether a closure's body is lowered where it is called: not too deep and within the
+    /// function's budget.
     pub(super) fn can_inline(&mut self, c: &syn::ExprClosure) -> bool {
         let span = self.span(spans::expr(&c.body));
         let cost = span.end.saturating_sub(span.start).max(1);
-        if self.inlining >= MAX_INLINE_DEPTH || cost > self.inline_budget || has_return(&c.body) {
+        if self.inlining >= MAX_INLINE_DEPTH || cost > self.inline_budget {
             return false;
         }
         self.inline_budget -= cost;
@@ -67,12 +70,15 @@ impl Lowerer<'_, '_> {
     }
 
     /// Lowers a closure's body here with its parameters bound to `args`, seeing the
-    /// variables it captured where it was defined; `None` when it is not followed.
+    /// variables it captured where it was defined; `None` when it is not followed. A closure
+    /// called by its local's `name` at `call` is a call of its own, and so is one whose body
+    /// has a `return` (which leaves the closure, not the function).
     pub(super) fn inline_closure(
         &mut self,
         c: &syn::ExprClosure,
         captured: Option<&HashMap<String, Var>>,
         args: Vec<Value>,
+        call: Option<(String, Span)>,
     ) -> Option<Value> {
         if !self.can_inline(c) {
             return None;
@@ -85,11 +91,35 @@ impl Lowerer<'_, '_> {
             self.let_pattern(input, v, span);
         }
         self.inlining += 1;
-        let v = self.expr(&c.body);
+        let v = if call.is_some() || has_return(&c.body) {
+            let (name, at) = call.map_or((None, span), |(n, at)| (Some(n), at));
+            self.closure_call(&c.body, name, at)
+        } else {
+            self.expr(&c.body)
+        };
         self.inlining -= 1;
         self.scopes.pop();
         self.scopes.pop();
         Some(v)
+    }
+
+    /// A closure's body as a [`Stmt::Closure`]: its value, or what a `return` gives, goes
+    /// to a temporary.
+    pub(super) fn closure_call(&mut self, body: &Expr, name: Option<String>, span: Span) -> Value {
+        let saved = std::mem::take(&mut self.out);
+        self.closure_calls += 1;
+        let value = self.expr(body);
+        self.closure_calls -= 1;
+        let body = std::mem::replace(&mut self.out, saved);
+        let t = self.new_temp(TypeHint::Unknown);
+        self.out.push(Stmt::Closure {
+            name,
+            body,
+            value,
+            dst: Place::var(t),
+            span,
+        });
+        Value::Place(Place::var(t))
     }
 
     /// What a closure that is not followed does: its captures are forgotten.
@@ -101,7 +131,7 @@ impl Lowerer<'_, '_> {
     /// A host thread running a closure.
     pub(super) fn spawn(&mut self, c: &syn::ExprClosure, e: &Expr, span: Span) -> Value {
         let saved = std::mem::take(&mut self.out);
-        let v = self.inline_closure(c, None, Vec::new());
+        let v = self.inline_closure(c, None, Vec::new(), None);
         let body = std::mem::replace(&mut self.out, saved);
         let Some(value) = v else {
             return self.closure_escapes(e);
@@ -130,7 +160,7 @@ impl Lowerer<'_, '_> {
     /// kind and properties are one new object whichever is made.
     pub(super) fn or_else(&mut self, recv: Value, c: &syn::ExprClosure, e: &Expr) -> Value {
         let saved = std::mem::take(&mut self.out);
-        let v = self.inline_closure(c, None, vec![Value::Unknown]);
+        let v = self.inline_closure(c, None, vec![Value::Unknown], None);
         let mut arm = std::mem::replace(&mut self.out, saved);
         let Some(v) = v else {
             self.forget(vec![recv], Span::default());

@@ -6,8 +6,8 @@ use std::collections::HashMap;
 use syn::visit::{self, Visit};
 use syn::{Expr, Pat};
 
-use super::syntax::{int_lit, is_assign_op, pat_idents, strip};
-use super::Lowerer;
+use super::syntax::{has_return, int_lit, is_assign_op, pat_idents, strip};
+use super::{spans, Lowerer};
 use crate::ir::*;
 
 /// The body of a loop: a `for` loop's block or an iterator adapter's closure body.
@@ -206,7 +206,13 @@ impl Lowerer<'_, '_> {
             }
             EachBody::Closure(e) => {
                 self.inlining += 1;
-                let v = self.expr(e);
+                // A `return` in the closure ends this item's pass.
+                let v = if has_return(e) {
+                    let span = self.span(spans::expr(e));
+                    self.closure_call(e, None, span)
+                } else {
+                    self.expr(e)
+                };
                 self.inlining -= 1;
                 v
             }

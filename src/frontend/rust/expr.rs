@@ -9,6 +9,7 @@ use syn::spanned::Spanned;
 use syn::{Expr, Type};
 
 use super::each::EachBody;
+use super::stmt::option_pattern;
 use super::syntax::{closure_of, expr_idents, is_assign_op, path_segments, strip, token_idents};
 use super::{spans, Lowerer};
 use crate::frontend::{list_or_host, Const};
@@ -238,6 +239,21 @@ impl Lowerer<'_, '_> {
             Expr::Unsafe(u) => self.block_inline(&u.block),
             Expr::Const(c) => self.block_inline(&c.block),
             Expr::If(i) => {
+                // `if let Some(x) = v { .. } else { .. }`: the else arm is where `v` is `None`.
+                let otherwise = match &*i.cond {
+                    Expr::Let(l) => match (option_pattern(&l.pat), strip(&l.expr)) {
+                        (Some(some), Expr::Path(p)) => p
+                            .path
+                            .get_ident()
+                            .and_then(|x| self.lookup(&x.to_string()))
+                            .map(|v| Stmt::Assume {
+                                value: Value::Place(Place::var(v)),
+                                some: !some,
+                            }),
+                        _ => None,
+                    },
+                    _ => None,
+                };
                 self.scopes.push(HashMap::new());
                 let saved = std::mem::take(&mut self.out);
                 self.cond(&i.cond);
@@ -247,12 +263,13 @@ impl Lowerer<'_, '_> {
                 let (else_arm, else_value) = match &i.else_branch {
                     Some((_, e)) => {
                         let saved = std::mem::take(&mut self.out);
+                        self.out.extend(otherwise);
                         self.scopes.push(HashMap::new());
                         let v = self.expr(e);
                         self.scopes.pop();
                         (std::mem::replace(&mut self.out, saved), v)
                     }
-                    None => (Vec::new(), Value::Unknown),
+                    None => (otherwise.into_iter().collect(), Value::Unknown),
                 };
                 // The condition is evaluated before either arm; a `let` in it binds in the
                 // then-arm only, so the condition is lowered inside that arm.
@@ -268,6 +285,7 @@ impl Lowerer<'_, '_> {
                 for arm in &m.arms {
                     let saved = std::mem::take(&mut self.out);
                     self.scopes.push(HashMap::new());
+                    self.assume_option(&arm.pat, &scrutinee);
                     let whole = self.let_pattern_unknown(&arm.pat, &scrutinee);
                     if let Some((_, g)) = &arm.guard {
                         self.expr(g);
@@ -330,7 +348,16 @@ impl Lowerer<'_, '_> {
                     Some(x) => self.expr(x),
                     None => Value::Unknown,
                 };
-                self.out.push(Stmt::Return { value });
+                // A closure's `return Err(..)`: its caller's `?` takes it on, and the
+                // analysis follows the path where calls succeed, as it does for `?`.
+                let error = r.expr.as_deref().is_some_and(|x| {
+                    matches!(strip(x), Expr::Call(c) if path_segments(&c.func).is_some_and(|s| s == ["Err"]))
+                });
+                if error && self.closure_calls > 0 {
+                    self.out.push(Stmt::Branch(Vec::new()));
+                } else {
+                    self.out.push(Stmt::Return { value });
+                }
                 Value::Unknown
             }
             Expr::Closure(c) => {
@@ -348,6 +375,7 @@ impl Lowerer<'_, '_> {
             Expr::Call(c) => self.call(c),
             Expr::Let(l) => {
                 let v = self.expr(&l.expr);
+                self.assume_option(&l.pat, &v);
                 let span = self.span(l.span());
                 self.let_pattern(&l.pat, v, span);
                 Value::Scalar
@@ -412,7 +440,7 @@ impl Lowerer<'_, '_> {
                     match closure_of(x) {
                         Some(c) => {
                             let args = vec![Value::Unknown; c.inputs.len()];
-                            if self.inline_closure(c, None, args).is_none() {
+                            if self.inline_closure(c, None, args, None).is_none() {
                                 self.closure_escapes(x);
                             }
                         }

@@ -148,6 +148,7 @@ impl FileCx<'_> {
             prefix: prefix.map(str::to_string),
             closures: HashMap::new(),
             inlining: 0,
+            closure_calls: 0,
             inline_budget: 0,
             mapped: std::collections::HashSet::new(),
             struct_of: HashMap::new(),
@@ -216,6 +217,8 @@ struct Lowerer<'c, 'a> {
     closures: HashMap<Var, Closure>,
     /// Closure bodies being lowered where they are called, innermost last.
     inlining: usize,
+    /// Closure bodies being lowered as a [`Stmt::Closure`], whose `return`s they end.
+    closure_calls: usize,
     /// Bytes of closure bodies that may still be lowered where they are called: each
     /// call lowers its closure's body again, so this keeps a function's lowering linear.
     inline_budget: usize,

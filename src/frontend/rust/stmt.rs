@@ -282,6 +282,17 @@ impl Lowerer<'_, '_> {
     }
 
     /// Binds a `match` arm's pattern; returns the variable bound to the whole scrutinee.
+    /// A pattern `Some(..)` or `None` matched against `value`: the path goes on where the
+    /// value is that.
+    pub(super) fn assume_option(&mut self, pat: &Pat, value: &Value) {
+        if let (Some(some), Value::Place(_)) = (option_pattern(pat), value) {
+            self.out.push(Stmt::Assume {
+                value: value.clone(),
+                some,
+            });
+        }
+    }
+
     pub(super) fn let_pattern_unknown(&mut self, pat: &Pat, scrutinee: &Value) -> Option<Place> {
         let span = self.span(spans::pat(pat));
         let mut whole_var = None;
@@ -302,5 +313,16 @@ impl Lowerer<'_, '_> {
             });
         }
         whole_var
+    }
+}
+
+/// Whether a pattern is `Some(..)` (true) or `None` (false).
+pub(super) fn option_pattern(pat: &Pat) -> Option<bool> {
+    let last = |p: &syn::Path| p.segments.last().map(|s| s.ident.to_string());
+    match strip_pat_type(pat) {
+        Pat::TupleStruct(t) if last(&t.path).as_deref() == Some("Some") => Some(true),
+        Pat::Ident(i) if i.ident == "None" && i.subpat.is_none() => Some(false),
+        Pat::Path(p) if last(&p.path).as_deref() == Some("None") => Some(false),
+        _ => None,
     }
 }
