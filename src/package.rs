@@ -112,7 +112,7 @@ impl Locator {
         };
         // A module file that its parent module does not declare is compiled by no one: no
         // manifest says its edition either.
-        let edition = self.declared(&abs, &module).then_some(m.edition);
+        let edition = self.declared(abs, &module).then_some(m.edition);
         Placement {
             krate: format!("{}#{krate}", d.display()),
             module,
