@@ -29,6 +29,9 @@ pub struct WalkProblem {
 pub struct Discovered {
     /// Sorted, without duplicates.
     pub files: Vec<PathBuf>,
+    /// The canonical path of each of `files` (symbolic links resolved), or the path itself
+    /// when it has none.
+    pub canonical: Vec<PathBuf>,
     pub problems: Vec<WalkProblem>,
     /// Paths given on the command line that do not exist.
     pub missing: Vec<PathBuf>,
@@ -64,19 +67,74 @@ pub fn discover(paths: &[PathBuf]) -> Discovered {
 /// extension, and whatever the ignore files say.
 pub fn discover_with(paths: &[PathBuf], options: &WalkOptions) -> Discovered {
     let mut d = Discovered::default();
+    let mut found: Vec<(PathBuf, PathBuf)> = Vec::new();
     for root in paths {
         match std::fs::metadata(root) {
             Err(_) => d.missing.push(root.clone()),
-            Ok(m) if m.is_file() => d.files.push(root.clone()),
-            Ok(m) if m.is_dir() => walk(root, options, &mut d),
+            Ok(m) if m.is_file() => found.push((root.clone(), canonical_or_same(root))),
+            Ok(m) if m.is_dir() => walk(root, options, &mut d, &mut found),
             Ok(_) => d.problems.push(not_regular(root)),
         }
     }
-    d.files.sort();
+    found.sort();
     let mut seen = std::collections::HashSet::new();
-    d.files
-        .retain(|f| seen.insert(std::fs::canonicalize(f).unwrap_or_else(|_| f.clone())));
+    found.retain(|(_, c)| seen.insert(c.clone()));
+    (d.files, d.canonical) = found.into_iter().unzip();
     d
+}
+
+fn canonical_or_same(p: &Path) -> PathBuf {
+    std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf())
+}
+
+/// Canonical paths of the files of one walk, without resolving each file: a path that
+/// no symbolic link leads to below the root is the root's canonical path joined with the
+/// rest; only the directories reached through a link are resolved (each once), and the
+/// files that are links themselves.
+struct Canonical<'a> {
+    root: &'a Path,
+    canonical_root: PathBuf,
+    /// Directories reached through a symbolic link: their canonical paths.
+    linked: std::collections::HashMap<PathBuf, Option<PathBuf>>,
+}
+
+impl<'a> Canonical<'a> {
+    fn new(root: &'a Path) -> Self {
+        Canonical {
+            root,
+            canonical_root: canonical_or_same(root),
+            linked: std::collections::HashMap::new(),
+        }
+    }
+
+    /// Takes note of a directory of the walk (given before what is in it).
+    fn dir(&mut self, path: &Path, is_symlink: bool) {
+        let parent = path.parent().and_then(|p| self.linked.get(p));
+        let c = match (is_symlink, parent, path.file_name()) {
+            (false, None, _) => return,
+            (false, Some(Some(p)), Some(name)) => Some(p.join(name)),
+            _ => std::fs::canonicalize(path).ok(),
+        };
+        self.linked.insert(path.to_path_buf(), c);
+    }
+
+    /// The canonical path of a file of the walk.
+    fn file(&self, path: &Path, is_symlink: bool) -> PathBuf {
+        if is_symlink {
+            return canonical_or_same(path);
+        }
+        let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
+            return canonical_or_same(path);
+        };
+        match self.linked.get(dir) {
+            Some(Some(c)) => c.join(name),
+            Some(None) => canonical_or_same(path),
+            None => match path.strip_prefix(self.root) {
+                Ok(rel) => self.canonical_root.join(rel),
+                Err(_) => canonical_or_same(path),
+            },
+        }
+    }
 }
 
 /// A file the checker reads: Rust, C or C++ ([`Lang`](crate::frontend::Lang)).
@@ -113,7 +171,13 @@ fn unwrap_error(err: &ignore::Error) -> (Option<&Path>, &ignore::Error) {
     }
 }
 
-fn walk(root: &Path, options: &WalkOptions, d: &mut Discovered) {
+fn walk(
+    root: &Path,
+    options: &WalkOptions,
+    d: &mut Discovered,
+    found: &mut Vec<(PathBuf, PathBuf)>,
+) {
+    let mut canonical = Canonical::new(root);
     let system = Arc::new(Mutex::new(Vec::new()));
     let seen_system = Arc::clone(&system);
     let one_package = options.one_package;
@@ -149,6 +213,9 @@ fn walk(root: &Path, options: &WalkOptions, d: &mut Discovered) {
         match entry {
             Ok(e) => {
                 let Some(t) = e.file_type() else { continue };
+                if t.is_dir() && e.depth() > 0 {
+                    canonical.dir(e.path(), e.path_is_symlink());
+                }
                 if t.is_file() && oversized_manifest(e.path()) {
                     d.problems.push(WalkProblem {
                         path: e.path().to_path_buf(),
@@ -159,7 +226,8 @@ fn walk(root: &Path, options: &WalkOptions, d: &mut Discovered) {
                     });
                 }
                 if is_rs(e.path()) && t.is_file() {
-                    d.files.push(e.into_path());
+                    let c = canonical.file(e.path(), e.path_is_symlink());
+                    found.push((e.into_path(), c));
                 } else if is_rs(e.path()) && !t.is_dir() {
                     d.problems.push(not_regular(e.path()));
                 }
@@ -222,5 +290,61 @@ fn not_regular(path: &Path) -> WalkProblem {
     WalkProblem {
         path: path.to_path_buf(),
         message: "not a regular file; it was not read".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The canonical paths come from each root's and each linked directory's, not from
+    /// resolving every file, and are those `canonicalize` gives: a file reached through a
+    /// directory link, a file link, a second root or a relative root is read once.
+    #[cfg(unix)]
+    #[test]
+    fn canonical_paths_without_resolving_each_file() {
+        use std::os::unix::fs::symlink;
+        let tmp = tempfile::tempdir().unwrap();
+        let t = tmp.path();
+        for f in [
+            "tree/a/x.rs",
+            "tree/a/deep/y.rs",
+            "tree/b.rs",
+            "outside/o/z.rs",
+        ] {
+            std::fs::create_dir_all(t.join(f).parent().unwrap()).unwrap();
+            std::fs::write(t.join(f), "fn f() {}\n").unwrap();
+        }
+        symlink(t.join("tree/a"), t.join("tree/alias")).unwrap();
+        symlink(t.join("outside"), t.join("tree/out")).unwrap();
+        symlink(t.join("tree/b.rs"), t.join("tree/c.rs")).unwrap();
+        symlink("../outside/o", t.join("tree/a/deep/rel")).unwrap();
+        let roots = [
+            t.join("tree"),
+            t.join("tree/a/../a/deep"),
+            t.join("tree/b.rs"),
+        ];
+        let d = discover(&roots);
+        assert!(d.problems.is_empty(), "{:?}", d.problems);
+        assert_eq!(d.files.len(), d.canonical.len());
+        for (f, c) in d.files.iter().zip(&d.canonical) {
+            assert_eq!(&std::fs::canonicalize(f).unwrap(), c, "{}", f.display());
+        }
+        let mut once = d.canonical.clone();
+        once.sort();
+        once.dedup();
+        assert_eq!(once.len(), d.canonical.len());
+        let real = std::fs::canonicalize(t).unwrap();
+        let expected: Vec<PathBuf> = [
+            "outside/o/z.rs",
+            "tree/a/deep/y.rs",
+            "tree/a/x.rs",
+            "tree/b.rs",
+        ]
+        .iter()
+        .map(|f| real.join(f))
+        .collect();
+        once.sort();
+        assert_eq!(once, expected);
     }
 }

@@ -160,11 +160,12 @@ impl Report {
 pub(crate) const STACK_SIZE: usize = 256 << 20;
 
 pub(crate) fn display_path(p: &Path) -> String {
-    let cwd = std::env::current_dir().ok();
-    let rel = cwd
-        .as_deref()
-        .and_then(|c| p.strip_prefix(c).ok())
-        .unwrap_or(p);
+    display_path_from(std::env::current_dir().ok().as_deref(), p)
+}
+
+/// [`display_path`] with the working directory `cwd` (looked up once for many paths).
+fn display_path_from(cwd: Option<&Path>, p: &Path) -> String {
+    let rel = cwd.and_then(|c| p.strip_prefix(c).ok()).unwrap_or(p);
     let s = rel.to_string_lossy();
     s.strip_prefix("./").unwrap_or(&s).to_string()
 }
@@ -518,10 +519,14 @@ fn run(
     keep_text: bool,
     progress: Option<&Progress>,
 ) -> Outcome {
+    let cwd = std::env::current_dir().ok();
     let mut out = Outcome {
         files: inputs
             .iter()
-            .map(|i| SourceFile::new(i.path.clone(), display_path(&i.path), String::new()))
+            .map(|i| {
+                let display = display_path_from(cwd.as_deref(), &i.path);
+                SourceFile::new(i.path.clone(), display, String::new())
+            })
             .collect(),
         ..Outcome::default()
     };
@@ -782,7 +787,13 @@ fn in_pool<R: Send>(jobs: Option<usize>, work: impl FnOnce() -> R + Send) -> R {
 /// files of a crate that are in the run.
 pub fn check(paths: &[PathBuf], settings: &Settings) -> Report {
     let mut found = discover::discover_with(paths, &settings.walk);
-    found.files.retain(|p| !settings.config.excludes(p));
+    let (files, canonical): (Vec<PathBuf>, Vec<PathBuf>) = found
+        .files
+        .into_iter()
+        .zip(found.canonical)
+        .filter(|(p, _)| !settings.config.excludes(p))
+        .unzip();
+    (found.files, found.canonical) = (files, canonical);
     if let Some(p) = &settings.progress {
         p.total.store(found.files.len(), Ordering::Relaxed);
     }
@@ -797,12 +808,12 @@ pub fn check(paths: &[PathBuf], settings: &Settings) -> Report {
     let placements: Vec<package::Placement> = found
         .files
         .iter()
-        .map(|p| {
-            let mut placement = locator.place(p);
+        .zip(&found.canonical)
+        .map(|(p, abs)| {
+            let mut placement = locator.place_canonical(abs);
             // A C or C++ file outside a Cargo package's crates belongs to its build's program.
             if placement.root.is_none() && frontend::Lang::of(p).is_some() {
-                let abs = locator.canonicalize(p);
-                placement.krate = format!("c:{}", programs.of(&abs).display());
+                placement.krate = format!("c:{}", programs.of(abs).display());
             }
             placement
         })

@@ -79,6 +79,11 @@ impl Locator {
     /// package manifest), crate and module.
     pub fn place(&mut self, file: &Path) -> Placement {
         let abs = self.canonicalize(file);
+        self.place_canonical(&abs)
+    }
+
+    /// [`Locator::place`] of a file whose canonical path `abs` is known.
+    pub fn place_canonical(&mut self, abs: &Path) -> Placement {
         let lone = || Placement {
             krate: format!("file:{}", abs.display()),
             module: Vec::new(),
@@ -107,7 +112,7 @@ impl Locator {
         };
         // A module file that its parent module does not declare is compiled by no one: no
         // manifest says its edition either.
-        let edition = self.declared(&abs, &module).then_some(m.edition);
+        let edition = self.declared(abs, &module).then_some(m.edition);
         Placement {
             krate: format!("{}#{krate}", d.display()),
             module,

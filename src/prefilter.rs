@@ -24,6 +24,7 @@
 //!
 //! The names are per language ([`Language`]); Rust's come from the binding tables.
 
+use std::collections::HashSet;
 use std::path::Path;
 use std::sync::OnceLock;
 
@@ -35,7 +36,16 @@ use crate::frontend::bindings::Bindings;
 #[derive(Debug, Clone)]
 pub struct Prefilter {
     search: Search,
+    /// When every name is an identifier: the names, and `search` looks for their first
+    /// [`PREFIX`] bytes only.
+    identifiers: Option<HashSet<Box<[u8]>>>,
 }
+
+/// How much of each identifier the search looks for when the names are identifiers: names
+/// that share their first bytes (`enqueue_read_buffer`, `enqueue_write_buffer`) are one
+/// pattern, so the search has few patterns (a faster Teddy, fewer candidates to verify),
+/// and each candidate's whole identifier is looked up.
+const PREFIX: usize = 8;
 
 /// Teddy (SIMD, for up to a few dozen names) where the CPU has it, else the automaton.
 #[derive(Debug, Clone)]
@@ -56,23 +66,24 @@ impl Prefilter {
         S: AsRef<[u8]>,
     {
         let names: Vec<S> = names.into_iter().collect();
-        // Leftmost-longest: where names share a prefix (`set_arg`, `set_arg_local_buffer`)
-        // the longest one at a position is the only one that can end at an identifier's end.
-        let teddy = packed::Config::new()
-            .match_kind(packed::MatchKind::LeftmostLongest)
-            .builder()
-            .extend(&names)
-            .build();
-        let search = match teddy {
-            Some(t) => Search::Packed(t),
-            None => Search::Automaton(
-                AhoCorasick::builder()
-                    .match_kind(MatchKind::LeftmostLongest)
-                    .build(&names)
-                    .expect("identifier patterns build an automaton"),
-            ),
-        };
-        Prefilter { search }
+        let is_identifier = |n: &[u8]| !n.is_empty() && n.iter().all(|&b| is_ident_byte(b));
+        if names.iter().all(|n| is_identifier(n.as_ref())) {
+            let mut prefixes: Vec<&[u8]> = names
+                .iter()
+                .map(|n| &n.as_ref()[..n.as_ref().len().min(PREFIX)])
+                .collect();
+            prefixes.sort_unstable();
+            prefixes.dedup();
+            let identifiers = names.iter().map(|n| n.as_ref().into()).collect();
+            return Prefilter {
+                search: Search::new(&prefixes),
+                identifiers: Some(identifiers),
+            };
+        }
+        Prefilter {
+            search: Search::new(&names),
+            identifiers: None,
+        }
     }
 
     /// Whether one of the names occurs in `bytes` as a whole identifier (not inside a
@@ -80,17 +91,62 @@ impl Prefilter {
     /// name next to a non-ASCII character counts: the search may keep a file it did not
     /// need, never skip one it needs.
     pub fn matches(&self, bytes: &[u8]) -> bool {
+        let Some(names) = &self.identifiers else {
+            return self.search.find_whole(bytes);
+        };
+        // Each match starts an identifier's prefix: a match inside an identifier cannot
+        // hide one at an identifier's start, which would follow an identifier byte.
+        self.search.any(bytes, |start, _| {
+            if start > 0 && is_ident_byte(bytes[start - 1]) {
+                return false;
+            }
+            let end = bytes[start..]
+                .iter()
+                .position(|&b| !is_ident_byte(b))
+                .map_or(bytes.len(), |i| start + i);
+            names.contains(&bytes[start..end])
+        })
+    }
+}
+
+impl Search {
+    /// A search for `names`, leftmost-longest.
+    fn new<S: AsRef<[u8]>>(names: &[S]) -> Search {
+        // Leftmost-longest: where names share a prefix (`set_arg`, `set_arg_local_buffer`)
+        // the longest one at a position is the only one that can end at an identifier's end.
+        let teddy = packed::Config::new()
+            .match_kind(packed::MatchKind::LeftmostLongest)
+            .builder()
+            .extend(names)
+            .build();
+        match teddy {
+            Some(t) => Search::Packed(t),
+            None => Search::Automaton(
+                AhoCorasick::builder()
+                    .match_kind(MatchKind::LeftmostLongest)
+                    .build(names)
+                    .expect("patterns build an automaton"),
+            ),
+        }
+    }
+
+    /// Whether `hit` holds for one of the matches in `bytes` (given as start and end).
+    fn any(&self, bytes: &[u8], mut hit: impl FnMut(usize, usize) -> bool) -> bool {
+        match self {
+            Search::Packed(p) => p.find_iter(bytes).any(|m| hit(m.start(), m.end())),
+            Search::Automaton(a) => a.find_iter(bytes).any(|m| hit(m.start(), m.end())),
+        }
+    }
+
+    /// Whether a match is neither preceded nor followed by an identifier byte.
+    fn find_whole(&self, bytes: &[u8]) -> bool {
         // A rejected match cannot hide an accepted one: a name starting inside it would
         // follow an identifier byte.
-        let whole = |start: usize, end: usize| {
+        self.any(bytes, |start, end| {
             let before = start.checked_sub(1).map(|i| bytes[i]);
             let after = bytes.get(end).copied();
             !before.is_some_and(is_ident_byte) && !after.is_some_and(is_ident_byte)
-        };
-        match &self.search {
-            Search::Packed(p) => p.find_iter(bytes).any(|m| whole(m.start(), m.end())),
-            Search::Automaton(a) => a.find_iter(bytes).any(|m| whole(m.start(), m.end())),
-        }
+        })
     }
 }
 
@@ -241,6 +297,43 @@ mod tests {
         ] {
             assert!(!p.matches(no), "{}", String::from_utf8_lossy(no));
         }
+    }
+
+    /// The search by prefixes finds what looking for each whole name finds.
+    #[test]
+    fn prefixes_find_every_whole_name_and_nothing_else() {
+        let b = crate::frontend::bindings::Bindings::get();
+        let names: Vec<&str> = b.anchors().iter().map(String::as_str).collect();
+        let p = Prefilter::new(&names);
+        let whole = |text: &[u8]| {
+            names.iter().any(|n| {
+                (0..text.len()).any(|s| {
+                    text[s..].starts_with(n.as_bytes())
+                        && (s == 0 || !super::is_ident_byte(text[s - 1]))
+                        && text
+                            .get(s + n.len())
+                            .is_none_or(|&c| !super::is_ident_byte(c))
+                })
+            })
+        };
+        let mut texts = 0;
+        for n in &names {
+            for (before, after) in [
+                ("", ""),
+                ("x.", "("),
+                ("_", ""),
+                ("", "_"),
+                ("", "x"),
+                ("é", "é"),
+            ] {
+                for cut in [0, 1, n.len() / 2] {
+                    let text = format!("{before}{}{after} {n}2", &n[..n.len() - cut]);
+                    assert_eq!(p.matches(text.as_bytes()), whole(text.as_bytes()), "{text}");
+                    texts += 1;
+                }
+            }
+        }
+        assert!(texts > 100);
     }
 
     #[test]

@@ -124,10 +124,26 @@ pub fn render(report: &Report) -> String {
     String::from_utf8_lossy(&buf.into_inner()).into_owned()
 }
 
-/// One finding as plain text, for JSON's `rendered`.
-pub fn render_one(report: &Report, f: &Finding) -> String {
-    let files = files(report);
-    let mut buf = term::termcolor::NoColor::new(Vec::new());
-    let _ = term::emit(&mut buf, &Config::default(), &files, &diagnostic(report, f));
-    String::from_utf8_lossy(&buf.into_inner()).into_owned()
+/// Findings as plain text, for JSON's `rendered`: the files' line tables are built once for
+/// all of them.
+pub struct Renderer<'r> {
+    report: &'r Report,
+    files: SimpleFiles<&'r str, &'r str>,
+}
+
+impl<'r> Renderer<'r> {
+    pub fn new(report: &'r Report) -> Self {
+        Renderer {
+            report,
+            files: files(report),
+        }
+    }
+
+    /// One finding as plain text.
+    pub fn render(&self, f: &Finding) -> String {
+        let mut buf = term::termcolor::NoColor::new(Vec::new());
+        let d = diagnostic(self.report, f);
+        let _ = term::emit(&mut buf, &Config::default(), &self.files, &d);
+        String::from_utf8_lossy(&buf.into_inner()).into_owned()
+    }
 }

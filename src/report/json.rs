@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{json, Value};
 
 use crate::ir::Span;
-use crate::report::human::MAX_SHOWN_LINE;
+use crate::report::human::{Renderer, MAX_SHOWN_LINE};
 use crate::rules::{Applicability, Finding};
 use crate::source::{read_regular, SourceFile, MAX_FILE_BYTES};
 use crate::targets::PackageTargets;
@@ -176,7 +176,7 @@ fn child(level: &str, message: &str, spans: Vec<Value>) -> Value {
 }
 
 /// The rustc diagnostic of one finding.
-pub fn diagnostic(report: &Report, f: &Finding) -> Value {
+pub fn diagnostic(report: &Report, rendered: &Renderer, f: &Finding) -> Value {
     let file = &report.files[f.primary.span.file];
     let mut spans = vec![span_json(
         file,
@@ -225,7 +225,7 @@ pub fn diagnostic(report: &Report, f: &Finding) -> Value {
         "level": f.level.as_str(),
         "spans": spans,
         "children": children,
-        "rendered": crate::report::human::render_one(report, f),
+        "rendered": rendered.render(f),
     })
 }
 
@@ -233,15 +233,21 @@ pub fn diagnostic(report: &Report, f: &Finding) -> Value {
 pub fn render(report: &Report) -> String {
     let mut cache = HashMap::new();
     let mut out = String::new();
+    let rendered = Renderer::new(report);
+    // Many findings share a file: its origin is looked up once.
+    let mut origins: HashMap<usize, (String, String, Value)> = HashMap::new();
     for f in &report.findings {
-        let file = &report.files[f.primary.span.file];
-        let (id, manifest, target) = origin(&file.path, &mut cache);
+        let file = f.primary.span.file;
+        let (id, manifest, target) = origins
+            .entry(file)
+            .or_insert_with(|| origin(&report.files[file].path, &mut cache))
+            .clone();
         let msg = json!({
             "reason": "compiler-message",
             "package_id": id,
             "manifest_path": manifest,
             "target": target,
-            "message": diagnostic(report, f),
+            "message": diagnostic(report, &rendered, f),
         });
         out.push_str(&msg.to_string());
         out.push('\n');
