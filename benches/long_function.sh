@@ -17,29 +17,30 @@ prelude() {
     echo 'use opencl3::command_queue::CommandQueue;'
     echo 'use opencl3::memory::Buffer;'
     echo 'use opencl3::types::{cl_float, CL_NON_BLOCKING};'
-    echo 'fn f(q0: &CommandQueue, q1: &CommandQueue, buf: &mut Buffer<cl_float>, data: &[cl_float]) {'
+    echo 'fn f(q0: &CommandQueue, q1: &CommandQueue, b: &mut Buffer<cl_float>, d: &[cl_float]) {'
 }
 for n in 10000 100000; do
     f="$dir/lets_$n.rs"
     {
         prelude
-        echo '    unsafe { q0.enqueue_write_buffer(buf, CL_NON_BLOCKING, 0, data, &[]).unwrap() };'
+        echo '    unsafe { q0.enqueue_write_buffer(b, CL_NON_BLOCKING, 0, d, &[]).unwrap() };'
         echo '    let x0 = 0u32;'
         awk -v n="$n" 'BEGIN { for (i = 1; i < n; i++) printf "    let x%d = x%d;\n", i, i - 1 }'
-        echo '    unsafe { q1.enqueue_write_buffer(buf, CL_NON_BLOCKING, 0, data, &[]).unwrap() };'
+        echo '    unsafe { q1.enqueue_write_buffer(b, CL_NON_BLOCKING, 0, d, &[]).unwrap() };'
         echo '}'
     } > "$f"
     f="$dir/enqueues_$n.rs"
     {
         prelude
-        awk -v n="$n" 'BEGIN { for (i = 0; i < n; i++) printf "    unsafe { q%d.enqueue_write_buffer(buf, CL_NON_BLOCKING, 0, data, &[]).unwrap() };\n", i % 2 }'
+        # One short line each: 100,000 of them stay under the 4 MiB a file may have.
+        awk -v n="$n" 'BEGIN { for (i = 0; i < n; i++) printf "q%d.enqueue_write_buffer(b,0,0,d,&[]);\n", i % 2 }'
         echo '}'
     } > "$f"
     f="$dir/closure_enqueues_$n.rs"
     {
         prelude
-        echo '    let up = |q: &CommandQueue, b: &mut Buffer<cl_float>| unsafe { q.enqueue_write_buffer(b, CL_NON_BLOCKING, 0, data, &[]).unwrap() };'
-        awk -v n="$n" 'BEGIN { for (i = 0; i < n; i++) printf "    up(q%d, buf);\n", i % 2 }'
+        echo '    let up = |q: &CommandQueue, b: &mut Buffer<cl_float>| unsafe { q.enqueue_write_buffer(b, CL_NON_BLOCKING, 0, d, &[]).unwrap() };'
+        awk -v n="$n" 'BEGIN { for (i = 0; i < n; i++) printf "up(q%d,b);\n", i % 2 }'
         echo '}'
     } > "$f"
 done
