@@ -25,6 +25,14 @@ impl BitSet {
         }
     }
 
+    /// Whether every member is one of `o`'s.
+    pub fn is_subset(&self, o: &BitSet) -> bool {
+        self.0
+            .iter()
+            .enumerate()
+            .all(|(i, a)| a & !o.0.get(i).copied().unwrap_or(0) == 0)
+    }
+
     pub fn intersection(&self, o: &BitSet) -> BitSet {
         BitSet(self.0.iter().zip(&o.0).map(|(a, b)| a & b).collect())
     }
@@ -74,5 +82,13 @@ mod tests {
         let tb = set(&[1, 70]);
         let j = BitSet::join(&set(&[1, 2]), &ta, &set(&[70]), &tb);
         assert_eq!(j.iter().collect::<Vec<_>>(), vec![2, 70]);
+    }
+
+    #[test]
+    fn subset_over_words_of_either_length() {
+        assert!(set(&[1, 70]).is_subset(&set(&[1, 2, 70])));
+        assert!(!set(&[1, 70]).is_subset(&set(&[1, 2])));
+        assert!(set(&[3]).is_subset(&set(&[3, 200])));
+        assert!(BitSet::default().is_subset(&BitSet::default()));
     }
 }

@@ -493,7 +493,7 @@ impl<'f> Analyzer<'f> {
                     version,
                     site: span,
                     queue: None,
-                    uploads: Vec::new(),
+                    uploads: Rc::default(),
                     frames: self.frames_of(self.frame()),
                 },
             );

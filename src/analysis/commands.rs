@@ -26,6 +26,42 @@ fn initializes(kind: CommandKind, info: &UseInfo) -> bool {
     (kind == CommandKind::Write && info.whole) || kind == CommandKind::Fill
 }
 
+/// One access of a buffer, and the earlier accesses of it that this one covers: any later
+/// access unordered with one of those is unordered with this one too, or ordered after
+/// this one, so only this one is kept where the accesses are looked through.
+#[derive(Clone, Debug)]
+pub(super) struct Touch {
+    /// Accesses made before it in the function have lower numbers.
+    pub(super) order: usize,
+    pub(super) inst: usize,
+    pub(super) mode: Mode,
+    /// It and what it covers are uploads of one chain of repetitions (`Init::uploads`).
+    uploads_only: bool,
+    covered: Rc<Vec<Touch>>,
+}
+
+/// Two paths' copies of one access are one access (a command's accesses are made once).
+impl PartialEq for Touch {
+    fn eq(&self, o: &Touch) -> bool {
+        self.inst == o.inst && self.mode == o.mode
+    }
+}
+
+/// Covered accesses nest as deep as the commands that cover each other: they are dropped
+/// one level at a time, not recursively.
+impl Drop for Touch {
+    fn drop(&mut self) {
+        let mut stack = vec![std::mem::take(&mut self.covered)];
+        while let Some(rc) = stack.pop() {
+            if let Ok(list) = Rc::try_unwrap(rc) {
+                for mut a in list {
+                    stack.push(std::mem::take(&mut a.covered));
+                }
+            }
+        }
+    }
+}
+
 /// Commands tracked per function (each iteration of a loop counts): happens-before is
 /// quadratic in them. Past this the analysis forgets what later commands touch.
 const MAX_COMMANDS: usize = 10_000;
@@ -296,23 +332,46 @@ impl<'f> Analyzer<'f> {
                     .get(&b)
                     .filter(|init| init.host == h && init.version == version)
             })
-            .map_or(&[], |init| &init.uploads);
-        let unordered: Vec<(usize, Mode)> = st
+            .map_or(&[], |init| init.uploads.as_slice());
+        let insts = &self.insts;
+        // The accesses a covered one stands for are looked at only where the covering one
+        // is ordered before this one and what it covers may not be (after a join, an
+        // access that exists on one path only can be ordered when the ones before it are
+        // not), or where the covering one is skipped (a repeated upload, this command).
+        let mut unordered: Vec<(usize, usize, Mode)> = Vec::new();
+        let mut stack: Vec<&Touch> = st
             .accesses
             .get(&b)
-            .map(Vec::as_slice)
-            .unwrap_or(&[])
-            .iter()
-            .filter(|(a, am)| {
-                // A command does not race with itself (a kernel reading and writing one buffer).
-                *a != i
-                    && !repeats.contains(a)
-                    && conflict(*am, mode)
-                    && !before.contains(*a)
-                    && !st.completed.contains(*a)
-            })
-            .copied()
-            .collect();
+            .map_or(Vec::new(), |l| l.iter().rev().collect());
+        // Paths that fork and join share what their accesses cover: each once.
+        let mut seen: HashSet<*const Vec<Touch>> = HashSet::new();
+        while let Some(e) = stack.pop() {
+            // What `e` covers conflicts with this access only where `e` does.
+            if !conflict(e.mode, mode) {
+                continue;
+            }
+            let ordered = before.contains(e.inst) || st.completed.contains(e.inst);
+            if ordered && insts[e.inst].before.is_subset(&before) {
+                continue;
+            }
+            let repeat = repeats.binary_search(&e.inst).is_ok();
+            // A command does not race with itself (a kernel reading and writing one buffer).
+            if !ordered && !repeat && e.inst != i {
+                // Unordered: what it covers is ordered before it, so covered by it.
+                unordered.push((e.order, e.inst, e.mode));
+                continue;
+            }
+            if repeat && e.uploads_only {
+                continue;
+            }
+            if seen.insert(Rc::as_ptr(&e.covered)) {
+                stack.extend(e.covered.iter().rev());
+            }
+        }
+        // In the order they were made, as the accesses of one path are kept.
+        unordered.sort_by_key(|(order, _, _)| *order);
+        unordered.dedup();
+        let unordered: Vec<(usize, Mode)> = unordered.into_iter().map(|(_, a, m)| (a, m)).collect();
         // An unordered access that another one comes after is covered by it: waiting on
         // the later one orders both. (No command is in its own happens-before set.)
         let mut later = BitSet::default();
@@ -340,7 +399,6 @@ impl<'f> Analyzer<'f> {
                 });
             }
         }
-        st.accesses.entry(b).or_default().push((i, mode));
 
         // A pending migration to the host, now followed by this use.
         let device_use = kind.is_device_use() || (kind == CommandKind::Migrate && !info.to_host);
@@ -392,20 +450,23 @@ impl<'f> Analyzer<'f> {
         match (mode, host) {
             (Mode::Write, Some(h)) => {
                 let version = st.host_version.get(&h).copied().unwrap_or(0);
-                let mut uploads = Vec::new();
-                if let Some(init) = st.init.get(&b) {
+                let mut uploads = Rc::default();
+                if let Some(init) = st.init.remove(&b) {
                     if init.host == h && init.version == version {
                         if self.seen.insert((4, cmd_id, 0)) {
                             self.raw.push(RawFact::Reinit {
                                 write: i,
-                                first: init.clone(),
+                                first: Init {
+                                    uploads: Rc::default(),
+                                    ..init.clone()
+                                },
                                 buffer: b,
                             });
                         }
-                        uploads.clone_from(&init.uploads);
+                        uploads = init.uploads;
                     }
                 }
-                uploads.push(i);
+                Rc::make_mut(&mut uploads).push(i);
                 st.init.insert(
                     b,
                     Init {
@@ -429,5 +490,39 @@ impl<'f> Analyzer<'f> {
                 st.host_buffers.entry(h).or_default().insert(b);
             }
         }
+
+        // Earlier accesses that this one covers: ordered before it with everything
+        // ordered before them, and conflicting with a later access only where this one
+        // does (it writes, or both have one mode). A later access unordered with one of
+        // them is unordered with this one too, which is reported in its place, unless
+        // this one is ordered before it or skipped; `covered` keeps them for that case.
+        let list = st.accesses.remove(&b).unwrap_or_default();
+        let (covered, mut kept): (Vec<Touch>, Vec<Touch>) = list.into_iter().partition(|a| {
+            a.inst != i
+                && (mode.writes() || a.mode == mode)
+                && before.contains(a.inst)
+                && self.insts[a.inst].before.is_subset(&before)
+        });
+        // A repeated upload is skipped, but what it covers is not when it is not one of
+        // the uploads repeated too.
+        let chain = st
+            .init
+            .get(&b)
+            .map(|init| &init.uploads)
+            .filter(|u| u.last() == Some(&i));
+        let uploads_only = chain.is_some_and(|u| {
+            covered
+                .iter()
+                .all(|a| a.uploads_only && u.binary_search(&a.inst).is_ok())
+        });
+        self.touches += 1;
+        kept.push(Touch {
+            order: self.touches,
+            inst: i,
+            mode,
+            uploads_only,
+            covered: Rc::new(covered),
+        });
+        st.accesses.insert(b, kept);
     }
 }

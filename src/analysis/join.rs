@@ -110,7 +110,7 @@ impl State {
         }
         let mut accesses = union_vec_map(&self.accesses, &o.accesses);
         for v in accesses.values_mut() {
-            v.sort_unstable_by_key(|(i, _)| *i);
+            v.sort_by_key(|a| a.order);
         }
         State {
             env,

@@ -32,6 +32,7 @@ mod stmt;
 mod values;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::rc::Rc;
 use std::sync::Arc;
 
 use crate::ir::*;
@@ -153,9 +154,10 @@ struct Init {
     version: u32,
     site: Span,
     queue: Option<String>,
-    /// The uploads that put this data there (one, then its repetitions); none for a buffer
-    /// created from the data.
-    uploads: Vec<usize>,
+    /// The uploads that put this data there (one, then its repetitions), ascending; none for
+    /// a buffer created from the data. Shared: a repetition extends the list in place when
+    /// no other state holds it.
+    uploads: Rc<Vec<usize>>,
     /// The call frames that made it, from the analyzed function inwards.
     frames: Vec<usize>,
 }
@@ -176,7 +178,9 @@ struct State {
     on_queue: HashMap<ObjId, BitSet>,
     kernel_args: HashMap<ObjId, KernelArgs>,
     launches: HashMap<ObjId, LaunchState>,
-    accesses: HashMap<ObjId, Vec<(usize, Mode)>>,
+    /// Per buffer: its accesses that no later one covers, by instance, each with the ones
+    /// it covers (`commands::Touch`).
+    accesses: HashMap<ObjId, Vec<commands::Touch>>,
     init: HashMap<ObjId, Init>,
     host_version: HashMap<HostId, u32>,
     /// Buffers made from, or written with, each host data.
@@ -263,6 +267,8 @@ struct Analyzer<'f> {
     unrolled: usize,
     /// Unrolled loops around the statement being interpreted.
     unroll_depth: usize,
+    /// Buffer accesses made so far (`commands::Touch::order`).
+    touches: usize,
     /// Per object: the member or field place the code last named it by (`queues[1]`).
     shown: HashMap<ObjId, String>,
     /// Parameters of the callees interpreted at call sites: a name only the callee knows.
@@ -319,6 +325,7 @@ pub fn analyze<'f>(func: &Function, index: &'f Index<'f>, kernels: &mut Kernels)
         threads: Vec::new(),
         unrolled: 0,
         unroll_depth: 0,
+        touches: 0,
         shown: HashMap::new(),
         callee_params: HashSet::new(),
         params: func.params.iter().copied().collect(),

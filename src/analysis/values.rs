@@ -384,7 +384,7 @@ impl<'f> Analyzer<'f> {
                                 version,
                                 site: self.cur_span,
                                 queue: None,
-                                uploads: Vec::new(),
+                                uploads: Rc::default(),
                                 frames: self.frames_of(self.frame()),
                             },
                         );
