@@ -46,6 +46,15 @@ impl<'f> Analyzer<'f> {
         })
     }
 
+    /// A name for the index of a walk that has none, which no variable of the function has.
+    fn fresh_index_name(&self) -> String {
+        ["i", "j", "k", "n", "idx"]
+            .iter()
+            .map(|c| c.to_string())
+            .find(|c| !self.vars.iter().any(|v| v.name == *c))
+            .unwrap_or_else(|| "index".to_string())
+    }
+
     /// How the member of this pass is shown: `queues[i]`, then `queues[i + 1]`.
     pub(super) fn walk_name(&mut self, var: Var) -> String {
         let Some((prefix, n)) = self.walk_vars.get_mut(&var) else {
@@ -121,7 +130,7 @@ impl<'f> Analyzer<'f> {
                         (sources.get(*s), outside.get(*s))
                     {
                         let list = self.place_name(l);
-                        let index = count.clone().unwrap_or_else(|| "k".to_string());
+                        let index = count.clone().unwrap_or_else(|| self.fresh_index_name());
                         let n = self.walk_vars.get(&p.var).map_or(0, |w| w.1);
                         self.walk_vars.insert(p.var, (format!("{list}[{index}"), n));
                     }
@@ -154,7 +163,15 @@ impl<'f> Analyzer<'f> {
                 })
                 .collect();
             looped.extend(body.iter().cloned());
-            let mut out = self.stmt(&Stmt::Loop(looped), st)?;
+            // A list from outside that a constant index was taken of on every path here
+            // (`queues[0]`) has members: a loop over it runs at least once.
+            let at_least_once = !sources.is_empty()
+                && sources.iter().zip(&outside).all(|(src, out)| match src {
+                    EachSource::Members(Value::Place(l)) if *out => indexed(&st, l),
+                    EachSource::UptoLen(Value::Place(l)) => indexed(&st, l),
+                    _ => false,
+                });
+            let mut out = self.run_loop(&looped, st, at_least_once)?;
             if let Some(d) = dst {
                 // Collected from an object made anew in each pass (`devices.iter().map(|d|
                 // CommandQueue::create(..)).collect()`): how many is not known, but each
@@ -220,4 +237,12 @@ impl<'f> Analyzer<'f> {
         }
         Some(out)
     }
+}
+
+/// Whether a constant index of the list `l` is bound (`queues[0]` was used).
+fn indexed(st: &State, l: &Place) -> bool {
+    st.env
+        .range(l.clone()..)
+        .take_while(|(k, _)| k.var == l.var && k.proj.starts_with(&l.proj))
+        .any(|(k, _)| matches!(k.proj.get(l.proj.len()), Some(Proj::Index(_))))
 }

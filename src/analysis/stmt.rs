@@ -14,6 +14,41 @@ impl<'f> Analyzer<'f> {
         Some(st)
     }
 
+    /// A loop run for two iterations (one past `TWO_ITERATION_DEPTH`); unless it is known
+    /// to run at least once, leaving it without an iteration is a path too.
+    pub(super) fn run_loop(
+        &mut self,
+        body: &[Stmt],
+        st: State,
+        at_least_once: bool,
+    ) -> Option<State> {
+        let second_in_depth = self.loops.len() < TWO_ITERATION_DEPTH;
+        let entry = (!at_least_once).then(|| st.clone());
+        self.loops.push(LoopCx::default());
+        let first = self.block(body, st);
+        let mut cx = self.loops.pop().unwrap_or_default();
+        let mut ends: Vec<State> = first.into_iter().collect();
+        ends.append(&mut cx.continues);
+        let mut exits: Vec<State> = entry.into_iter().collect();
+        exits.append(&mut cx.breaks);
+        // Two iterations at every level would be exponential in the nesting depth.
+        let second_in = if second_in_depth {
+            join_all(ends.clone())
+        } else {
+            None
+        };
+        exits.extend(ends);
+        if let Some(second_in) = second_in {
+            self.loops.push(LoopCx::default());
+            let second = self.block(body, second_in);
+            let mut cx2 = self.loops.pop().unwrap_or_default();
+            exits.extend(second);
+            exits.append(&mut cx2.continues);
+            exits.append(&mut cx2.breaks);
+        }
+        join_all(exits)
+    }
+
     pub(super) fn stmt(&mut self, s: &Stmt, mut st: State) -> Option<State> {
         match s {
             Stmt::Assign { dst, value, span } => {
@@ -244,32 +279,7 @@ impl<'f> Analyzer<'f> {
                     .collect();
                 return join_all(outs);
             }
-            Stmt::Loop(body) => {
-                let second_in_depth = self.loops.len() < TWO_ITERATION_DEPTH;
-                self.loops.push(LoopCx::default());
-                let first = self.block(body, st.clone());
-                let mut cx = self.loops.pop().unwrap_or_default();
-                let mut ends: Vec<State> = first.into_iter().collect();
-                ends.append(&mut cx.continues);
-                let mut exits = vec![st];
-                exits.append(&mut cx.breaks);
-                // Two iterations at every level would be exponential in the nesting depth.
-                let second_in = if second_in_depth {
-                    join_all(ends.clone())
-                } else {
-                    None
-                };
-                if let Some(second_in) = second_in {
-                    self.loops.push(LoopCx::default());
-                    let second = self.block(body, second_in);
-                    let mut cx2 = self.loops.pop().unwrap_or_default();
-                    exits.extend(ends);
-                    exits.extend(second);
-                    exits.append(&mut cx2.continues);
-                    exits.append(&mut cx2.breaks);
-                }
-                return join_all(exits);
-            }
+            Stmt::Loop(body) => return self.run_loop(body, st, false),
             Stmt::ForEach {
                 sources,
                 binds,
