@@ -195,7 +195,18 @@ pub fn parse(
     src: &SourceFile,
     edition: Option<package::Edition>,
 ) -> Result<syn::File, Problem> {
-    let shape = nesting::shape(&src.text);
+    // The text `syn::parse_file` tokenizes: without a byte-order mark, and with no shebang
+    // line to take off (a file with one is tokenized twice, by `nesting::shape` and by
+    // `syn::parse_file`, which both take it off).
+    let body = src.text.strip_prefix('\u{feff}').unwrap_or(&src.text);
+    let tokens = match body.starts_with("#!") {
+        true => None,
+        false => body.parse::<proc_macro2::TokenStream>().ok(),
+    };
+    let shape = match &tokens {
+        Some(t) => Some(nesting::of_tokens(t)),
+        None => nesting::shape(&src.text),
+    };
     if shape.is_some_and(|s| s.depth > nesting::MAX_NESTING) {
         // Valid Rust that the checker refuses for its own stack's sake: not an error of
         // the file.
@@ -227,7 +238,11 @@ pub fn parse(
             return Ok(ast);
         }
     }
-    syn::parse_file(&src.text).or_else(|e| {
+    let parsed = match tokens {
+        Some(t) => syn::parse2::<syn::File>(t),
+        None => syn::parse_file(&src.text),
+    };
+    parsed.or_else(|e| {
         if edition.is_none() {
             if let Some(ast) = as_2015() {
                 return Ok(ast);

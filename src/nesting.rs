@@ -47,6 +47,11 @@ pub fn shape(text: &str) -> Option<Shape> {
     Some(walk(tokens))
 }
 
+/// The shape of a file's tokens, for a file tokenized once for both this and the parser.
+pub fn of_tokens(tokens: &TokenStream) -> Shape {
+    walk(tokens.clone())
+}
+
 struct Frame {
     tokens: proc_macro2::token_stream::IntoIter,
     /// Depth of the group's contents.
@@ -106,8 +111,12 @@ fn walk(tokens: TokenStream) -> Shape {
         max = max.max(depth);
         if let TokenTree::Group(g) = tt {
             top.after_block = g.delimiter() == Delimiter::Brace;
+            // The group is dropped before its stream is walked, so the stream is its only
+            // owner and is walked in place, not copied token by token.
+            let inner = g.stream();
+            drop(g);
             stack.push(Frame {
-                tokens: g.stream().into_iter(),
+                tokens: inner.into_iter(),
                 base: depth,
                 run: 0,
                 after_block: false,
