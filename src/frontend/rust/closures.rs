@@ -3,7 +3,6 @@
 
 use std::collections::HashMap;
 
-use syn::spanned::Spanned;
 use syn::{Expr, Pat};
 
 use super::syntax::{closure_of, expr_idents, has_return, strip_pat_type};
@@ -85,7 +84,7 @@ impl Lowerer<'_, '_> {
         }
         self.scopes.push(captured.cloned().unwrap_or_default());
         self.scopes.push(HashMap::new());
-        let span = self.span(c.span());
+        let span = self.span(spans::closure(c));
         for (i, input) in c.inputs.iter().enumerate() {
             let v = args.get(i).cloned().unwrap_or(Value::Unknown);
             self.let_pattern(input, v, span);

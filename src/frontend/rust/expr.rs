@@ -5,7 +5,6 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use syn::punctuated::Punctuated;
-use syn::spanned::Spanned;
 use syn::{Expr, Type};
 
 use super::each::EachBody;
@@ -190,7 +189,7 @@ impl Lowerer<'_, '_> {
                 if let Some(r) = &s.rest {
                     self.expr(r);
                 }
-                let span = self.span(s.span());
+                let span = self.span(spans::expr(e));
                 self.forget(items, span);
                 Value::Unknown
             }
@@ -366,7 +365,7 @@ impl Lowerer<'_, '_> {
                     .filter_map(|i| self.lookup(i))
                     .map(|v| Value::Place(Place::var(v)))
                     .collect();
-                let span = self.span(c.span());
+                let span = self.span(spans::expr(e));
                 self.forget(captured, span);
                 Value::Unknown
             }
@@ -376,7 +375,7 @@ impl Lowerer<'_, '_> {
             Expr::Let(l) => {
                 let v = self.expr(&l.expr);
                 self.assume_option(&l.pat, &v);
-                let span = self.span(l.span());
+                let span = self.span(spans::expr(e));
                 self.let_pattern(&l.pat, v, span);
                 Value::Scalar
             }

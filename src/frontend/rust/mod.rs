@@ -29,7 +29,6 @@ mod types;
 
 use std::collections::HashMap;
 
-use syn::spanned::Spanned;
 use syn::Expr;
 
 use super::{Const, Fields, FileIr};
@@ -153,7 +152,7 @@ impl FileCx<'_> {
             mapped: std::collections::HashSet::new(),
             struct_of: HashMap::new(),
         };
-        let body_span = lw.span(block.span());
+        let body_span = lw.span(block.brace_token.span.join());
         lw.inline_budget = 4 * (body_span.end - body_span.start) + 4_096;
         let mut params = Vec::new();
         for input in &sig.inputs {

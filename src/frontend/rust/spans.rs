@@ -53,6 +53,18 @@ fn has_attrs(e: &Expr) -> bool {
         Expr::Tuple(x) => &x.attrs,
         Expr::Cast(x) => &x.attrs,
         Expr::Assign(x) => &x.attrs,
+        Expr::Block(x) => &x.attrs,
+        Expr::Unsafe(x) => &x.attrs,
+        Expr::Closure(x) => &x.attrs,
+        Expr::If(x) => &x.attrs,
+        Expr::Match(x) => &x.attrs,
+        Expr::ForLoop(x) => &x.attrs,
+        Expr::While(x) => &x.attrs,
+        Expr::Loop(x) => &x.attrs,
+        Expr::Return(x) => &x.attrs,
+        Expr::Struct(x) => &x.attrs,
+        Expr::Await(x) => &x.attrs,
+        Expr::Let(x) => &x.attrs,
         _ => return true,
     };
     !attrs.is_empty()
@@ -84,8 +96,44 @@ fn first(e: &Expr) -> Option<Span> {
         Expr::Macro(m) => path_first(&m.mac.path),
         Expr::Array(a) => Some(a.bracket_token.span.open()),
         Expr::Tuple(t) => Some(t.paren_token.span.open()),
+        Expr::Block(b) => Some(match &b.label {
+            Some(l) => l.name.apostrophe,
+            None => b.block.brace_token.span.open(),
+        }),
+        Expr::Unsafe(u) => Some(u.unsafe_token.span),
+        Expr::Closure(c) => closure_first(c),
+        Expr::If(i) => Some(i.if_token.span),
+        Expr::Match(m) => Some(m.match_token.span),
+        Expr::ForLoop(f) => Some(label_or(&f.label, f.for_token.span)),
+        Expr::While(w) => Some(label_or(&w.label, w.while_token.span)),
+        Expr::Loop(l) => Some(label_or(&l.label, l.loop_token.span)),
+        Expr::Return(r) => Some(r.return_token.span),
+        Expr::Struct(s) if s.qself.is_none() => path_first(&s.path),
+        Expr::Await(a) => first(&a.base),
+        Expr::Let(l) => Some(l.let_token.span),
         _ => None,
     }
+}
+
+fn label_or(label: &Option<syn::Label>, token: Span) -> Span {
+    label.as_ref().map_or(token, |l| l.name.apostrophe)
+}
+
+/// The first token of a closure: `for<..>`, `const`, `static`, `async`, `move` or `|`.
+fn closure_first(c: &syn::ExprClosure) -> Option<Span> {
+    Some(if let Some(l) = &c.lifetimes {
+        l.for_token.span
+    } else if let Some(t) = &c.constness {
+        t.span
+    } else if let Some(t) = &c.movability {
+        t.span
+    } else if let Some(t) = &c.asyncness {
+        t.span
+    } else if let Some(t) = &c.capture {
+        t.span
+    } else {
+        c.or1_token.span
+    })
 }
 
 fn last(e: &Expr) -> Option<Span> {
@@ -111,6 +159,24 @@ fn last(e: &Expr) -> Option<Span> {
         Expr::Macro(m) => Some(delim_close(&m.mac.delimiter)),
         Expr::Array(a) => Some(a.bracket_token.span.close()),
         Expr::Tuple(t) => Some(t.paren_token.span.close()),
+        Expr::Block(b) => Some(b.block.brace_token.span.close()),
+        Expr::Unsafe(u) => Some(u.block.brace_token.span.close()),
+        Expr::Closure(c) => last(&c.body),
+        Expr::If(i) => match &i.else_branch {
+            Some((_, e)) => last(e),
+            None => Some(i.then_branch.brace_token.span.close()),
+        },
+        Expr::Match(m) => Some(m.brace_token.span.close()),
+        Expr::ForLoop(f) => Some(f.body.brace_token.span.close()),
+        Expr::While(w) => Some(w.body.brace_token.span.close()),
+        Expr::Loop(l) => Some(l.body.brace_token.span.close()),
+        Expr::Return(r) => match &r.expr {
+            Some(e) => last(e),
+            None => Some(r.return_token.span),
+        },
+        Expr::Struct(s) => Some(s.brace_token.span.close()),
+        Expr::Await(a) => Some(a.await_token.span),
+        Expr::Let(l) => last(&l.expr),
         _ => None,
     }
 }
@@ -120,6 +186,14 @@ pub fn expr(e: &Expr) -> Span {
     match (first(e), last(e)) {
         (Some(a), Some(b)) => join(a, b),
         _ => e.span(),
+    }
+}
+
+/// The span of a closure, as `Spanned::span` gives it.
+pub fn closure(c: &syn::ExprClosure) -> Span {
+    match (c.attrs.is_empty(), closure_first(c), last(&c.body)) {
+        (true, Some(a), Some(b)) => join(a, b),
+        _ => c.span(),
     }
 }
 
@@ -173,5 +247,57 @@ pub fn pat(p: &syn::Pat) -> Span {
             i.ident.span()
         }
         _ => p.span(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use syn::spanned::Spanned;
+    use syn::visit::Visit;
+
+    /// Every expression and block of every Rust fixture: the span from the end tokens is the
+    /// one `Spanned` gives by printing the node.
+    struct Compare(usize);
+
+    impl<'ast> Visit<'ast> for Compare {
+        fn visit_expr(&mut self, e: &'ast syn::Expr) {
+            let (ours, theirs) = (super::expr(e).byte_range(), e.span().byte_range());
+            assert_eq!(
+                ours,
+                theirs,
+                "span of an expression at {:?}",
+                e.span().start()
+            );
+            assert_eq!(super::expr_end(e).byte_range().end, theirs.end);
+            if let syn::Expr::Closure(c) = e {
+                assert_eq!(super::closure(c).byte_range(), theirs);
+            }
+            self.0 += 1;
+            syn::visit::visit_expr(self, e);
+        }
+
+        fn visit_block(&mut self, b: &'ast syn::Block) {
+            assert_eq!(
+                b.brace_token.span.join().byte_range(),
+                b.span().byte_range()
+            );
+            syn::visit::visit_block(self, b);
+        }
+    }
+
+    #[test]
+    fn spans_are_those_spanned_gives() {
+        let mut seen = Compare(0);
+        for entry in walkdir::WalkDir::new("fixtures").sort_by_file_name() {
+            let entry = entry.unwrap();
+            if entry.path().extension().is_none_or(|x| x != "rs") {
+                continue;
+            }
+            let text = std::fs::read_to_string(entry.path()).unwrap();
+            if let Ok(file) = syn::parse_file(&text) {
+                seen.visit_file(&file);
+            }
+        }
+        assert!(seen.0 > 10_000, "only {} expressions", seen.0);
     }
 }
