@@ -33,6 +33,14 @@ impl BitSet {
             .all(|(i, a)| a & !o.0.get(i).copied().unwrap_or(0) == 0)
     }
 
+    /// The largest member that is not one of `o`'s.
+    pub fn last_not_in(&self, o: &BitSet) -> Option<usize> {
+        self.0.iter().enumerate().rev().find_map(|(w, a)| {
+            let left = a & !o.0.get(w).copied().unwrap_or(0);
+            (left != 0).then(|| w * 64 + 63 - left.leading_zeros() as usize)
+        })
+    }
+
     pub fn intersection(&self, o: &BitSet) -> BitSet {
         BitSet(self.0.iter().zip(&o.0).map(|(a, b)| a & b).collect())
     }
@@ -45,14 +53,6 @@ impl BitSet {
                 .map(|(i, a)| a & !o.0.get(i).copied().unwrap_or(0))
                 .collect(),
         )
-    }
-
-    pub fn iter(&self) -> impl Iterator<Item = usize> + '_ {
-        self.0.iter().enumerate().flat_map(|(w, bits)| {
-            (0..64)
-                .filter(move |b| bits & (1 << b) != 0)
-                .map(move |b| w * 64 + b)
-        })
     }
 
     /// What holds on every path: members of both, and members of one that do not exist
@@ -76,12 +76,25 @@ mod tests {
     }
 
     #[test]
+    fn last_not_in_is_the_largest_member_left() {
+        let a = set(&[1, 5, 64, 130]);
+        assert_eq!(a.last_not_in(&set(&[])), Some(130));
+        assert_eq!(a.last_not_in(&set(&[130])), Some(64));
+        assert_eq!(a.last_not_in(&set(&[64, 130, 200])), Some(5));
+        assert_eq!(a.last_not_in(&a), None);
+        assert_eq!(set(&[]).last_not_in(&a), None);
+    }
+
+    #[test]
     fn join_keeps_what_holds_on_every_path() {
         // 1 exists on both paths but holds only on one; 2 and 70 exist on one path each.
         let ta = set(&[1, 2]);
         let tb = set(&[1, 70]);
         let j = BitSet::join(&set(&[1, 2]), &ta, &set(&[70]), &tb);
-        assert_eq!(j.iter().collect::<Vec<_>>(), vec![2, 70]);
+        assert_eq!(
+            (0..200).filter(|&i| j.contains(i)).collect::<Vec<_>>(),
+            vec![2, 70]
+        );
     }
 
     #[test]

@@ -75,10 +75,22 @@ impl<'f> Analyzer<'f> {
     }
 
     pub(super) fn complete_queue(&mut self, st: &mut State, q: ObjId) {
-        let on = st.on_queue.get(&q).cloned().unwrap_or_default();
-        for i in on.iter() {
-            self.complete(st, i);
+        let all = self.queue_closure(st, q);
+        st.completed.union_with(&all);
+    }
+
+    /// The instances on queue `q` and every instance ordered before one of them. Taken from
+    /// the last instance down: one that an earlier-taken `before` holds adds nothing (`before`
+    /// is closed), so an in-order queue takes one union, not one per command.
+    fn queue_closure(&self, st: &State, q: ObjId) -> BitSet {
+        let mut all = BitSet::default();
+        if let Some(on) = st.on_queue.get(&q) {
+            while let Some(i) = on.last_not_in(&all) {
+                all.insert(i);
+                all.union_with(&self.insts[i].before);
+            }
         }
+        all
     }
 
     /// Instances a wait list names; `None` when it is not known.
@@ -225,12 +237,7 @@ impl<'f> Analyzer<'f> {
         if matches!(cmd.kind, CommandKind::Barrier | CommandKind::Marker)
             && r.waits.as_ref().is_some_and(|w| w.is_empty())
         {
-            if let Some(on) = st.on_queue.get(&q) {
-                for j in on.iter() {
-                    before.insert(j);
-                    before.union_with(&self.insts[j].before);
-                }
-            }
+            before.union_with(&self.queue_closure(st, q));
         }
         let (kind, blocking, raw) = (cmd.kind, cmd.blocking, cmd.raw_event);
         let queue_name = self
