@@ -411,7 +411,9 @@ impl<'f> Analyzer<'f> {
         let device_use = kind.is_device_use() || (kind == CommandKind::Migrate && !info.to_host);
         if let Some(ms) = st.pending_host.remove(&b) {
             if device_use {
-                for m in ms {
+                // One the host waited for has done what the flag is for: the host had the
+                // buffer (`CL_MEM_USE_HOST_PTR` memory it then reads in place).
+                for m in ms.into_iter().filter(|&m| !st.completed.contains(m)) {
                     if self.seen.insert((2, self.insts[m].cmd.id, 0)) {
                         self.raw.push(RawFact::HostMigration {
                             migration: m,

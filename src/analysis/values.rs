@@ -103,7 +103,7 @@ impl<'f> Analyzer<'f> {
             TypeHint::Device => AVal::Obj(self.new_obj(ObjKind::Device, n)),
             TypeHint::Program => AVal::Obj(self.new_obj(ObjKind::Program { source: None }, n)),
             TypeHint::Event => AVal::Events(BTreeSet::new()),
-            TypeHint::EventList => AVal::List(Vec::new()),
+            TypeHint::EventList => AVal::Unknown,
             TypeHint::Host(kind) => AVal::Host {
                 kind,
                 id: self.new_host(n),

@@ -13,6 +13,9 @@ const OUT_OF_ORDER: &[&str] = &["CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE"];
 /// Buffer flags that make a buffer from host data.
 const FROM_HOST: &[&str] = &["CL_MEM_COPY_HOST_PTR", "CL_MEM_USE_HOST_PTR"];
 
+/// The longest wait list read element by element.
+const MAX_WAIT_ELEMS: u64 = 64;
+
 /// The migration flag to host memory.
 const TO_HOST: &[&str] = &["CL_MIGRATE_MEM_OBJECT_HOST"];
 
@@ -34,6 +37,39 @@ impl Lowerer<'_> {
     fn int_lit(&self, n: Node<'_>) -> Option<u64> {
         let n = strip(n);
         self.cx.int_of_in(&self.text, n)
+    }
+
+    /// The events a count-and-pointer wait list names. With a constant count `n`: the first
+    /// `n` elements of an array of events (`3, deps`: `deps[0]`, `deps[1]`, `deps[2]`), or
+    /// `n` elements from a constant index (`2, &ev[1]`: `ev[1]`, `ev[2]`). A pointer into an
+    /// array with a count not known, or from an index not known, names events not known.
+    fn wait_elems(&self, ptr: &Value, count: Option<Node<'_>>) -> Vec<Value> {
+        let count = count.and_then(|c| self.int_lit(c));
+        let Value::Place(p) = ptr else {
+            return vec![ptr.clone()];
+        };
+        let array = p.proj.is_empty() && self.vars[p.var].hint == TypeHint::EventList;
+        let elems = |base: &[Proj], from: u64, n: u64| {
+            (from..from + n)
+                .map(|j| {
+                    let mut proj = base.to_vec();
+                    proj.push(Proj::Index(j));
+                    Value::Place(Place { var: p.var, proj })
+                })
+                .collect()
+        };
+        let element = matches!(
+            p.proj.last(),
+            Some(Proj::Index(_) | Proj::Var(_) | Proj::AnyIndex)
+        );
+        match (count, p.proj.split_last()) {
+            (Some(n), _) if array && n <= MAX_WAIT_ELEMS => elems(&[], 0, n),
+            (Some(n), Some((Proj::Index(j), base))) if n <= MAX_WAIT_ELEMS => elems(base, *j, n),
+            (Some(1), _) => vec![ptr.clone()],
+            // A whole array, or one event (`&ev`): the analysis resolves it as it is.
+            (None, _) if array || !element => vec![ptr.clone()],
+            _ => vec![Value::Unknown],
+        }
     }
 
     fn blocking_of(&self, n: Node<'_>) -> Blocking {
@@ -121,7 +157,7 @@ impl Lowerer<'_> {
                     let w = if empty {
                         Vec::new()
                     } else {
-                        vec![vals[i].clone()]
+                        self.wait_elems(&vals[i], role_arg(Role::WaitCount))
                     };
                     (Some(w), args.get(i).copied())
                 } else {
@@ -310,7 +346,7 @@ impl Lowerer<'_> {
 }
 
 /// The expression inside parentheses and casts.
-fn strip(mut n: Node<'_>) -> Node<'_> {
+pub(super) fn strip(mut n: Node<'_>) -> Node<'_> {
     loop {
         n = match n.kind() {
             "parenthesized_expression" => match named(n).into_iter().next() {

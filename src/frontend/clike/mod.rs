@@ -11,6 +11,7 @@
 //! Calls the tables do not model forget what is known of their arguments.
 
 mod apply;
+use apply::strip;
 pub mod comments;
 pub mod types;
 
@@ -769,7 +770,16 @@ impl Lowerer<'_> {
                     None => Vec::new(),
                 };
                 let span = cond.map_or(self.span(n), |c| self.span(c));
-                let arms = [then_arm, else_arm].map(|arm| failed_exit(arm, &checked, span));
+                let mut arms = [then_arm, else_arm].map(|arm| failed_exit(arm, &checked, span));
+                // `if (ev) clReleaseEvent(ev);`: on the arm where `ev` is null, no event
+                // exists to release.
+                if let Some((ev, null_arm)) = cond.and_then(|c| self.null_test(c)) {
+                    let none = Stmt::Release {
+                        events: Value::Place(ev),
+                        span,
+                    };
+                    arms[null_arm].insert(0, none);
+                }
                 self.out.push(Stmt::Branch(arms.into()));
             }
             "for_statement" => {
@@ -1553,6 +1563,54 @@ impl Lowerer<'_> {
             stack.extend(named(x));
         }
         events
+    }
+
+    /// A condition that tests whether an event variable is null (`ev`, `ev != NULL`,
+    /// `!ev`, `ev == NULL`, `ev == 0`): the event's place and the arm (0: then, 1: else)
+    /// where it is null.
+    fn null_test(&mut self, c: Node<'_>) -> Option<(Place, usize)> {
+        let c = strip(c);
+        let (x, null_arm) = match c.kind() {
+            "unary_expression" if c.child(0).is_some_and(|o| self.txt(o) == "!") => {
+                (c.child_by_field_name("argument")?, 0)
+            }
+            "binary_expression" => {
+                let op = c.child_by_field_name("operator")?;
+                let (l, r) = (
+                    c.child_by_field_name("left")?,
+                    c.child_by_field_name("right")?,
+                );
+                let null = |n: Node<'_>| matches!(self.txt(strip(n)), "NULL" | "0" | "nullptr");
+                let x = match (null(l), null(r)) {
+                    (false, true) => l,
+                    (true, false) => r,
+                    _ => return None,
+                };
+                match self.txt(op) {
+                    "==" => (x, 0),
+                    "!=" => (x, 1),
+                    _ => return None,
+                }
+            }
+            _ => (c, 1),
+        };
+        let x = strip(x);
+        if !matches!(
+            x.kind(),
+            "identifier" | "field_expression" | "subscript_expression"
+        ) {
+            return None;
+        }
+        let Value::Place(p) = self.expr(x) else {
+            return None;
+        };
+        let hint = self.vars[p.var].hint;
+        let event = match p.proj.last() {
+            None => hint == TypeHint::Event,
+            Some(Proj::Index(_) | Proj::Var(_)) => p.proj.len() == 1 && hint == TypeHint::EventList,
+            _ => false,
+        };
+        event.then_some((p, null_arm))
     }
 
     /// A field of the class of the method being lowered, named bare.
