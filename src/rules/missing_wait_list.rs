@@ -89,7 +89,16 @@ fn check(fact: &Fact, _: Spelling) -> Option<Finding> {
         Some(ev) if consumer.binding == "ocl-core" => {
             format!("wait on `{ev}` here: pass `Some(&{ev})` as this command's wait list")
         }
-        Some(ev) => format!("wait on `{ev}` here: pass `{ev}.get()` in this command's wait list"),
+        // ocl's commands wait through their builder.
+        Some(ev) if consumer.binding == "ocl" => {
+            format!("wait on `{ev}` here: add `.ewait(&{ev})` to this command")
+        }
+        // opencl3's wait lists hold the raw handles of its `Event`s.
+        Some(ev) if consumer.binding == "opencl3" => {
+            format!("wait on `{ev}` here: pass `{ev}.get()` in this command's wait list")
+        }
+        // A raw `cl_event` (C, raw FFI, cl3) or a `cl::Event` goes in the list as it is.
+        Some(ev) => format!("wait on `{ev}` here: pass `{ev}` in this command's wait list"),
         None => format!(
             "keep the event of {} on `{pq}` and pass it in this command's wait list",
             what(producer)
