@@ -463,6 +463,11 @@ pub enum Stmt {
         value: Value,
         some: bool,
     },
+    /// The call that made `value` failed on this path (a `match` arm `Err(_)`): the
+    /// command it enqueued, if any, made no event.
+    Failed {
+        value: Value,
+    },
     /// `handle.join()`: the thread's host work happened before; its value goes to `dst`.
     /// An unknown handle joins every thread spawned so far.
     Join {
@@ -482,7 +487,9 @@ pub struct VarInfo {
     pub name: String,
     pub hint: TypeHint,
     /// For a value of a struct defined in the crate, or a list of them: its (or its
-    /// members') fields' types.
+    /// members') fields' types. A field that is a collection of OpenCL objects has a second
+    /// entry, named by [`members_of`], for its members (`u: Vec<[Buffer; 2]>`: `u[]`, a
+    /// buffer); a variable that is such a collection has the entry `[]`.
     pub fields: Vec<(String, TypeHint)>,
     /// For `self` and parameters whose type is a struct not defined in the file: the
     /// type's name, so [`link`](crate::frontend::link) can give the fields of a struct
@@ -490,6 +497,12 @@ pub struct VarInfo {
     pub ty: Option<String>,
     /// How a field of the variable is written.
     pub member: Member,
+}
+
+/// The entry of [`VarInfo::fields`] for the members of field `field`, or of the variable
+/// itself for `""`.
+pub fn members_of(field: &str) -> String {
+    format!("{field}[]")
 }
 
 /// How a field of a variable is written in the source language.
@@ -860,6 +873,7 @@ fn write_stmt(f: &mut fmt::Formatter<'_>, func: &Function, s: &Stmt, depth: usiz
             Show(func, value),
             if *some { "Some" } else { "None" }
         ),
+        Stmt::Failed { value } => writeln!(f, "{pad}failed {}", Show(func, value)),
         Stmt::Join { handle, dst } => writeln!(
             f,
             "{pad}{} = join {}",

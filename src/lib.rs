@@ -420,6 +420,7 @@ fn wanted_names(files: &[&Lowered]) -> BTreeSet<String> {
                 | ir::Stmt::Closure { body: b, .. } => uses_api |= walk(b, calls),
                 ir::Stmt::Assign { .. }
                 | ir::Stmt::Assume { .. }
+                | ir::Stmt::Failed { .. }
                 | ir::Stmt::Join { .. }
                 | ir::Stmt::Push { .. }
                 | ir::Stmt::Forget { .. }
@@ -958,6 +959,27 @@ pub fn debug_ir(path: &Path) -> Result<String, String> {
     worker
         .join()
         .unwrap_or_else(|_| Err("internal error while lowering this file".into()))
+}
+
+/// What the analysis did on the crate of `path` (`debug trace`): each function, each
+/// command with the queue and buffers it resolved to and what it waits on, each time facts
+/// were forgotten; then the findings located in `path`.
+pub fn debug_trace(path: &Path) -> Result<String, String> {
+    if !path.is_file() {
+        return Err("not a file".into());
+    }
+    analysis::trace::enable();
+    let report = check(
+        &[path.to_path_buf()],
+        &Settings {
+            prefilter: false,
+            ..Settings::default()
+        },
+    );
+    let mut out = analysis::trace::take().join("\n");
+    out.push('\n');
+    out.push_str(&report::short::render(&report));
+    Ok(out)
 }
 
 #[cfg(test)]

@@ -17,7 +17,8 @@ use clmigrate_lint::discover::WalkOptions;
 use clmigrate_lint::harness::{self, ChildArgs, ConfirmArgs};
 use clmigrate_lint::rules::{Level, Rule, RULES};
 use clmigrate_lint::{
-    check, debug_ir, fix, report, rules, runtime, source, workspace, Progress, Report, Settings,
+    check, debug_ir, debug_trace, fix, report, rules, runtime, source, workspace, Progress, Report,
+    Settings,
 };
 
 #[derive(Parser)]
@@ -77,6 +78,12 @@ enum DebugCommand {
     /// Print the host IR the checker lowers a file to.
     Ir {
         /// A Rust source file.
+        file: PathBuf,
+    },
+    /// Print what the analysis did on a file: each command with the queue and buffers it
+    /// resolved to and what it waits on, and each time it forgot what it knew.
+    Trace {
+        /// A Rust, C or C++ source file.
         file: PathBuf,
     },
 }
@@ -699,6 +706,16 @@ pub fn main() -> ExitCode {
             Ok(false) => ExitCode::from(1),
             Err(e) => {
                 eprintln!("error: language server: {e}");
+                ExitCode::from(2)
+            }
+        },
+        Some(Command::Debug(DebugCommand::Trace { file })) => match debug_trace(&file) {
+            Ok(s) => {
+                print!("{s}");
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("error: {}: {e}", file.display());
                 ExitCode::from(2)
             }
         },

@@ -238,6 +238,7 @@ fn shift_stmt(s: &Stmt, by: usize) -> Stmt {
             value: v(value),
             some: *some,
         },
+        Stmt::Failed { value } => Stmt::Failed { value: v(value) },
         Stmt::Join { handle, dst } => Stmt::Join {
             handle: v(handle),
             dst: pl(dst),

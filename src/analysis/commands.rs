@@ -202,6 +202,29 @@ impl<'f> Analyzer<'f> {
         r: Resolved,
         event: Option<&Place>,
     ) {
+        if trace::on() {
+            let uses: Vec<String> = (r.uses.iter())
+                .map(|(b, m, _)| format!("{} {m:?}", self.objs[*b].name))
+                .collect();
+            trace::line(format!(
+                "  #{} {} on {}: [{}] waits {:?}{}{}",
+                self.insts.len(),
+                cmd.api,
+                r.queue.map_or("?".into(), |q| self.objs[q].name.clone()),
+                uses.join(", "),
+                r.waits,
+                if r.unknown_buffers {
+                    ", other buffers not known"
+                } else {
+                    ""
+                },
+                if r.outside_buffers {
+                    ", outside buffers"
+                } else {
+                    ""
+                },
+            ));
+        }
         if r.unknown_buffers {
             self.forget_all_buffers(st);
         } else if r.outside_buffers {

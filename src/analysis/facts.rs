@@ -149,6 +149,45 @@ pub enum Fact {
     },
 }
 
+impl Fact {
+    /// One line for `debug trace`: the kind, the buffer or kernel, and the commands by API
+    /// and queue.
+    fn summary(&self) -> String {
+        let cmd = |c: &CmdInfo| format!("{} on {}", c.api, c.queue);
+        match self {
+            Fact::HostArg { kernel, index, .. } => format!("fact host-arg {kernel}[{index}]"),
+            Fact::ArgMismatch {
+                kernel,
+                index,
+                problem,
+                ..
+            } => format!("fact arg-mismatch {kernel}[{index}]: {problem:?}"),
+            Fact::Unordered {
+                producer,
+                consumer,
+                buffer,
+                ..
+            } => format!(
+                "fact unordered {buffer}: {} / {}",
+                cmd(producer),
+                cmd(consumer)
+            ),
+            Fact::HostMigration {
+                migration, buffer, ..
+            } => {
+                format!("fact host-migration {buffer}: {}", cmd(migration))
+            }
+            Fact::Reinit { write, buffer, .. } => format!("fact reinit {buffer}: {}", cmd(write)),
+            Fact::Unreleased { api, event_var, .. } => {
+                format!("fact unreleased {api} {event_var:?}")
+            }
+            Fact::SourceQueueMigration {
+                migration, buffer, ..
+            } => format!("fact source-queue {buffer}: {}", cmd(migration)),
+        }
+    }
+}
+
 /// A fact with instance numbers, resolved to names when the function is done.
 pub(super) enum RawFact {
     /// A fact that needs no names resolved at the end.
@@ -307,6 +346,11 @@ impl<'f> Analyzer<'f> {
                     buffer: self.objs[*buffer].name.clone(),
                 },
             });
+        }
+        if trace::on() {
+            for f in &out {
+                trace::line(format!("  {}", f.summary()));
+            }
         }
         out
     }

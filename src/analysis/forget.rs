@@ -57,6 +57,9 @@ impl<'f> Analyzer<'f> {
     }
 
     fn forget_obj(&mut self, st: &mut State, o: ObjId) {
+        if trace::on() {
+            trace::line(format!("  forget {}", self.objs[o].name));
+        }
         match self.objs[o].kind {
             ObjKind::Buffer => self.forget_buffer(st, o),
             ObjKind::Queue { .. } => self.complete_queue(st, o),
@@ -86,6 +89,9 @@ impl<'f> Analyzer<'f> {
 
     /// Forgets every buffer: a command touched buffers the analysis cannot name.
     pub(super) fn forget_all_buffers(&mut self, st: &mut State) {
+        if trace::on() {
+            trace::line("  forget every buffer".into());
+        }
         self.unknown_writes += 1;
         st.init.clear();
         st.pending_host.clear();

@@ -1,5 +1,6 @@
 //! Joins: at a branch join only what holds on every path is kept.
 
+use super::values::part_of_value;
 use super::*;
 
 fn join_map<K: Clone + Eq + std::hash::Hash, V: Clone + PartialEq>(
@@ -68,8 +69,18 @@ impl State {
     pub(super) fn join(&self, o: &State) -> State {
         let mut env = BTreeMap::new();
         for (k, v) in &self.env {
-            if let Some(w) = o.env.get(k) {
-                env.insert(k.clone(), join_val(v, w));
+            // A member stored on one path only (`out[d] = ev`): on the other, the member of
+            // the list the variable holds.
+            if let Some(w) = o.env.get(k).cloned().or_else(|| part_of_value(&o.env, k)) {
+                env.insert(k.clone(), join_val(v, &w));
+            }
+        }
+        for (k, w) in &o.env {
+            if self.env.contains_key(k) {
+                continue;
+            }
+            if let Some(v) = part_of_value(&self.env, k) {
+                env.insert(k.clone(), join_val(&v, w));
             }
         }
         let mut trace = self.trace.clone();

@@ -247,17 +247,10 @@ impl<'f> Analyzer<'f> {
                     out.push((b, mode));
                 }
                 Arg::Other => {}
-                // Arguments set elsewhere: the known ones still count, and what the
-                // launch may write besides is forgotten.
-                Arg::Unknown if i == u64::MAX => partial = true,
-                Arg::Unknown => {
-                    return LaunchInfo {
-                        uses: None,
-                        waits,
-                        kernel: Some(self.objs[k].name.clone()),
-                        partial: false,
-                    }
-                }
+                // Arguments set elsewhere, or one the analysis cannot name: the known ones
+                // still count, and what the launch may touch besides (buffers from outside
+                // or handed to code the analysis does not see) is forgotten.
+                Arg::Unknown => partial = true,
             }
         }
         LaunchInfo {

@@ -29,6 +29,7 @@ mod join;
 mod kernels;
 mod loops;
 mod stmt;
+pub mod trace;
 mod values;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
@@ -338,6 +339,9 @@ pub fn analyze<'f>(func: &Function, index: &'f Index<'f>, kernels: &mut Kernels)
         walk_vars: HashMap::new(),
         walk_objs: HashSet::new(),
     };
+    if trace::on() {
+        trace::line(format!("fn {}", func.name));
+    }
     let mut st = State::default();
     for &p in &func.params {
         let info = &func.vars[p];

@@ -345,6 +345,13 @@ impl<'f> Analyzer<'f> {
                     return None;
                 }
             }
+            Stmt::Failed { value } => {
+                if let AVal::Events(evs) = self.eval(&mut st, value, None, "result") {
+                    for i in evs {
+                        st.live_raw.remove(&RawKey::Inst(i));
+                    }
+                }
+            }
             Stmt::Join { handle, dst } => {
                 let joined: Vec<usize> = match self.eval(&mut st, handle, None, "thread") {
                     AVal::Thread(t) => vec![t],

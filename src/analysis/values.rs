@@ -26,7 +26,7 @@ pub(super) fn remove_parts(env: &mut BTreeMap<Place, AVal>, p: &Place, itself: b
 }
 
 /// The part of a list or struct value a path of constant indices and fields names.
-fn project(v: &AVal, proj: &[Proj]) -> AVal {
+pub(super) fn project(v: &AVal, proj: &[Proj]) -> AVal {
     let Some((first, rest)) = proj.split_first() else {
         return v.clone();
     };
@@ -39,6 +39,20 @@ fn project(v: &AVal, proj: &[Proj]) -> AVal {
         }
         _ => AVal::Unknown,
     }
+}
+
+/// What `env` holds at the part `p` by a list or struct an ancestor of it holds, when
+/// `p` itself has no binding (`out[0]` of `out = [null, null]`).
+pub(super) fn part_of_value(env: &BTreeMap<Place, AVal>, p: &Place) -> Option<AVal> {
+    let mut root = p.clone();
+    while !root.proj.is_empty() {
+        root.proj.pop();
+        if let Some(v) = env.get(&root) {
+            return matches!(v, AVal::List(_) | AVal::Struct(_))
+                .then(|| project(v, &p.proj[root.proj.len()..]));
+        }
+    }
+    None
 }
 
 pub(super) fn flatten_buffers(a: &AVal, objs: &[Obj], out: &mut Vec<ObjId>, unknown: &mut bool) {
@@ -212,6 +226,19 @@ impl<'f> Analyzer<'f> {
                     return v;
                 }
             }
+            // A list whose members were stored one by one (`out[d] = ev`): those members.
+            if let AVal::List(items) = v {
+                let mut items = items.clone();
+                let mut member = p.clone();
+                for (j, item) in items.iter_mut().enumerate() {
+                    member.proj.push(Proj::Index(j as u64));
+                    if let Some(m) = st.env.get(&member) {
+                        *item = m.clone();
+                    }
+                    member.proj.pop();
+                }
+                return AVal::List(items);
+            }
             return v.clone();
         }
         if p.proj.is_empty() {
@@ -234,12 +261,20 @@ impl<'f> Analyzer<'f> {
                 return AVal::Unknown;
             }
             // A field of the variable, or of a member of a list of structs.
+            let field = |name: &str| {
+                (self.vars[p.var].fields.iter())
+                    .find(|(n, _)| n == name)
+                    .map(|(_, h)| *h)
+            };
+            let indexes = |proj: &[Proj]| {
+                !proj.is_empty() && proj.iter().all(|x| matches!(x, Proj::Index(_)))
+            };
             let field_hint = match (root.proj.is_empty(), p.proj.as_slice()) {
-                (true, [Proj::Field(f)] | [Proj::Index(_), Proj::Field(f)]) => self.vars[p.var]
-                    .fields
-                    .iter()
-                    .find(|(n, _)| n == f)
-                    .map(|(_, h)| *h),
+                (true, [Proj::Field(f)] | [Proj::Index(_), Proj::Field(f)]) => field(f),
+                // A member of a collection of objects: the field's (`self.u[1][0]`), or
+                // the variable's (`queues[1]`).
+                (true, [Proj::Field(f), rest @ ..]) if indexes(rest) => field(&members_of(f)),
+                (true, proj) if indexes(proj) => field(&members_of("")),
                 _ => None,
             };
             let name = self.place_name(p);

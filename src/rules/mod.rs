@@ -180,7 +180,7 @@ fn at_caller(fact: &Fact, mut f: Finding) -> Finding {
     let (Some(hop), Some(inner)) = (cmd.via.get(common), cmd.via.last()) else {
         return f;
     };
-    if f.primary.span != cmd.span {
+    if f.anchor != cmd.span {
         return f;
     }
     // After the rule's own labels: the first of those stays the related command.
@@ -188,6 +188,9 @@ fn at_caller(fact: &Fact, mut f: Finding) -> Finding {
         span: f.primary.span,
         message: format!("{}, in `{}`", f.primary.message, inner.callee),
     });
+    // An edit inside the helper would change it for every caller, and what is wrong here
+    // is what this caller passes.
+    f.fix = None;
     f.primary = Label {
         span: hop.call,
         message: format!("in this call of `{}`", hop.callee),

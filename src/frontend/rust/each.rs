@@ -110,6 +110,11 @@ impl Lowerer<'_, '_> {
                 ("iter" | "iter_mut" | "into_iter" | "copied" | "cloned" | "by_ref", 0) => {
                     return self.iter_shape(&mc.receiver, sources)
                 }
+                // `.filter(|e| !e.is_null())`: null members hold no object, so the walk of
+                // the others is the walk of all.
+                ("filter", 1) if is_non_null_test(&mc.args[0]) => {
+                    return self.iter_shape(&mc.receiver, sources)
+                }
                 ("enumerate", 0) => {
                     let s = self.iter_shape(&mc.receiver, sources);
                     return Shape::Pair(Box::new(Shape::Count), Box::new(s));
@@ -252,4 +257,35 @@ impl Lowerer<'_, '_> {
         }
         dst.map_or(Value::Unknown, |d| Value::Place(Place::var(d)))
     }
+}
+
+/// A closure `|e| !e.is_null()` (through references and derefs of its parameter).
+fn is_non_null_test(e: &Expr) -> bool {
+    let Expr::Closure(c) = strip(e) else {
+        return false;
+    };
+    let Expr::Unary(u) = strip(&c.body) else {
+        return false;
+    };
+    if !matches!(u.op, syn::UnOp::Not(_)) {
+        return false;
+    }
+    let Expr::MethodCall(m) = strip(&u.expr) else {
+        return false;
+    };
+    let mut recv = strip(&m.receiver);
+    while let Expr::Unary(d) = recv {
+        if !matches!(d.op, syn::UnOp::Deref(_)) {
+            return false;
+        }
+        recv = strip(&d.expr);
+    }
+    let param = c
+        .inputs
+        .first()
+        .and_then(|p| pat_idents(p).into_iter().next());
+    m.method == "is_null"
+        && m.args.is_empty()
+        && c.inputs.len() == 1
+        && matches!(recv, Expr::Path(p) if param.is_some_and(|(n, _)| p.path.is_ident(&n)))
 }

@@ -16,6 +16,9 @@ use crate::ir::*;
 use crate::source::{read_regular, MAX_FILE_BYTES};
 
 /// Macros that only read their arguments.
+/// The longest `[x; N]` of null handles read slot by slot.
+const MAX_SLOTS: u64 = 64;
+
 const READING_MACROS: &[&str] = &[
     "println",
     "print",
@@ -42,6 +45,19 @@ const READING_MACROS: &[&str] = &[
 ];
 
 impl Lowerer<'_, '_> {
+    /// Whether `e` names a variable that is a collection of OpenCL handles by its type
+    /// (`out: [cl_event; 2]`, `queues: &[CommandQueue]`).
+    fn holds_handles(&self, e: &Expr) -> bool {
+        let Expr::Path(p) = strip(e) else {
+            return false;
+        };
+        let Some(v) = p.path.get_ident().and_then(|i| self.lookup(&i.to_string())) else {
+            return false;
+        };
+        let info = &self.vars[v];
+        info.hint == TypeHint::EventList || info.fields.iter().any(|(n, _)| *n == members_of(""))
+    }
+
     pub(super) fn expr(&mut self, e: &Expr) -> Value {
         match e {
             Expr::Path(p) => {
@@ -154,11 +170,15 @@ impl Lowerer<'_, '_> {
                 )
             }
             Expr::Repeat(r) => {
-                self.expr(&r.expr);
+                let item = self.expr(&r.expr);
                 let len = match self.expr(&r.len) {
                     Value::Int(n) => Some(n),
                     _ => None,
                 };
+                // `[ptr::null_mut(); 2]`: slots for handles, filled in later.
+                if let (Value::Null, Some(n)) = (&item, len.filter(|&n| n <= MAX_SLOTS)) {
+                    return Value::List(vec![Value::Null; n as usize]);
+                }
                 Value::Host {
                     kind: HostKind::Array { len },
                     base: None,
@@ -206,6 +226,16 @@ impl Lowerer<'_, '_> {
                 let v = self.expr(&a.right);
                 let span = self.span(spans::expr(e));
                 match &*a.left {
+                    // `out[d] = ev` into a list of handles: that member.
+                    Expr::Index(ix) if self.holds_handles(&ix.expr) => {
+                        if let Some(dst) = self.place_of(&a.left) {
+                            self.out.push(Stmt::Assign {
+                                dst,
+                                value: v,
+                                span,
+                            });
+                        }
+                    }
                     Expr::Index(ix) => {
                         let base = self.expr(&ix.expr);
                         self.expr(&ix.index);
@@ -285,6 +315,7 @@ impl Lowerer<'_, '_> {
                     let saved = std::mem::take(&mut self.out);
                     self.scopes.push(HashMap::new());
                     self.assume_option(&arm.pat, &scrutinee);
+                    self.assume_failed(&arm.pat, &scrutinee);
                     let whole = self.let_pattern_unknown(&arm.pat, &scrutinee);
                     if let Some((_, g)) = &arm.guard {
                         self.expr(g);

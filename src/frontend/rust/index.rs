@@ -5,10 +5,11 @@ use std::collections::HashMap;
 
 use syn::Expr;
 
-use super::types::{type_hint, type_name};
+use super::types::{member_hint, type_hint, type_name};
 use super::Lowerer;
 use crate::frontend::bindings::{Api, Bindings};
 use crate::frontend::{Const, Fields};
+use crate::ir::{members_of, TypeHint};
 
 pub(super) fn collect_consts(items: &[syn::Item], out: &mut HashMap<String, Const>) {
     for item in items {
@@ -62,18 +63,18 @@ pub(super) fn collect_defs(items: &[syn::Item], prefix: Option<&str>, defs: &mut
                 }
             }
             syn::Item::Struct(st) => {
-                let fields = st
-                    .fields
-                    .iter()
-                    .enumerate()
-                    .map(|(i, f)| {
-                        let name = f
-                            .ident
-                            .as_ref()
-                            .map_or_else(|| i.to_string(), |n| n.to_string());
-                        (name, type_hint(&f.ty))
-                    })
-                    .collect();
+                let mut fields = Vec::new();
+                for (i, f) in st.fields.iter().enumerate() {
+                    let name = f
+                        .ident
+                        .as_ref()
+                        .map_or_else(|| i.to_string(), |n| n.to_string());
+                    let members = member_hint(&f.ty);
+                    if members != TypeHint::Unknown {
+                        fields.push((members_of(&name), members));
+                    }
+                    fields.push((name, type_hint(&f.ty)));
+                }
                 defs.structs.insert(st.ident.to_string(), fields);
             }
             syn::Item::Mod(m) => {

@@ -37,7 +37,7 @@ use crate::source::SourceFile;
 use closures::Closure;
 use index::{collect_consts, collect_defs, collect_uses, qualify, Defs, Uses};
 use syntax::pat_idents;
-use types::{elem_type, hint_from_name, type_hint, type_name, STD_TYPES};
+use types::{elem_type, hint_from_name, member_hint, type_hint, type_name, STD_TYPES};
 
 /// Lowers every function and method of a parsed file that is module `module` of its crate
 /// (empty for a crate root, or a file on its own): functions are named by their path in
@@ -173,11 +173,15 @@ impl FileCx<'_> {
                             .cloned(),
                         _ => None,
                     };
+                    let members = member_hint(&pt.ty);
                     for (ident, _) in pat_idents(&pt.pat) {
                         let v = lw.bind(&ident, hint);
                         lw.type_var(v, ty.clone());
                         if let Some(fields) = &member_fields {
                             lw.vars[v].fields.clone_from(fields);
+                        }
+                        if members != TypeHint::Unknown {
+                            lw.vars[v].fields.push((members_of(""), members));
                         }
                         params.push(v);
                     }

@@ -293,6 +293,17 @@ impl Lowerer<'_, '_> {
         }
     }
 
+    /// `Err(_) => ..`: on this arm the call that made `value` failed.
+    pub(super) fn assume_failed(&mut self, pat: &Pat, value: &Value) {
+        if let (Pat::TupleStruct(t), Value::Place(_)) = (strip_pat_type(pat), value) {
+            if t.path.segments.last().is_some_and(|s| s.ident == "Err") {
+                self.out.push(Stmt::Failed {
+                    value: value.clone(),
+                });
+            }
+        }
+    }
+
     pub(super) fn let_pattern_unknown(&mut self, pat: &Pat, scrutinee: &Value) -> Option<Place> {
         let span = self.span(spans::pat(pat));
         let mut whole_var = None;

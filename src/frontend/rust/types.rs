@@ -92,6 +92,52 @@ pub(super) fn hint_from_name(name: &str) -> TypeHint {
     }
 }
 
+/// The OpenCL object the members of a collection are, through nested collections
+/// (`Vec<[Buffer<f32>; 2]>`: a buffer, for `u[1][0]`), or `Unknown`.
+pub(super) fn member_hint(t: &Type) -> TypeHint {
+    match t {
+        Type::Reference(r) => member_hint(&r.elem),
+        Type::Group(g) => member_hint(&g.elem),
+        Type::Paren(p) => member_hint(&p.elem),
+        Type::Slice(s) => elem_hint(&s.elem),
+        Type::Array(a) => elem_hint(&a.elem),
+        Type::Path(p) => {
+            let Some(seg) = p.path.segments.last() else {
+                return TypeHint::Unknown;
+            };
+            let syn::PathArguments::AngleBracketed(a) = &seg.arguments else {
+                return TypeHint::Unknown;
+            };
+            let Some(syn::GenericArgument::Type(inner)) = a.args.first() else {
+                return TypeHint::Unknown;
+            };
+            match seg.ident.to_string().as_str() {
+                "Vec" | "VecDeque" => elem_hint(inner),
+                "Box" | "Rc" | "Arc" | "Option" => member_hint(inner),
+                _ => TypeHint::Unknown,
+            }
+        }
+        _ => TypeHint::Unknown,
+    }
+}
+
+/// The OpenCL object a member of a collection is: itself one, or a collection of them.
+fn elem_hint(t: &Type) -> TypeHint {
+    match member_hint(t) {
+        TypeHint::Unknown => match type_hint(t) {
+            h @ (TypeHint::Queue
+            | TypeHint::Buffer
+            | TypeHint::Kernel
+            | TypeHint::Event
+            | TypeHint::Context
+            | TypeHint::Device
+            | TypeHint::Program) => h,
+            _ => TypeHint::Unknown,
+        },
+        h => h,
+    }
+}
+
 /// The element type of `Vec<T>`, `[T]`, `[T; N]`.
 fn elem_name(t: &Type) -> Option<String> {
     match t {
