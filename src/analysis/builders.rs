@@ -99,11 +99,6 @@ impl<'f> Analyzer<'f> {
         }
     }
 
-    /// The signature of kernel `name` in `source` (see [`Kernels::sig`]).
-    fn kernel_sig(&mut self, source: Option<&str>, name: Option<&str>) -> Option<KernelSig> {
-        self.kernels.sig(source, name?)
-    }
-
     /// Applies one builder operation; `None` when the receiver is not something it applies
     /// to, so the call is unknown.
     #[allow(clippy::too_many_arguments)]
@@ -123,7 +118,35 @@ impl<'f> Analyzer<'f> {
             Op::Enq | Op::EnqAsync => Some(RoleHint::Kernel),
             _ => None,
         };
-        let r = self.eval(st, recv, role, "receiver");
+        let mut r = self.eval(st, recv, role, "receiver");
+        // A queue-and-program bundle from outside (`self.pq.kernel_builder("k")`): one of
+        // its own, with a queue of its own, whose program's source is not seen here.
+        if let (
+            Op::KernelBuilder | Op::CreateBuffer | Op::GetQueue,
+            AVal::External,
+            Value::Place(p),
+        ) = (op, &r, recv)
+        {
+            let name = self.place_name(p);
+            let queue = self.new_obj(
+                ObjKind::Queue {
+                    device: None,
+                    ooo: false,
+                },
+                format!("{name}.queue()"),
+            );
+            self.outside.insert(queue);
+            let pq = self.new_obj(
+                ObjKind::ProQue {
+                    queue,
+                    source: None,
+                },
+                name,
+            );
+            self.outside.insert(pq);
+            r = AVal::Obj(pq);
+            st.env.insert(self.canonical(p), r.clone());
+        }
         let is_function = *recv == Value::Unknown;
         let result = self.apply_op(st, op, &r, is_function, args, arg_spans, id, span);
         match result {
@@ -300,6 +323,7 @@ impl<'f> Analyzer<'f> {
                 Some(AVal::Obj(self.new_obj(obj, "builder".into())))
             }
             Op::KernelBuilder => {
+                let r_outside = recv_obj.is_some_and(|o| self.outside.contains(&o));
                 let Some(ObjKind::ProQue { queue, source }) = self.builder_kind(r) else {
                     return None;
                 };
@@ -308,7 +332,11 @@ impl<'f> Analyzer<'f> {
                     Value::Str(n) => Some(n),
                     _ => None,
                 };
-                let sig = self.kernel_sig(source.as_deref(), name.as_deref());
+                // A bundle from outside: the crate's kernel of that name.
+                let sig = name.as_deref().and_then(|n| match source.as_deref() {
+                    None if r_outside => self.kernel_sig(None, n),
+                    s => self.kernels.sig(s, n),
+                });
                 let k = self.new_obj(
                     ObjKind::Kernel { sig },
                     name.clone().unwrap_or_else(|| "kernel".into()),
@@ -473,7 +501,7 @@ impl<'f> Analyzer<'f> {
     fn refresh_sig(&mut self, k: ObjId) {
         let source = self.program_sources.get(&k).cloned().flatten();
         let name = self.objs[k].name.clone();
-        let sig = self.kernel_sig(source.as_deref(), Some(&name));
+        let sig = self.kernel_sig(source.as_deref(), &name);
         self.objs[k].kind = ObjKind::Kernel { sig };
     }
 

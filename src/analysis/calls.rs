@@ -273,6 +273,8 @@ pub struct Index<'f> {
     methods: HashMap<(&'f str, &'f str), Option<Callee<'f>>>,
     /// Where a name not found here is looked up next.
     outer: Option<&'f Index<'f>>,
+    /// The crate's kernels: of its program sources, and in its struct fields.
+    kernels: Arc<CrateKernels>,
 }
 
 /// A function of the index, with the size of its body.
@@ -301,8 +303,15 @@ pub fn method_key(name: &str) -> Option<(&str, &str)> {
 
 impl<'f> Index<'f> {
     pub fn new<I: IntoIterator<Item = &'f Function>>(functions: I) -> Index<'f> {
+        let all: Vec<&'f Function> = functions.into_iter().collect();
+        let mut index = Index::of(&all);
+        index.kernels = Arc::new(CrateKernels::new(all));
+        index
+    }
+
+    fn of(functions: &[&'f Function]) -> Index<'f> {
         let mut index = Index::default();
-        for f in functions {
+        for &f in functions {
             let c = Callee {
                 function: f,
                 stmts: stmt_count(&f.body),
@@ -315,16 +324,22 @@ impl<'f> Index<'f> {
         index
     }
 
+    /// The crate's kernels: of its program sources, and in its struct fields.
+    pub(super) fn crate_kernels(&self) -> &CrateKernels {
+        &self.kernels
+    }
+
     /// The index of `functions` in front of `outer`: a name they define is theirs even
     /// where `outer` has it too (a C file's own functions before its program's).
     pub fn within<I: IntoIterator<Item = &'f Function>>(
         functions: I,
         outer: &'f Index<'f>,
     ) -> Index<'f> {
-        Index {
-            outer: Some(outer),
-            ..Index::new(functions)
-        }
+        let all: Vec<&'f Function> = functions.into_iter().collect();
+        let mut index = Index::of(&all);
+        index.outer = Some(outer);
+        index.kernels = outer.kernels.clone();
+        index
     }
 
     /// The one function a call of `name` runs, when it is known.

@@ -45,6 +45,11 @@ impl KernelFiles {
         }
         KernelFiles(by_name)
     }
+
+    /// The signature of kernel `name`, when exactly one is known.
+    pub fn get(&self, name: &str) -> Option<KernelSig> {
+        self.0.get(name).cloned().flatten()
+    }
 }
 
 impl Kernels {
@@ -59,7 +64,7 @@ impl Kernels {
     /// else from the `.cl` files beside the package when exactly one signature has it.
     pub(crate) fn sig(&mut self, source: Option<&str>, name: &str) -> Option<KernelSig> {
         let Some(source) = source else {
-            return self.beside.0.get(name).cloned().flatten();
+            return self.beside.get(name);
         };
         if !self.parsed.contains_key(source) {
             let sigs = kernel_src::parse_kernels(source);

@@ -23,6 +23,7 @@ mod bitset;
 mod builders;
 mod calls;
 mod commands;
+mod crate_kernels;
 mod facts;
 mod forget;
 mod join;
@@ -41,6 +42,7 @@ use crate::kernel_src::{self, AddrSpace, KernelSig, ParamAccess};
 use bitset::BitSet;
 use calls::InlineCx;
 pub use calls::{method_key, Callee, Index};
+use crate_kernels::CrateKernels;
 use facts::RawFact;
 pub use facts::{CmdInfo, Fact, Hop, Mismatch, Mode};
 pub use kernels::{KernelFiles, Kernels};
@@ -125,6 +127,7 @@ enum RoleHint {
     Queue,
     Buffer,
     Kernel,
+    Program,
     Event,
 }
 

@@ -145,6 +145,7 @@ impl<'f> Analyzer<'f> {
             )),
             RoleHint::Buffer => AVal::Obj(self.new_obj(ObjKind::Buffer, name)),
             RoleHint::Kernel => AVal::Obj(self.new_obj(ObjKind::Kernel { sig: None }, name)),
+            RoleHint::Program => AVal::Obj(self.new_obj(ObjKind::Program { source: None }, name)),
             RoleHint::Event => AVal::Events(BTreeSet::new()),
         }
     }
@@ -283,10 +284,38 @@ impl<'f> Analyzer<'f> {
                 (None, Some(h)) => self.hinted(h, &name),
                 (None, None) => AVal::External,
             };
+            if let AVal::Obj(o) = v {
+                self.kernel_of_field(o, p);
+            }
             st.env.insert(p.clone(), v.clone());
             return v;
         }
         AVal::Unknown
+    }
+
+    /// A kernel from outside kept in a field the crate gives one kernel: that kernel's
+    /// signature, from the crate's program sources or the `.cl` files beside the package.
+    fn kernel_of_field(&mut self, o: ObjId, p: &Place) {
+        if !matches!(self.objs[o].kind, ObjKind::Kernel { sig: None }) {
+            return;
+        }
+        let Some(name) = self.index.crate_kernels().kernel_of(p) else {
+            return;
+        };
+        let sig = self.kernel_sig(None, name);
+        if sig.is_some() {
+            self.objs[o].kind = ObjKind::Kernel { sig };
+        }
+    }
+
+    /// The signature of kernel `name`: from `source` when the program's source is known,
+    /// else from the crate's program sources or the `.cl` files beside the package, where
+    /// exactly one signature has that name.
+    pub(super) fn kernel_sig(&mut self, source: Option<&str>, name: &str) -> Option<KernelSig> {
+        match source {
+            Some(_) => self.kernels.sig(source, name),
+            None => (self.index.crate_kernels().sig(name)).or_else(|| self.kernels.sig(None, name)),
+        }
     }
 
     pub(super) fn eval(
@@ -438,11 +467,22 @@ impl<'f> Analyzer<'f> {
                 program,
                 name: kname,
             } => {
-                let sig = match (self.eval(st, program, None, "program"), kname) {
+                let sig = match (
+                    self.eval(st, program, Some(RoleHint::Program), "program"),
+                    kname,
+                ) {
                     (AVal::Obj(p), Some(k)) => match &self.objs[p].kind {
-                        ObjKind::Program { source } => {
-                            let source = source.clone();
-                            self.kernels.sig(source.as_deref(), k)
+                        // A program from outside (a parameter, a field): the crate's kernel
+                        // of that name.
+                        ObjKind::Program { source: None } if self.outside.contains(&p) => {
+                            self.kernel_sig(None, k)
+                        }
+                        // Made here from what the analysis does not see (a binary, a file
+                        // read at run time): only a `.cl` file beside the package.
+                        ObjKind::Program { source: None } => self.kernels.sig(None, k),
+                        ObjKind::Program { source: Some(src) } => {
+                            let src = src.clone();
+                            self.kernels.sig(Some(&src), k)
                         }
                         _ => None,
                     },
