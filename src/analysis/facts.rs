@@ -153,7 +153,7 @@ impl Fact {
     /// One line for `debug trace`: the kind, the buffer or kernel, and the commands by API
     /// and queue.
     fn summary(&self) -> String {
-        let cmd = |c: &CmdInfo| format!("{} on {}", c.api, c.queue);
+        let cmd = |c: &CmdInfo| format!("{} #{} on {}", c.api, c.id, c.queue);
         match self {
             Fact::HostArg { kernel, index, .. } => format!("fact host-arg {kernel}[{index}]"),
             Fact::ArgMismatch {

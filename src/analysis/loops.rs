@@ -27,47 +27,54 @@ pub(super) struct LoopCx {
     pub(super) continues: Vec<State>,
 }
 
+/// What a loop source walks, as far as the analysis knows it.
+enum Walk {
+    /// The members of a known list (held at a place, when it is a variable's), or the
+    /// integers of a known range.
+    Known(Vec<AVal>, Option<Place>),
+    /// The members of a list from outside (a parameter, a field): its members are named by
+    /// their index (`queues[0]`), each an object of its own.
+    Outside(Place),
+    /// `0..n` for an `n` not known.
+    Counted,
+}
+
 impl<'f> Analyzer<'f> {
-    /// A loop over lists or a range: once per member when every list is known and short,
-    /// else as a loop whose bindings are "some member".
-    /// The member a walk variable is at in a new pass: an outside value (made an object of
-    /// the role it plays where it is used), named by the pass (`queues[i]`, `queues[i + 1]`).
-    pub(super) fn walk_member(&mut self, var: Var, hint: TypeHint) -> Option<AVal> {
-        self.walk_vars.contains_key(&var).then(|| match hint {
-            TypeHint::Unknown => AVal::External,
-            _ => {
-                let name = self.walk_name(var);
-                let v = self.hinted(hint, &name);
-                if let AVal::Obj(o) = v {
-                    self.walk_objs.insert(o);
+    /// What one source walks; `None` when the analysis cannot tell.
+    fn walk_of(&mut self, st: &mut State, src: &EachSource) -> Option<Walk> {
+        Some(match src {
+            EachSource::Members(v) => match (self.eval(st, v, None, "list"), v) {
+                (AVal::List(items), Value::Place(l)) => {
+                    Walk::Known(items, Some(self.canonical(&self.concrete(st, l))))
                 }
-                v
-            }
+                (AVal::List(items), _) => Walk::Known(items, None),
+                (AVal::External, Value::Place(l)) => {
+                    Walk::Outside(self.canonical(&self.concrete(st, l)))
+                }
+                _ => return None,
+            },
+            EachSource::Upto(v) => match self.eval(st, v, None, "n") {
+                AVal::Int(n) if n as usize <= MAX_UNROLL => {
+                    Walk::Known((0..n).map(AVal::Int).collect(), None)
+                }
+                AVal::Int(_) => return None,
+                _ => Walk::Counted,
+            },
+            EachSource::UptoLen(v) => match self.eval(st, v, None, "list") {
+                AVal::List(items) => {
+                    Walk::Known((0..items.len() as u64).map(AVal::Int).collect(), None)
+                }
+                _ => Walk::Counted,
+            },
         })
     }
 
-    /// A name for the index of a walk that has none, which no variable of the function has.
-    fn fresh_index_name(&self) -> String {
-        ["i", "j", "k", "n", "idx"]
-            .iter()
-            .map(|c| c.to_string())
-            .find(|c| !self.vars.iter().any(|v| v.name == *c))
-            .unwrap_or_else(|| "index".to_string())
-    }
-
-    /// How the member of this pass is shown: `queues[i]`, then `queues[i + 1]`.
-    pub(super) fn walk_name(&mut self, var: Var) -> String {
-        let Some((prefix, n)) = self.walk_vars.get_mut(&var) else {
-            return self.vars[var].name.clone();
-        };
-        let name = match *n {
-            0 => format!("{prefix}]"),
-            k => format!("{prefix} + {k}]"),
-        };
-        *n += 1;
-        name
-    }
-
+    /// A loop over lists or a range. Over known lists, once per member. Over lists from
+    /// outside or ranges of a count not known, as two passes, at members 0 and 1 (`queues[0]`,
+    /// `queues[1]`): code that loops over devices is followed as it runs on two, and every
+    /// loop over the same count runs as many passes, so what one loop makes per device
+    /// another finds (`events[i]` made in one loop, released in the next). Else, or past the
+    /// bounds on unrolling, as a loop whose bindings are "some member".
     pub(super) fn for_each(
         &mut self,
         mut st: State,
@@ -77,128 +84,69 @@ impl<'f> Analyzer<'f> {
         tail: &Value,
         dst: Option<&Place>,
     ) -> Option<State> {
-        // Lists from outside, of unknown length: a loop walks their members.
-        let outside: Vec<bool> = sources
-            .iter()
-            .map(|src| match src {
-                EachSource::Members(v @ Value::Place(_)) => {
-                    self.eval(&mut st, v, None, "list") == AVal::External
-                }
-                _ => false,
-            })
-            .collect();
-        let mut members: Vec<Vec<AVal>> = Vec::new();
+        let mut walks = Vec::new();
         for src in sources {
-            let items = match src {
-                EachSource::Members(v) => match self.eval(&mut st, v, None, "list") {
-                    AVal::List(items) => Some(items),
-                    _ => None,
-                },
-                EachSource::Upto(v) => match self.eval(&mut st, v, None, "n") {
-                    AVal::Int(n) if n as usize <= MAX_UNROLL => {
-                        Some((0..n).map(AVal::Int).collect())
-                    }
-                    _ => None,
-                },
-                EachSource::UptoLen(v) => match self.eval(&mut st, v, None, "list") {
-                    AVal::List(items) => Some((0..items.len() as u64).map(AVal::Int).collect()),
-                    _ => None,
-                },
-            };
-            match items {
-                Some(i) => members.push(i),
+            match self.walk_of(&mut st, src) {
+                Some(w) => walks.push(w),
                 None => break,
             }
         }
-        let n = members.iter().map(Vec::len).min().unwrap_or(0);
+        let unknown_count = walks.iter().any(|w| !matches!(w, Walk::Known(..)));
+        let n = walks
+            .iter()
+            .filter_map(|w| match w {
+                Walk::Known(items, _) => Some(items.len()),
+                _ => None,
+            })
+            .chain(unknown_count.then_some(2))
+            .min()
+            .unwrap_or(0);
         let cost = stmt_count(body) * n;
-        let known = members.len() == sources.len() && !sources.is_empty();
-        if !known
+        if walks.len() != sources.len()
+            || sources.is_empty()
             || n > MAX_UNROLL
             || self.unroll_depth >= MAX_UNROLL_DEPTH
             || self.unrolled + cost > MAX_UNROLLED_STMTS
         {
-            // A member of a list from outside: each pass is at another member, which no
-            // constant index names (`Assign` makes it anew per pass). Else some member: a
-            // place `list[_]` never proves two members equal.
-            let count = binds
-                .iter()
-                .find_map(|(p, part)| (*part == EachPart::Count).then(|| self.place_name(p)));
-            for (p, part) in binds {
-                if let (EachPart::Member(s), true) = (part, p.proj.is_empty()) {
-                    if let (Some(EachSource::Members(Value::Place(l))), Some(true)) =
-                        (sources.get(*s), outside.get(*s))
-                    {
-                        let list = self.place_name(l);
-                        let index = count.clone().unwrap_or_else(|| self.fresh_index_name());
-                        let n = self.walk_vars.get(&p.var).map_or(0, |w| w.1);
-                        self.walk_vars.insert(p.var, (format!("{list}[{index}"), n));
-                    }
-                }
-            }
-            let mut looped: Vec<Stmt> = binds
-                .iter()
-                .map(|(p, part)| Stmt::Assign {
-                    dst: p.clone(),
-                    value: match (
-                        part,
-                        sources.get(match part {
-                            EachPart::Member(s) => *s,
-                            _ => usize::MAX,
-                        }),
-                    ) {
-                        (EachPart::Member(_), Some(EachSource::Members(Value::Place(l)))) => {
-                            let mut l = l.clone();
-                            l.proj.push(Proj::AnyIndex);
-                            Value::Place(l)
-                        }
-                        (EachPart::Count, _) => Value::Scalar,
-                        (
-                            EachPart::Member(_),
-                            Some(EachSource::Upto(_) | EachSource::UptoLen(_)),
-                        ) => Value::Scalar,
-                        _ => Value::Unknown,
-                    },
-                    span: Span::default(),
-                })
-                .collect();
-            looped.extend(body.iter().cloned());
-            // A list from outside that a constant index was taken of on every path here
-            // (`queues[0]`) has members: a loop over it runs at least once.
-            let at_least_once = !sources.is_empty()
-                && sources.iter().zip(&outside).all(|(src, out)| match src {
-                    EachSource::Members(Value::Place(l)) if *out => indexed(&st, l),
-                    EachSource::UptoLen(Value::Place(l)) => indexed(&st, l),
-                    _ => false,
-                });
-            let mut out = self.run_loop(&looped, st, at_least_once)?;
-            if let Some(d) = dst {
-                // Collected from an object made anew in each pass (`devices.iter().map(|d|
-                // CommandQueue::create(..)).collect()`): how many is not known, but each
-                // member named by a constant index is an object of its own, as the members
-                // of a list from outside are.
-                let fresh = matches!(tail, Value::New(_));
-                let v = if fresh { AVal::External } else { AVal::Unknown };
-                out.env.insert(d.clone(), v);
-            }
-            return Some(out);
+            return self.loop_over_some_member(st, sources, binds, body, tail, dst);
         }
         self.unrolled += cost;
         let mut cur = Some(st);
         let mut exits = Vec::new();
         let mut values = Vec::new();
-        // One row per iteration: the current member of each source.
-        let rows: Vec<Vec<AVal>> = (0..n)
-            .map(|k| members.iter().map(|m| m[k].clone()).collect())
-            .collect();
-        for (k, row) in rows.into_iter().enumerate() {
+        for k in 0..n {
             let Some(mut s) = cur.take() else { break };
             for (p, part) in binds {
                 let v = match part {
-                    EachPart::Member(src) => row[*src].clone(),
+                    EachPart::Member(src) => match &walks[*src] {
+                        // A member object is shown as the list's member (`queues[1]`).
+                        Walk::Known(items, Some(l)) => {
+                            if let AVal::Obj(o) = items[k] {
+                                let mut member = l.clone();
+                                member.proj.push(Proj::Index(k as u64));
+                                let name = self.place_name(&member);
+                                self.shown.insert(o, name);
+                            }
+                            items[k].clone()
+                        }
+                        Walk::Known(items, None) => items[k].clone(),
+                        Walk::Counted => AVal::Int(k as u64),
+                        // The member is the list's own place: it is made an object of the
+                        // role it plays there, one per index.
+                        Walk::Outside(l) if p.proj.is_empty() => {
+                            remove_parts(&mut s.env, p, true);
+                            s.env.remove(p);
+                            let mut member = l.clone();
+                            member.proj.push(Proj::Index(k as u64));
+                            self.ext_alias.insert(p.var, member);
+                            continue;
+                        }
+                        Walk::Outside(_) => AVal::Unknown,
+                    },
                     EachPart::Count => AVal::Int(k as u64),
                     EachPart::Unknown => AVal::Unknown,
                 };
+                self.ext_alias.remove(&p.var);
                 remove_parts(&mut s.env, p, true);
                 s.env.insert(p.clone(), v);
             }
@@ -224,25 +172,71 @@ impl<'f> Analyzer<'f> {
             exits.extend(cx.breaks);
             cur = join_all(ends);
         }
-        let complete = cur.is_some() && values.len() == n;
+        let complete = cur.is_some() && values.len() == n && !unknown_count;
         exits.extend(cur);
         let mut out = join_all(exits)?;
         if let Some(d) = dst {
             let v = if complete {
                 AVal::List(values)
             } else {
-                AVal::Unknown
+                collected(tail)
             };
             out.env.insert(d.clone(), v);
         }
         Some(out)
     }
+
+    /// A loop whose bindings are "some member": a place `list[_]` never proves two members
+    /// equal.
+    fn loop_over_some_member(
+        &mut self,
+        st: State,
+        sources: &[EachSource],
+        binds: &[(Place, EachPart)],
+        body: &[Stmt],
+        tail: &Value,
+        dst: Option<&Place>,
+    ) -> Option<State> {
+        let mut looped: Vec<Stmt> = binds
+            .iter()
+            .map(|(p, part)| Stmt::Assign {
+                dst: p.clone(),
+                value: match (
+                    part,
+                    sources.get(match part {
+                        EachPart::Member(s) => *s,
+                        _ => usize::MAX,
+                    }),
+                ) {
+                    (EachPart::Member(_), Some(EachSource::Members(Value::Place(l)))) => {
+                        let mut l = l.clone();
+                        l.proj.push(Proj::AnyIndex);
+                        Value::Place(l)
+                    }
+                    (EachPart::Count, _) => Value::Scalar,
+                    (EachPart::Member(_), Some(EachSource::Upto(_) | EachSource::UptoLen(_))) => {
+                        Value::Scalar
+                    }
+                    _ => Value::Unknown,
+                },
+                span: Span::default(),
+            })
+            .collect();
+        looped.extend(body.iter().cloned());
+        let mut out = self.run_loop(&looped, st, false)?;
+        if let Some(d) = dst {
+            out.env.insert(d.clone(), collected(tail));
+        }
+        Some(out)
+    }
 }
 
-/// Whether a constant index of the list `l` is bound (`queues[0]` was used).
-fn indexed(st: &State, l: &Place) -> bool {
-    st.env
-        .range(l.clone()..)
-        .take_while(|(k, _)| k.var == l.var && k.proj.starts_with(&l.proj))
-        .any(|(k, _)| matches!(k.proj.get(l.proj.len()), Some(Proj::Index(_))))
+/// What a loop of unknown count collects (`devices.iter().map(|d| CommandQueue::create(..))
+/// .collect()`): how many is not known, but made anew in each pass, each member named by a
+/// constant index is an object of its own, as the members of a list from outside are.
+fn collected(tail: &Value) -> AVal {
+    match tail {
+        Value::New(_) => AVal::External,
+        _ => AVal::Unknown,
+    }
 }

@@ -293,11 +293,6 @@ struct Analyzer<'f> {
     patterns: HashMap<String, HostId>,
     /// Unordered pairs reported so far, as (producer, consumer) instances.
     unordered: Vec<(usize, usize)>,
-    /// Variables bound to the member of an outside list that a loop of unknown count is at,
-    /// with how the member is shown (`queues[i]`): each pass is at a member of its own.
-    walk_vars: HashMap<Var, (String, usize)>,
-    /// Members of walks made so far: which member each one is, is not known.
-    walk_objs: HashSet<ObjId>,
 }
 
 /// Analyzes one function. Calls of functions in `index` (the crate) are followed: the
@@ -339,8 +334,6 @@ pub fn analyze<'f>(func: &Function, index: &'f Index<'f>, kernels: &mut Kernels)
         patterns: HashMap::new(),
         undefined: HashMap::new(),
         unknown_writes: 0,
-        walk_vars: HashMap::new(),
-        walk_objs: HashSet::new(),
     };
     if trace::on() {
         trace::line(format!("fn {}", func.name));

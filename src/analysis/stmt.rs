@@ -63,11 +63,6 @@ impl<'f> Analyzer<'f> {
                 let name = self.place_name(dst);
                 let mut v = self.eval(&mut st, value, None, &name);
                 let hint = self.vars[dst.var].hint;
-                if dst.proj.is_empty() && v == AVal::Unknown {
-                    if let Some(m) = self.walk_member(dst.var, hint) {
-                        v = m;
-                    }
-                }
                 if dst.proj.is_empty()
                     && matches!(v, AVal::Unknown | AVal::External)
                     && hint != TypeHint::Unknown
@@ -224,13 +219,12 @@ impl<'f> Analyzer<'f> {
             }
             Stmt::Finish { queue, .. } => {
                 match self.eval(&mut st, queue, Some(RoleHint::Queue), "queue") {
-                    // Which member a walk is at is not known: any queue's commands.
-                    AVal::Obj(q) if !self.walk_objs.contains(&q) => {
+                    AVal::Obj(q) => {
                         if matches!(self.objs[q].kind, ObjKind::Queue { .. }) {
                             self.complete_queue(&mut st, q);
                         }
                     }
-                    AVal::Obj(_) | AVal::Unknown | AVal::External => {
+                    AVal::Unknown | AVal::External => {
                         let all = st.trace.clone();
                         st.completed.union_with(&all);
                     }
@@ -309,7 +303,17 @@ impl<'f> Analyzer<'f> {
                 // the thread's commands exist, unordered with what it enqueues next except
                 // through one in-order queue.
                 let mut st = before.join(&ended);
+                // Its own bindings, and the objects the thread found outside values to be
+                // (`devs[0].queue`): one object wherever it is named.
+                let found: Vec<(Place, AVal)> = (ended.env.iter())
+                    .filter(|(k, v)| {
+                        !before.env.contains_key(*k)
+                            && matches!(v, AVal::Obj(o) if self.outside.contains(o))
+                    })
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect();
                 st.env = before.env;
+                st.env.extend(found);
                 st.completed = before.completed;
                 st.tail = ended.tail;
                 st.live_raw = before

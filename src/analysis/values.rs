@@ -202,7 +202,12 @@ impl<'f> Analyzer<'f> {
                 && !self.callee_params.contains(&p.var)
                 && !self.vars[p.var].name.starts_with('%')
             {
-                let name = self.place_name(p);
+                // A loop's member (`h` of `for h in devs`) by the list's member it is at:
+                // `devs[1].queue`, not `h.queue` in every pass.
+                let name = match self.ext_alias.contains_key(&p.var) {
+                    true => self.place_name(&self.canonical(p)),
+                    false => self.place_name(p),
+                };
                 self.shown.insert(o, name);
             }
         }
@@ -214,15 +219,8 @@ impl<'f> Analyzer<'f> {
         if let Some(v) = st.env.get(p) {
             if *v == AVal::External {
                 if let Some(r) = role.filter(|_| p.is_definite()) {
-                    let walk = p.proj.is_empty() && self.walk_vars.contains_key(&p.var);
-                    let name = match walk {
-                        true => self.walk_name(p.var),
-                        false => self.place_name(p),
-                    };
+                    let name = self.place_name(p);
                     let v = self.materialize(r, name);
-                    if let (true, AVal::Obj(o)) = (walk, &v) {
-                        self.walk_objs.insert(*o);
-                    }
                     st.env.insert(p.clone(), v.clone());
                     return v;
                 }
@@ -256,9 +254,7 @@ impl<'f> Analyzer<'f> {
             if matches!(v, AVal::List(_) | AVal::Struct(_)) {
                 return project(v, &p.proj[root.proj.len()..]);
             }
-            // A part of a walk's member (`h.queue`): members' parts may be one object.
-            let walk_part = root.proj.is_empty() && self.walk_vars.contains_key(&root.var);
-            if *v != AVal::External || !p.is_definite() || walk_part {
+            if *v != AVal::External || !p.is_definite() {
                 return AVal::Unknown;
             }
             // A field of the variable, or of a member of a list of structs.

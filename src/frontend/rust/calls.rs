@@ -175,6 +175,19 @@ impl Lowerer<'_, '_> {
         Value::Unknown
     }
 
+    /// Whether `name` is a tuple struct the crate defines with `n` fields.
+    fn is_tuple_struct(&self, name: &str, n: usize) -> bool {
+        self.cx.structs.get(name).is_some_and(|fields| {
+            let mut names = fields
+                .iter()
+                .map(|(f, _)| f.as_str())
+                .filter(|f| !f.ends_with("[]"));
+            n > 0
+                && (0..n).all(|i| names.next() == Some(i.to_string().as_str()))
+                && names.next().is_none()
+        })
+    }
+
     pub(super) fn call(&mut self, c: &syn::ExprCall) -> Value {
         let span = self.span(spans::call(c));
         let args: Vec<&Expr> = c.args.iter().collect();
@@ -210,6 +223,14 @@ impl Lowerer<'_, '_> {
             return Value::Unknown;
         };
         let last = segs.last().map(String::as_str).unwrap_or("");
+        // A tuple struct of the crate wrapping handles (`Mem(buf)`, a `Send` newtype): its
+        // fields `.0`, `.1`.
+        if segs.len() == 1 && self.is_tuple_struct(last, args.len()) {
+            let fields = (args.iter().enumerate())
+                .map(|(i, a)| (i.to_string(), self.expr(a)))
+                .collect();
+            return Value::Struct(fields);
+        }
         match (last, args.len()) {
             // `ptr::null()`, not a constructor such as ocl-core's `Event::null()`.
             ("null" | "null_mut", 0) if segs.len() == 1 || segs[segs.len() - 2] == "ptr" => {
