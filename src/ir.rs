@@ -125,7 +125,59 @@ pub enum Value {
     New(NewObject),
     /// A string known to the lowering (a literal or a constant): kernel names and sources.
     Str(String),
+    /// Integer arithmetic (`1 - d`, `(i + 1) % n`): an integer where both sides are known,
+    /// which the analysis uses to name members (`queues[1 - d]`).
+    Arith {
+        op: ArithOp,
+        left: Box<Value>,
+        right: Box<Value>,
+    },
     Unknown,
+}
+
+/// An integer operator of [`Value::Arith`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ArithOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Rem,
+}
+
+impl ArithOp {
+    /// The operator of `+`, `-`, `*`, `/`, `%`.
+    pub fn of(op: &str) -> Option<ArithOp> {
+        Some(match op {
+            "+" => ArithOp::Add,
+            "-" => ArithOp::Sub,
+            "*" => ArithOp::Mul,
+            "/" => ArithOp::Div,
+            "%" => ArithOp::Rem,
+            _ => return None,
+        })
+    }
+
+    /// `a op b`, where it is a non-negative integer.
+    pub fn apply(self, a: u64, b: u64) -> Option<u64> {
+        match self {
+            ArithOp::Add => a.checked_add(b),
+            ArithOp::Sub => a.checked_sub(b),
+            ArithOp::Mul => a.checked_mul(b),
+            ArithOp::Div => a.checked_div(b),
+            ArithOp::Rem => a.checked_rem(b),
+        }
+    }
+
+    fn symbol(self) -> &'static str {
+        match self {
+            ArithOp::Add => "+",
+            ArithOp::Sub => "-",
+            ArithOp::Mul => "*",
+            ArithOp::Div => "/",
+            ArithOp::Rem => "%",
+        }
+    }
 }
 
 /// An OpenCL object created by the program.
@@ -489,7 +541,9 @@ pub struct VarInfo {
     /// For a value of a struct defined in the crate, or a list of them: its (or its
     /// members') fields' types. A field that is a collection of OpenCL objects has a second
     /// entry, named by [`members_of`], for its members (`u: Vec<[Buffer; 2]>`: `u[]`, a
-    /// buffer); a variable that is such a collection has the entry `[]`.
+    /// buffer); a variable that is such a collection has the entry `[]`. A field that is a
+    /// collection of structs has an entry per field of its members, named by
+    /// [`member_field`] (`devs[].queue`).
     pub fields: Vec<(String, TypeHint)>,
     /// For `self` and parameters whose type is a struct not defined in the file: the
     /// type's name, so [`link`](crate::frontend::link) can give the fields of a struct
@@ -503,6 +557,12 @@ pub struct VarInfo {
 /// itself for `""`.
 pub fn members_of(field: &str) -> String {
     format!("{field}[]")
+}
+
+/// The entry of [`VarInfo::fields`] for field `inner` of the members of field `field`, a
+/// collection of structs (`devs: Vec<Dev>`: `devs[].queue`).
+pub fn member_field(field: &str, inner: &str) -> String {
+    format!("{field}[].{inner}")
 }
 
 /// How a field of a variable is written in the source language.
@@ -603,6 +663,13 @@ impl fmt::Display for Show<'_, Value> {
                 write!(f, ")")
             }
             Value::Scalar => write!(f, "scalar"),
+            Value::Arith { op, left, right } => write!(
+                f,
+                "({} {} {})",
+                Show(func, &**left),
+                op.symbol(),
+                Show(func, &**right)
+            ),
             Value::Int(n) => write!(f, "{n}"),
             Value::Null => write!(f, "null"),
             Value::List(items) => {

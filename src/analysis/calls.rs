@@ -62,6 +62,11 @@ fn shift_value(v: &Value, by: usize) -> Value {
             base: base.as_ref().map(|p| shift_place(p, by)),
         },
         Value::List(items) => Value::List(items.iter().map(|i| shift_value(i, by)).collect()),
+        Value::Arith { op, left, right } => Value::Arith {
+            op: *op,
+            left: Box::new(shift_value(left, by)),
+            right: Box::new(shift_value(right, by)),
+        },
         Value::Struct(fields) => Value::Struct(
             fields
                 .iter()

@@ -48,7 +48,9 @@ impl<'f> Analyzer<'f> {
                     Walk::Known(items, Some(self.canonical(&self.concrete(st, l))))
                 }
                 (AVal::List(items), _) => Walk::Known(items, None),
-                (AVal::External, Value::Place(l)) => {
+                // A list from outside, or host data (`batches: Vec<Vec<f32>>`, whose members
+                // the analysis does not follow but whose walk has a count).
+                (AVal::External | AVal::Host { .. }, Value::Place(l)) => {
                     Walk::Outside(self.canonical(&self.concrete(st, l)))
                 }
                 _ => return None,

@@ -62,6 +62,20 @@ impl<'f> Analyzer<'f> {
                 let dst = &self.canonical(&self.concrete(&st, dst));
                 let name = self.place_name(dst);
                 let mut v = self.eval(&mut st, value, None, &name);
+                // `let dev = &self.devs[d];` of an outside value: another name for that place,
+                // so that what it is found to be (`dev.queue`) is one object wherever named.
+                if let (true, AVal::External, Value::Place(src)) = (dst.proj.is_empty(), &v, value)
+                {
+                    let src = self.canonical(&self.concrete(&st, src));
+                    let temp = self.vars[src.var].name.starts_with('%');
+                    if src.is_definite() && src.var != dst.var && !temp {
+                        self.overwrite(&mut st, dst);
+                        remove_parts(&mut st.env, dst, false);
+                        st.env.remove(dst);
+                        self.ext_alias.insert(dst.var, src);
+                        return Some(st);
+                    }
+                }
                 let hint = self.vars[dst.var].hint;
                 if dst.proj.is_empty()
                     && matches!(v, AVal::Unknown | AVal::External)

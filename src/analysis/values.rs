@@ -266,12 +266,19 @@ impl<'f> Analyzer<'f> {
             let indexes = |proj: &[Proj]| {
                 !proj.is_empty() && proj.iter().all(|x| matches!(x, Proj::Index(_)))
             };
-            let field_hint = match (root.proj.is_empty(), p.proj.as_slice()) {
-                (true, [Proj::Field(f)] | [Proj::Index(_), Proj::Field(f)]) => field(f),
+            // The variable's declared type says what the part is, wherever the outside
+            // value it is part of was found.
+            let field_hint = match p.proj.as_slice() {
+                [Proj::Field(f)] | [Proj::Index(_), Proj::Field(f)] => field(f),
                 // A member of a collection of objects: the field's (`self.u[1][0]`), or
                 // the variable's (`queues[1]`).
-                (true, [Proj::Field(f), rest @ ..]) if indexes(rest) => field(&members_of(f)),
-                (true, proj) if indexes(proj) => field(&members_of("")),
+                [Proj::Field(f), rest @ ..] if indexes(rest) => field(&members_of(f)),
+                // A field of a member of a collection of structs (`self.devs[1].queue`).
+                [Proj::Field(f), Proj::Index(_), Proj::Field(g)] => field(&member_field(f, g)),
+                [Proj::Field(f), Proj::Index(_), Proj::Field(g), rest @ ..] if indexes(rest) => {
+                    field(&members_of(&member_field(f, g)))
+                }
+                proj if indexes(proj) => field(&members_of("")),
                 _ => None,
             };
             let name = self.place_name(p);
@@ -381,6 +388,12 @@ impl<'f> Analyzer<'f> {
             ),
             Value::New(obj) => self.create(st, obj, name),
             Value::Str(t) => AVal::Str(t.clone()),
+            Value::Arith { op, left, right } => {
+                match (self.eval(st, left, None, "n"), self.eval(st, right, None, "n")) {
+                    (AVal::Int(a), AVal::Int(b)) => op.apply(a, b).map_or(AVal::Scalar, AVal::Int),
+                    _ => AVal::Scalar,
+                }
+            }
             Value::Unknown => AVal::Unknown,
         }
     }

@@ -11,7 +11,7 @@ pub mod rust;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use crate::ir::{Function, HostKind, TypeHint, Value};
+use crate::ir::{ArithOp, Function, HostKind, TypeHint, Value};
 
 /// Constants of a file the lowering can read: integers and strings.
 #[derive(Clone, Debug)]
@@ -53,6 +53,24 @@ pub fn link<'f>(
                 }
             }
         }
+    }
+}
+
+/// `l op r` of integers: arithmetic the analysis can do where both are known (locals,
+/// constants, or arithmetic of them); anything else is a scalar.
+pub(crate) fn arith(op: Option<ArithOp>, l: Value, r: Value) -> Value {
+    let operand = |v: &Value| match v {
+        Value::Int(_) | Value::Arith { .. } => true,
+        Value::Place(p) => p.proj.is_empty(),
+        _ => false,
+    };
+    match op {
+        Some(op) if operand(&l) && operand(&r) => Value::Arith {
+            op,
+            left: Box::new(l),
+            right: Box::new(r),
+        },
+        _ => Value::Scalar,
     }
 }
 

@@ -24,7 +24,7 @@ use tree_sitter::{Node, Parser, Tree};
 
 use super::Lang;
 use crate::frontend::bindings::Bindings;
-use crate::frontend::{list_or_host, Const, Fields, FileIr};
+use crate::frontend::{arith, list_or_host, Const, Fields, FileIr};
 use crate::ir::*;
 use crate::source::SourceFile;
 use types::{declared_hint, handle_hint, last_name};
@@ -1424,15 +1424,24 @@ impl Lowerer<'_> {
                 let local = index
                     .filter(|i| i.kind() == "identifier")
                     .and_then(|i| self.lookup(self.txt(i)));
-                if let Some(i) = index {
-                    self.expr(i);
-                }
+                let value = index.map(|i| self.expr(i));
                 match base {
                     Some(Value::Place(mut p)) => {
-                        p.proj.push(match (constant, local) {
-                            (Some(k), _) => Proj::Index(k),
-                            (None, Some(v)) => Proj::Var(v),
-                            (None, None) => Proj::AnyIndex,
+                        p.proj.push(match (constant, local, value) {
+                            (Some(k), _, _) => Proj::Index(k),
+                            (None, Some(v), _) => Proj::Var(v),
+                            // `q[(i + 1) % n]`: the member at what the index comes to.
+                            (None, None, Some(a @ Value::Arith { .. })) => {
+                                let t = self.new_temp(TypeHint::Scalar);
+                                let span = index.map_or(self.span(n), |i| self.span(i));
+                                self.out.push(Stmt::Assign {
+                                    dst: Place::var(t),
+                                    value: a,
+                                    span,
+                                });
+                                Proj::Var(t)
+                            }
+                            _ => Proj::AnyIndex,
                         });
                         Value::Place(p)
                     }
@@ -1449,21 +1458,23 @@ impl Lowerer<'_> {
                 let op = n
                     .child_by_field_name("operator")
                     .map(|o| self.txt(o).to_string());
-                if let Some(l) = n.child_by_field_name("left") {
-                    self.expr(l);
-                }
-                if let Some(r) = n.child_by_field_name("right") {
+                let l = match n.child_by_field_name("left") {
+                    Some(l) => self.expr(l),
+                    None => Value::Unknown,
+                };
+                let mut r = Value::Unknown;
+                if let Some(right) = n.child_by_field_name("right") {
                     if matches!(op.as_deref(), Some("&&" | "||")) {
                         // The right side runs only on one outcome of the left.
                         let arm = self.separate(|l| {
-                            l.expr(r);
+                            l.expr(right);
                         });
                         self.out.push(Stmt::Branch(vec![arm, Vec::new()]));
                     } else {
-                        self.expr(r);
+                        r = self.expr(right);
                     }
                 }
-                Value::Scalar
+                arith(op.as_deref().and_then(ArithOp::of), l, r)
             }
             "unary_expression" | "update_expression" => {
                 for c in named(n) {

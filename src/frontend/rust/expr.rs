@@ -9,9 +9,11 @@ use syn::{Expr, Type};
 
 use super::each::EachBody;
 use super::stmt::option_pattern;
-use super::syntax::{closure_of, expr_idents, is_assign_op, path_segments, strip, token_idents};
+use super::syntax::{
+    closure_of, expr_idents, is_assign_op, path_segments, strip, strip_pat_type, token_idents,
+};
 use super::{spans, Lowerer};
-use crate::frontend::{list_or_host, Const};
+use crate::frontend::{arith, list_or_host, Const};
 use crate::ir::*;
 use crate::source::{read_regular, MAX_FILE_BYTES};
 
@@ -47,6 +49,60 @@ const READING_MACROS: &[&str] = &[
 impl Lowerer<'_, '_> {
     /// Whether `e` names a variable that is a collection of OpenCL handles by its type
     /// (`out: [cl_event; 2]`, `queues: &[CommandQueue]`).
+    /// The value an `if let` or `match` takes apart, at a place both arms can name.
+    fn scrutinee(&mut self, e: &Expr) -> Value {
+        match self.expr(e) {
+            v @ Value::Place(_) => v,
+            v => {
+                let t = self.new_temp(TypeHint::Unknown);
+                let span = self.span(spans::expr(e));
+                self.out.push(Stmt::Assign {
+                    dst: Place::var(t),
+                    value: v,
+                    span,
+                });
+                Value::Place(Place::var(t))
+            }
+        }
+    }
+
+    /// What the else arm of `if let pat = v` knows of `v`: `None` where `pat` is `Some(..)`,
+    /// `Some` where it is `None`, a failure where it is `Ok(..)`.
+    fn complement(&self, pat: &syn::Pat, v: &Value) -> Option<Stmt> {
+        if let Some(some) = option_pattern(pat) {
+            return Some(Stmt::Assume {
+                value: v.clone(),
+                some: !some,
+            });
+        }
+        match strip_pat_type(pat) {
+            syn::Pat::TupleStruct(t) if t.path.segments.last().is_some_and(|s| s.ident == "Ok") => {
+                Some(Stmt::Failed { value: v.clone() })
+            }
+            _ => None,
+        }
+    }
+
+    /// A condition `x.is_null()` or `!x.is_null()` on a local: the local, and whether the
+    /// then-arm is where it is null.
+    fn null_test(&self, cond: &Expr) -> Option<(Value, bool)> {
+        let (call, null_then) = match strip(cond) {
+            Expr::Unary(u) if matches!(u.op, syn::UnOp::Not(_)) => (strip(&u.expr), false),
+            c => (c, true),
+        };
+        let Expr::MethodCall(m) = call else {
+            return None;
+        };
+        if m.method != "is_null" || !m.args.is_empty() {
+            return None;
+        }
+        let Expr::Path(p) = strip(&m.receiver) else {
+            return None;
+        };
+        let v = self.lookup(&p.path.get_ident()?.to_string())?;
+        Some((Value::Place(Place::var(v)), null_then))
+    }
+
     fn holds_handles(&self, e: &Expr) -> bool {
         let Expr::Path(p) = strip(e) else {
             return false;
@@ -153,6 +209,17 @@ impl Lowerer<'_, '_> {
                         p.proj.push(match idx {
                             Value::Int(n) => Proj::Index(n),
                             Value::Place(i) if i.proj.is_empty() => Proj::Var(i.var),
+                            // `queues[(i + 1) % n]`: the member at what the index comes to.
+                            a @ Value::Arith { .. } => {
+                                let t = self.new_temp(TypeHint::Scalar);
+                                let span = self.span(spans::expr(&ix.index));
+                                self.out.push(Stmt::Assign {
+                                    dst: Place::var(t),
+                                    value: a,
+                                    span,
+                                });
+                                Proj::Var(t)
+                            }
                             _ => Proj::AnyIndex,
                         });
                         Value::Place(p)
@@ -215,12 +282,13 @@ impl Lowerer<'_, '_> {
             }
             Expr::Binary(b) => {
                 let l = self.expr(&b.left);
-                self.expr(&b.right);
+                let r = self.expr(&b.right);
                 if is_assign_op(&b.op) {
                     let span = self.span(spans::expr(e));
                     self.forget(vec![l], span);
+                    return Value::Scalar;
                 }
-                Value::Scalar
+                arith(arith_op(&b.op), l, r)
             }
             Expr::Assign(a) => {
                 let v = self.expr(&a.right);
@@ -268,24 +336,42 @@ impl Lowerer<'_, '_> {
             Expr::Unsafe(u) => self.block_inline(&u.block),
             Expr::Const(c) => self.block_inline(&c.block),
             Expr::If(i) => {
-                // `if let Some(x) = v { .. } else { .. }`: the else arm is where `v` is `None`.
-                let otherwise = match &*i.cond {
-                    Expr::Let(l) => match (option_pattern(&l.pat), strip(&l.expr)) {
-                        (Some(some), Expr::Path(p)) => p
-                            .path
-                            .get_ident()
-                            .and_then(|x| self.lookup(&x.to_string()))
-                            .map(|v| Stmt::Assume {
-                                value: Value::Place(Place::var(v)),
-                                some: !some,
-                            }),
-                        _ => None,
-                    },
+                // `if let P = v`: `v` is evaluated before either arm (what it hands on, it
+                // hands on either way); the else arm is where `v` is not `P`: `None` for
+                // `Some(..)`, a failure for `Ok(..)`.
+                let scrutinee = match &*i.cond {
+                    Expr::Let(l) => Some(self.scrutinee(&l.expr)),
                     _ => None,
                 };
+                let otherwise = match (&*i.cond, &scrutinee) {
+                    (Expr::Let(l), Some(v)) => self.complement(&l.pat, v),
+                    _ => None,
+                };
+                // `if !prev.is_null() { .. }`: each arm goes on only where the handle is what
+                // the condition says.
+                let null_test = self.null_test(&i.cond);
+                let otherwise =
+                    otherwise.or(null_test.clone().map(|(v, null_then)| Stmt::Assume {
+                        value: v,
+                        some: null_then,
+                    }));
                 self.scopes.push(HashMap::new());
                 let saved = std::mem::take(&mut self.out);
-                self.cond(&i.cond);
+                match (&*i.cond, scrutinee) {
+                    (Expr::Let(l), Some(v)) => {
+                        self.assume_option(&l.pat, &v);
+                        self.assume_failed(&l.pat, &v);
+                        let span = self.span(spans::pat(&l.pat));
+                        self.let_pattern(&l.pat, v, span);
+                    }
+                    _ => self.cond(&i.cond),
+                }
+                if let Some((v, null_then)) = null_test {
+                    self.out.push(Stmt::Assume {
+                        value: v,
+                        some: !null_then,
+                    });
+                }
                 let then_value = self.block_inline(&i.then_branch);
                 let then_arm = std::mem::replace(&mut self.out, saved);
                 self.scopes.pop();
@@ -300,8 +386,6 @@ impl Lowerer<'_, '_> {
                     }
                     None => (otherwise.into_iter().collect(), Value::Unknown),
                 };
-                // The condition is evaluated before either arm; a `let` in it binds in the
-                // then-arm only, so the condition is lowered inside that arm.
                 let mut arms = vec![then_arm, else_arm];
                 let v = self.arms_value(&mut arms, vec![then_value, else_value]);
                 self.out.push(Stmt::Branch(arms));
@@ -573,5 +657,16 @@ impl Lowerer<'_, '_> {
             }
             other => self.source_text(other),
         }
+    }
+}
+
+fn arith_op(op: &syn::BinOp) -> Option<ArithOp> {
+    match op {
+        syn::BinOp::Add(_) => Some(ArithOp::Add),
+        syn::BinOp::Sub(_) => Some(ArithOp::Sub),
+        syn::BinOp::Mul(_) => Some(ArithOp::Mul),
+        syn::BinOp::Div(_) => Some(ArithOp::Div),
+        syn::BinOp::Rem(_) => Some(ArithOp::Rem),
+        _ => None,
     }
 }

@@ -5,11 +5,11 @@ use std::collections::HashMap;
 
 use syn::Expr;
 
-use super::types::{member_hint, type_hint, type_name};
+use super::types::{elem_type, member_hint, type_hint, type_name};
 use super::Lowerer;
 use crate::frontend::bindings::{Api, Bindings};
 use crate::frontend::{Const, Fields};
-use crate::ir::{members_of, TypeHint};
+use crate::ir::{member_field, members_of, TypeHint};
 
 pub(super) fn collect_consts(items: &[syn::Item], out: &mut HashMap<String, Const>) {
     for item in items {
@@ -43,6 +43,25 @@ pub(super) struct Defs {
     pub(super) structs: HashMap<String, Fields>,
     /// Modules declared (`mod a;` or `mod a { .. }`), by qualified name.
     pub(super) modules: std::collections::HashSet<String>,
+    /// Fields that are collections of a type, by struct: (struct, field, member type).
+    member_types: Vec<(String, String, String)>,
+}
+
+impl Defs {
+    /// Gives each field that is a collection of a struct the file defines the fields of its
+    /// members (`devs: Vec<Dev>`: `devs[].queue`).
+    pub(super) fn link_members(&mut self) {
+        for (owner, field, ty) in std::mem::take(&mut self.member_types) {
+            let Some(inner) = self.structs.get(&ty).cloned() else {
+                continue;
+            };
+            if let Some(fields) = self.structs.get_mut(&owner) {
+                for (g, h) in inner.iter().filter(|(g, _)| !g.contains("[].")) {
+                    fields.push((member_field(&field, g), *h));
+                }
+            }
+        }
+    }
 }
 
 /// The functions, methods, structs and modules a file defines.
@@ -72,6 +91,10 @@ pub(super) fn collect_defs(items: &[syn::Item], prefix: Option<&str>, defs: &mut
                     let members = member_hint(&f.ty);
                     if members != TypeHint::Unknown {
                         fields.push((members_of(&name), members));
+                    }
+                    if let Some(ty) = elem_type(&f.ty) {
+                        defs.member_types
+                            .push((st.ident.to_string(), name.clone(), ty));
                     }
                     fields.push((name, type_hint(&f.ty)));
                 }

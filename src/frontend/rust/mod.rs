@@ -50,6 +50,7 @@ pub fn lower_file(file_id: usize, src: &SourceFile, ast: &syn::File, module: &[S
     let root = (!module.is_empty()).then(|| module.join("::"));
     let mut defs = Defs::default();
     collect_defs(&ast.items, root.as_deref(), &mut defs);
+    defs.link_members();
     let mut structs: Vec<(String, Fields)> = defs
         .structs
         .iter()
