@@ -135,6 +135,66 @@ pub enum Value {
     Unknown,
 }
 
+/// A comparison of [`Stmt::Compare`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CmpOp {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+impl CmpOp {
+    /// The operator of `==`, `!=`, `<`, `<=`, `>`, `>=`.
+    pub fn of(op: &str) -> Option<CmpOp> {
+        Some(match op {
+            "==" => CmpOp::Eq,
+            "!=" => CmpOp::Ne,
+            "<" => CmpOp::Lt,
+            "<=" => CmpOp::Le,
+            ">" => CmpOp::Gt,
+            ">=" => CmpOp::Ge,
+            _ => return None,
+        })
+    }
+
+    /// The comparison that holds where this one does not.
+    pub fn negate(self) -> CmpOp {
+        match self {
+            CmpOp::Eq => CmpOp::Ne,
+            CmpOp::Ne => CmpOp::Eq,
+            CmpOp::Lt => CmpOp::Ge,
+            CmpOp::Le => CmpOp::Gt,
+            CmpOp::Gt => CmpOp::Le,
+            CmpOp::Ge => CmpOp::Lt,
+        }
+    }
+
+    pub fn holds(self, a: u64, b: u64) -> bool {
+        match self {
+            CmpOp::Eq => a == b,
+            CmpOp::Ne => a != b,
+            CmpOp::Lt => a < b,
+            CmpOp::Le => a <= b,
+            CmpOp::Gt => a > b,
+            CmpOp::Ge => a >= b,
+        }
+    }
+
+    fn symbol(self) -> &'static str {
+        match self {
+            CmpOp::Eq => "==",
+            CmpOp::Ne => "!=",
+            CmpOp::Lt => "<",
+            CmpOp::Le => "<=",
+            CmpOp::Gt => ">",
+            CmpOp::Ge => ">=",
+        }
+    }
+}
+
 /// An integer operator of [`Value::Arith`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ArithOp {
@@ -371,6 +431,8 @@ pub enum EachSource {
     Upto(Value),
     /// `for i in 0..list.len()`.
     UptoLen(Value),
+    /// `for i in from..to`: `1..n`, `(i = 1; i < n; i++)`.
+    Range(Value, Value),
 }
 
 /// What a loop binds on each iteration.
@@ -514,6 +576,13 @@ pub enum Stmt {
     Assume {
         value: Value,
         some: bool,
+    },
+    /// The path goes on only where `left op right` holds, when both are known integers
+    /// (`if (i == 0)` in a pass where `i` is 1 is not taken).
+    Compare {
+        left: Value,
+        op: CmpOp,
+        right: Value,
     },
     /// The call that made `value` failed on this path (a `match` arm `Err(_)`): the
     /// command it enqueued, if any, made no event.
@@ -896,6 +965,9 @@ fn write_stmt(f: &mut fmt::Formatter<'_>, func: &Function, s: &Stmt, depth: usiz
                     EachSource::Members(v) => write!(f, " members({})", Show(func, v))?,
                     EachSource::Upto(v) => write!(f, " upto({})", Show(func, v))?,
                     EachSource::UptoLen(v) => write!(f, " upto_len({})", Show(func, v))?,
+                    EachSource::Range(a, b) => {
+                        write!(f, " range({}, {})", Show(func, a), Show(func, b))?
+                    }
                 }
             }
             writeln!(f)?;
@@ -941,6 +1013,13 @@ fn write_stmt(f: &mut fmt::Formatter<'_>, func: &Function, s: &Stmt, depth: usiz
             if *some { "Some" } else { "None" }
         ),
         Stmt::Failed { value } => writeln!(f, "{pad}failed {}", Show(func, value)),
+        Stmt::Compare { left, op, right } => writeln!(
+            f,
+            "{pad}assume {} {} {}",
+            Show(func, left),
+            op.symbol(),
+            Show(func, right)
+        ),
         Stmt::Join { handle, dst } => writeln!(
             f,
             "{pad}{} = join {}",

@@ -1,7 +1,7 @@
 //! Calls into the crate: the index of its functions and methods, and a callee interpreted
 //! at its call site in a frame of its own, with its variables renumbered past the caller's.
 
-use super::join::{join_all, join_val};
+use super::join::join_val;
 use super::*;
 
 /// A callee interpreted at its call site.
@@ -208,6 +208,7 @@ fn shift_stmt(s: &Stmt, by: usize) -> Stmt {
                     EachSource::Members(x) => EachSource::Members(v(x)),
                     EachSource::Upto(x) => EachSource::Upto(v(x)),
                     EachSource::UptoLen(x) => EachSource::UptoLen(v(x)),
+                    EachSource::Range(a, b) => EachSource::Range(v(a), v(b)),
                 })
                 .collect(),
             binds: binds.iter().map(|(p, part)| (pl(p), *part)).collect(),
@@ -244,6 +245,11 @@ fn shift_stmt(s: &Stmt, by: usize) -> Stmt {
             some: *some,
         },
         Stmt::Failed { value } => Stmt::Failed { value: v(value) },
+        Stmt::Compare { left, op, right } => Stmt::Compare {
+            left: v(left),
+            op: *op,
+            right: v(right),
+        },
         Stmt::Join { handle, dst } => Stmt::Join {
             handle: v(handle),
             dst: pl(dst),
@@ -431,7 +437,7 @@ impl<'f> Analyzer<'f> {
             .iter()
             .map(|(_, v)| v.clone())
             .reduce(|a, b| join_val(&a, &b))?;
-        let mut st = join_all(outs.into_iter().map(|(s, _)| s).collect())?;
+        let mut st = self.join_all(outs.into_iter().map(|(s, _)| s).collect())?;
         st.env.insert(dst.clone(), value);
         Some(st)
     }
@@ -471,7 +477,7 @@ impl<'f> Analyzer<'f> {
         }
         let values: Vec<AVal> = outs.iter().map(|(_, v)| v.clone()).collect();
         let value = values.iter().cloned().reduce(|a, b| join_val(&a, &b))?;
-        let mut st = join_all(outs.into_iter().map(|(s, _)| s).collect())?;
+        let mut st = self.join_all(outs.into_iter().map(|(s, _)| s).collect())?;
         // Exits that give different things (`Ok(None)` and `Ok(Some(event))`): which one
         // the caller holds is not known, and what it does with it may wait for them.
         if values.iter().any(|v| *v != value) {

@@ -65,13 +65,32 @@ pub(super) fn join_val(a: &AVal, b: &AVal) -> AVal {
     }
 }
 
+/// What `env` holds at `p` where it has no binding of its own: the member of a list or
+/// struct an ancestor holds (`out[0]` of `out = [null, null]`), or the object a part of an
+/// outside value was found to be (`self.b`) on another path, which it is on every path.
+fn unbound(env: &BTreeMap<Place, AVal>, p: &Place, found: &BTreeMap<Place, AVal>) -> Option<AVal> {
+    if let Some(v) = part_of_value(env, p) {
+        return Some(v);
+    }
+    let mut root = p.clone();
+    while !root.proj.is_empty() {
+        root.proj.pop();
+        if let Some(v) = env.get(&root) {
+            return (*v == AVal::External)
+                .then(|| found.get(p).cloned())
+                .flatten();
+        }
+    }
+    None
+}
+
 impl State {
-    pub(super) fn join(&self, o: &State) -> State {
+    pub(super) fn join(&self, o: &State, found: &BTreeMap<Place, AVal>) -> State {
         let mut env = BTreeMap::new();
         for (k, v) in &self.env {
             // A member stored on one path only (`out[d] = ev`): on the other, the member of
             // the list the variable holds.
-            if let Some(w) = o.env.get(k).cloned().or_else(|| part_of_value(&o.env, k)) {
+            if let Some(w) = o.env.get(k).cloned().or_else(|| unbound(&o.env, k, found)) {
                 env.insert(k.clone(), join_val(v, &w));
             }
         }
@@ -79,7 +98,7 @@ impl State {
             if self.env.contains_key(k) {
                 continue;
             }
-            if let Some(v) = part_of_value(&self.env, k) {
+            if let Some(v) = unbound(&self.env, k, found) {
                 env.insert(k.clone(), join_val(&v, w));
             }
         }
@@ -149,8 +168,11 @@ impl State {
     }
 }
 
-pub(super) fn join_all(states: Vec<State>) -> Option<State> {
-    let mut it = states.into_iter();
-    let first = it.next()?;
-    Some(it.fold(first, |acc, s| acc.join(&s)))
+impl Analyzer<'_> {
+    /// What holds on every path of `states`.
+    pub(super) fn join_all(&self, states: Vec<State>) -> Option<State> {
+        let mut it = states.into_iter();
+        let first = it.next()?;
+        Some(it.fold(first, |acc, s| acc.join(&s, &self.found)))
+    }
 }

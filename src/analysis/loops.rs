@@ -2,7 +2,6 @@
 //! list is known, else as a loop over "some member".
 
 use super::calls::stmt_count;
-use super::join::join_all;
 use super::values::remove_parts;
 use super::*;
 
@@ -35,8 +34,8 @@ enum Walk {
     /// The members of a list from outside (a parameter, a field): its members are named by
     /// their index (`queues[0]`), each an object of its own.
     Outside(Place),
-    /// `0..n` for an `n` not known.
-    Counted,
+    /// `from..n` for an `n` not known.
+    Counted(u64),
 }
 
 impl<'f> Analyzer<'f> {
@@ -60,14 +59,24 @@ impl<'f> Analyzer<'f> {
                     Walk::Known((0..n).map(AVal::Int).collect(), None)
                 }
                 AVal::Int(_) => return None,
-                _ => Walk::Counted,
+                _ => Walk::Counted(0),
             },
             EachSource::UptoLen(v) => match self.eval(st, v, None, "list") {
                 AVal::List(items) => {
                     Walk::Known((0..items.len() as u64).map(AVal::Int).collect(), None)
                 }
-                _ => Walk::Counted,
+                _ => Walk::Counted(0),
             },
+            EachSource::Range(a, b) => {
+                match (self.eval(st, a, None, "n"), self.eval(st, b, None, "n")) {
+                    (AVal::Int(a), AVal::Int(b)) if b.saturating_sub(a) as usize <= MAX_UNROLL => {
+                        Walk::Known((a..b).map(AVal::Int).collect(), None)
+                    }
+                    (AVal::Int(_), AVal::Int(_)) => return None,
+                    (AVal::Int(a), _) => Walk::Counted(a),
+                    _ => return None,
+                }
+            }
         })
     }
 
@@ -132,7 +141,7 @@ impl<'f> Analyzer<'f> {
                             items[k].clone()
                         }
                         Walk::Known(items, None) => items[k].clone(),
-                        Walk::Counted => AVal::Int(k as u64),
+                        Walk::Counted(from) => AVal::Int(from + k as u64),
                         // The member is the list's own place: it is made an object of the
                         // role it plays there, one per index.
                         Walk::Outside(l) if p.proj.is_empty() => {
@@ -172,11 +181,11 @@ impl<'f> Analyzer<'f> {
                 values.clear();
             }
             exits.extend(cx.breaks);
-            cur = join_all(ends);
+            cur = self.join_all(ends);
         }
         let complete = cur.is_some() && values.len() == n && !unknown_count;
         exits.extend(cur);
-        let mut out = join_all(exits)?;
+        let mut out = self.join_all(exits)?;
         if let Some(d) = dst {
             let v = if complete {
                 AVal::List(values)
@@ -216,9 +225,10 @@ impl<'f> Analyzer<'f> {
                         Value::Place(l)
                     }
                     (EachPart::Count, _) => Value::Scalar,
-                    (EachPart::Member(_), Some(EachSource::Upto(_) | EachSource::UptoLen(_))) => {
-                        Value::Scalar
-                    }
+                    (
+                        EachPart::Member(_),
+                        Some(EachSource::Upto(_) | EachSource::UptoLen(_) | EachSource::Range(..)),
+                    ) => Value::Scalar,
                     _ => Value::Unknown,
                 },
                 span: Span::default(),

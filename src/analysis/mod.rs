@@ -281,6 +281,9 @@ struct Analyzer<'f> {
     params: HashSet<Var>,
     /// Per call frame: its caller's frame, the call and the callee.
     frame_sites: HashMap<usize, (usize, Span, String)>,
+    /// What each part of an outside value was found to be, on whichever path first named it
+    /// (`self.b`): the same object on every path.
+    found: BTreeMap<Place, AVal>,
     /// Objects that stand for values from outside the analysis (parameters, their parts,
     /// results of unknown calls): code the analysis does not see may hold them.
     outside: HashSet<ObjId>,
@@ -329,6 +332,7 @@ pub fn analyze<'f>(func: &Function, index: &'f Index<'f>, kernels: &mut Kernels)
         callee_params: HashSet::new(),
         params: func.params.iter().copied().collect(),
         frame_sites: HashMap::new(),
+        found: BTreeMap::new(),
         outside: HashSet::new(),
         unordered: Vec::new(),
         patterns: HashMap::new(),
@@ -341,7 +345,12 @@ pub fn analyze<'f>(func: &Function, index: &'f Index<'f>, kernels: &mut Kernels)
     let mut st = State::default();
     for &p in &func.params {
         let info = &func.vars[p];
-        let v = a.hinted(info.hint, &info.name);
+        // A list of events from the caller: its members are events of commands enqueued
+        // before the function was entered.
+        let v = match info.hint {
+            TypeHint::EventList => AVal::External,
+            hint => a.hinted(hint, &info.name),
+        };
         st.env.insert(Place::var(p), v);
     }
     let end = a.block(&func.body, st);

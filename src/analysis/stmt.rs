@@ -1,7 +1,6 @@
 //! Statements and control flow: each IR statement applied to the state, branches joined,
 //! loops run twice, returns and thread joins.
 
-use super::join::join_all;
 use super::loops::TWO_ITERATION_DEPTH;
 use super::values::remove_parts;
 use super::*;
@@ -33,7 +32,7 @@ impl<'f> Analyzer<'f> {
         exits.append(&mut cx.breaks);
         // Two iterations at every level would be exponential in the nesting depth.
         let second_in = if second_in_depth {
-            join_all(ends.clone())
+            self.join_all(ends.clone())
         } else {
             None
         };
@@ -46,7 +45,7 @@ impl<'f> Analyzer<'f> {
             exits.append(&mut cx2.continues);
             exits.append(&mut cx2.breaks);
         }
-        join_all(exits)
+        self.join_all(exits)
     }
 
     pub(super) fn stmt(&mut self, s: &Stmt, mut st: State) -> Option<State> {
@@ -71,6 +70,7 @@ impl<'f> Analyzer<'f> {
                     if src.is_definite() && src.var != dst.var && !temp {
                         self.overwrite(&mut st, dst);
                         remove_parts(&mut st.env, dst, false);
+                        remove_parts(&mut self.found, dst, true);
                         st.env.remove(dst);
                         self.ext_alias.insert(dst.var, src);
                         return Some(st);
@@ -110,6 +110,7 @@ impl<'f> Analyzer<'f> {
                 }
                 self.overwrite(&mut st, dst);
                 remove_parts(&mut st.env, dst, false);
+                remove_parts(&mut self.found, dst, true);
                 if let [Proj::Field(f)] = dst.proj.as_slice() {
                     if let Some(AVal::Struct(fields)) = st.env.get_mut(&Place::var(dst.var)) {
                         fields.insert(f.clone(), v.clone());
@@ -272,6 +273,7 @@ impl<'f> Analyzer<'f> {
                                     .collect(),
                             };
                             remove_parts(&mut st.env, &base, false);
+                            remove_parts(&mut self.found, &base, false);
                             continue;
                         }
                         if let Some(x @ AVal::List(_)) = st.env.get_mut(&p) {
@@ -285,7 +287,7 @@ impl<'f> Analyzer<'f> {
                     .iter()
                     .filter_map(|arm| self.block(arm, st.clone()))
                     .collect();
-                return join_all(outs);
+                return self.join_all(outs);
             }
             Stmt::Loop(body) => return self.run_loop(body, st, false),
             Stmt::ForEach {
@@ -316,7 +318,7 @@ impl<'f> Analyzer<'f> {
                 // The spawning thread goes on with its own bindings and host knowledge;
                 // the thread's commands exist, unordered with what it enqueues next except
                 // through one in-order queue.
-                let mut st = before.join(&ended);
+                let mut st = before.join(&ended, &self.found);
                 // Its own bindings, and the objects the thread found outside values to be
                 // (`devs[0].queue`): one object wherever it is named.
                 let found: Vec<(Place, AVal)> = (ended.env.iter())
@@ -361,6 +363,17 @@ impl<'f> Analyzer<'f> {
                 };
                 if none == Some(*some) {
                     return None;
+                }
+            }
+            Stmt::Compare { left, op, right } => {
+                let (l, r) = (
+                    self.eval(&mut st, left, None, "n"),
+                    self.eval(&mut st, right, None, "n"),
+                );
+                if let (AVal::Int(a), AVal::Int(b)) = (l, r) {
+                    if !op.holds(a, b) {
+                        return None;
+                    }
                 }
             }
             Stmt::Failed { value } => {

@@ -219,8 +219,15 @@ impl<'f> Analyzer<'f> {
         if let Some(v) = st.env.get(p) {
             if *v == AVal::External {
                 if let Some(r) = role.filter(|_| p.is_definite()) {
-                    let name = self.place_name(p);
-                    let v = self.materialize(r, name);
+                    let v = match self.found.get(p) {
+                        Some(v) => v.clone(),
+                        None => {
+                            let name = self.place_name(p);
+                            let v = self.materialize(r, name);
+                            self.found.insert(p.clone(), v.clone());
+                            v
+                        }
+                    };
                     st.env.insert(p.clone(), v.clone());
                     return v;
                 }
@@ -281,6 +288,11 @@ impl<'f> Analyzer<'f> {
                 proj if indexes(proj) => field(&members_of("")),
                 _ => None,
             };
+            // One object on every path: what another path found this part to be.
+            if let Some(v) = self.found.get(p) {
+                st.env.insert(p.clone(), v.clone());
+                return v.clone();
+            }
             let name = self.place_name(p);
             let v = match (role, field_hint) {
                 (Some(r), _) => self.materialize(r, name),
@@ -289,6 +301,9 @@ impl<'f> Analyzer<'f> {
             };
             if let AVal::Obj(o) = v {
                 self.kernel_of_field(o, p);
+            }
+            if v != AVal::External {
+                self.found.insert(p.clone(), v.clone());
             }
             st.env.insert(p.clone(), v.clone());
             return v;

@@ -11,7 +11,7 @@ pub mod rust;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use crate::ir::{ArithOp, Function, HostKind, TypeHint, Value};
+use crate::ir::{ArithOp, CmpOp, Function, HostKind, Stmt, TypeHint, Value};
 
 /// Constants of a file the lowering can read: integers and strings.
 #[derive(Clone, Debug)]
@@ -72,6 +72,29 @@ pub(crate) fn arith(op: Option<ArithOp>, l: Value, r: Value) -> Value {
         },
         _ => Value::Scalar,
     }
+}
+
+/// `l op r` as what each arm of a branch on it knows: the comparison where it holds and its
+/// negation where it does not, for operands that can be integers.
+pub(crate) fn comparison(op: Option<CmpOp>, l: Value, r: Value) -> Option<[Stmt; 2]> {
+    let operand = |v: &Value| match v {
+        Value::Int(_) | Value::Arith { .. } => true,
+        Value::Place(p) => p.proj.is_empty(),
+        _ => false,
+    };
+    let op = op.filter(|_| operand(&l) && operand(&r))?;
+    Some([
+        Stmt::Compare {
+            left: l.clone(),
+            op,
+            right: r.clone(),
+        },
+        Stmt::Compare {
+            left: l,
+            op: op.negate(),
+            right: r,
+        },
+    ])
 }
 
 /// A list literal (an array, `vec!`, a C or C++ braced list): a list of values, which may be

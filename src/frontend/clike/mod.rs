@@ -24,7 +24,7 @@ use tree_sitter::{Node, Parser, Tree};
 
 use super::Lang;
 use crate::frontend::bindings::Bindings;
-use crate::frontend::{arith, list_or_host, Const, Fields, FileIr};
+use crate::frontend::{arith, comparison, list_or_host, Const, Fields, FileIr};
 use crate::ir::*;
 use crate::source::SourceFile;
 use types::{declared_hint, handle_hint, last_name};
@@ -773,6 +773,12 @@ impl Lowerer<'_> {
                 let mut arms = [then_arm, else_arm].map(|arm| failed_exit(arm, &checked, span));
                 // `if (ev) clReleaseEvent(ev);`: on the arm where `ev` is null, no event
                 // exists to release.
+                // `if (i == 0)`: each arm goes on only where the comparison comes out so.
+                if let Some(cmp) = cond.and_then(|c| self.compared(c)) {
+                    for (arm, c) in arms.iter_mut().zip(cmp) {
+                        arm.insert(0, c);
+                    }
+                }
                 if let Some((ev, null_arm)) = cond.and_then(|c| self.null_test(c)) {
                     let none = Stmt::Release {
                         events: Value::Place(ev),
@@ -1044,10 +1050,20 @@ impl Lowerer<'_> {
         let constant = self.cx.int_of_in(&text, right);
         let end = match (op, constant) {
             (_, Some(b)) => end_of(op, b)?,
-            ("<", None)
-                if start == 0 && matches!(right.kind(), "identifier" | "field_expression") =>
+            ("<" | "<=", None)
+                if matches!(
+                    right.kind(),
+                    "identifier" | "field_expression" | "binary_expression"
+                ) =>
             {
-                return Some((counter, EachSource::Upto(self.expr(right))));
+                let mut to = self.expr(right);
+                if op == "<=" {
+                    to = arith(Some(ArithOp::Add), to, Value::Int(1));
+                }
+                return Some(match start {
+                    0 if op == "<" => (counter, EachSource::Upto(to)),
+                    _ => (counter, EachSource::Range(Value::Int(start), to)),
+                });
             }
             _ => return None,
         };
@@ -1574,6 +1590,38 @@ impl Lowerer<'_> {
             stack.extend(named(x));
         }
         events
+    }
+
+    /// A comparison of integers as a condition (`i == 0`): what each arm knows.
+    fn compared(&self, c: Node<'_>) -> Option<[Stmt; 2]> {
+        let c = strip(c);
+        if c.kind() != "binary_expression" {
+            return None;
+        }
+        let op = CmpOp::of(self.txt(c.child_by_field_name("operator")?))?;
+        let l = self.pure_int(c.child_by_field_name("left")?)?;
+        let r = self.pure_int(c.child_by_field_name("right")?)?;
+        comparison(Some(op), l, r)
+    }
+
+    /// An integer expression without effects, as a value: a local, a constant, arithmetic.
+    fn pure_int(&self, n: Node<'_>) -> Option<Value> {
+        let n = strip(n);
+        match n.kind() {
+            "identifier" => match self.lookup(self.txt(n)) {
+                Some(v) => Some(Value::Place(Place::var(v))),
+                None => self.cx.int_of_in(&self.text, n).map(Value::Int),
+            },
+            "number_literal" => int_text(self.txt(n)).map(Value::Int),
+            "binary_expression" => {
+                let op = ArithOp::of(self.txt(n.child_by_field_name("operator")?));
+                let l = self.pure_int(n.child_by_field_name("left")?)?;
+                let r = self.pure_int(n.child_by_field_name("right")?)?;
+                let v = arith(op, l, r);
+                matches!(v, Value::Arith { .. }).then_some(v)
+            }
+            _ => None,
+        }
     }
 
     /// A condition that tests whether an event variable is null (`ev`, `ev != NULL`,

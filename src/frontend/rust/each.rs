@@ -8,6 +8,7 @@ use syn::{Expr, Pat};
 
 use super::syntax::{has_return, int_lit, is_assign_op, pat_idents, strip};
 use super::{spans, Lowerer};
+use crate::frontend::arith;
 use crate::ir::*;
 
 /// The body of a loop: a `for` loop's block or an iterator adapter's closure body.
@@ -139,6 +140,18 @@ impl Lowerer<'_, '_> {
                         _ => EachSource::Upto(self.expr(end)),
                     };
                     sources.push(src);
+                    return Shape::Member(sources.len() - 1);
+                }
+            }
+            // `1..n`, `a..=b`: from the start to the end.
+            Expr::Range(r) if r.start.is_some() && r.end.is_some() => {
+                if let (Some(start), Some(end)) = (&r.start, &r.end) {
+                    let from = self.expr(start);
+                    let mut to = self.expr(end);
+                    if matches!(r.limits, syn::RangeLimits::Closed(_)) {
+                        to = arith(Some(ArithOp::Add), to, Value::Int(1));
+                    }
+                    sources.push(EachSource::Range(from, to));
                     return Shape::Member(sources.len() - 1);
                 }
             }

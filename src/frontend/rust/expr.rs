@@ -10,10 +10,11 @@ use syn::{Expr, Type};
 use super::each::EachBody;
 use super::stmt::option_pattern;
 use super::syntax::{
-    closure_of, expr_idents, is_assign_op, path_segments, strip, strip_pat_type, token_idents,
+    closure_of, expr_idents, int_lit, is_assign_op, path_segments, strip, strip_pat_type,
+    token_idents,
 };
 use super::{spans, Lowerer};
-use crate::frontend::{arith, list_or_host, Const};
+use crate::frontend::{arith, comparison, list_or_host, Const};
 use crate::ir::*;
 use crate::source::{read_regular, MAX_FILE_BYTES};
 
@@ -78,6 +79,44 @@ impl Lowerer<'_, '_> {
         match strip_pat_type(pat) {
             syn::Pat::TupleStruct(t) if t.path.segments.last().is_some_and(|s| s.ident == "Ok") => {
                 Some(Stmt::Failed { value: v.clone() })
+            }
+            _ => None,
+        }
+    }
+
+    /// A comparison of integers as a condition (`i == 0`, `d + 1 < n`): what each arm knows.
+    fn compared(&self, cond: &Expr) -> Option<[Stmt; 2]> {
+        let Expr::Binary(b) = strip(cond) else {
+            return None;
+        };
+        let op = match b.op {
+            syn::BinOp::Eq(_) => CmpOp::Eq,
+            syn::BinOp::Ne(_) => CmpOp::Ne,
+            syn::BinOp::Lt(_) => CmpOp::Lt,
+            syn::BinOp::Le(_) => CmpOp::Le,
+            syn::BinOp::Gt(_) => CmpOp::Gt,
+            syn::BinOp::Ge(_) => CmpOp::Ge,
+            _ => return None,
+        };
+        comparison(Some(op), self.pure_int(&b.left)?, self.pure_int(&b.right)?)
+    }
+
+    /// An integer expression without effects, as a value: a local, a literal, arithmetic.
+    fn pure_int(&self, e: &Expr) -> Option<Value> {
+        match strip(e) {
+            Expr::Lit(_) => int_lit(e).map(Value::Int),
+            Expr::Path(p) => {
+                let v = self.lookup(&p.path.get_ident()?.to_string())?;
+                Some(Value::Place(Place::var(v)))
+            }
+            Expr::Cast(c) => self.pure_int(&c.expr),
+            Expr::Binary(b) => {
+                let v = arith(
+                    arith_op(&b.op),
+                    self.pure_int(&b.left)?,
+                    self.pure_int(&b.right)?,
+                );
+                matches!(v, Value::Arith { .. }).then_some(v)
             }
             _ => None,
         }
@@ -347,6 +386,9 @@ impl Lowerer<'_, '_> {
                     (Expr::Let(l), Some(v)) => self.complement(&l.pat, v),
                     _ => None,
                 };
+                // `if i == 0 { .. }`: each arm goes on only where the comparison comes out so.
+                let compared = self.compared(&i.cond);
+                let otherwise = otherwise.or(compared.as_ref().map(|[_, no]| no.clone()));
                 // `if !prev.is_null() { .. }`: each arm goes on only where the handle is what
                 // the condition says.
                 let null_test = self.null_test(&i.cond);
@@ -371,6 +413,9 @@ impl Lowerer<'_, '_> {
                         value: v,
                         some: !null_then,
                     });
+                }
+                if let Some([yes, _]) = compared {
+                    self.out.push(yes);
                 }
                 let then_value = self.block_inline(&i.then_branch);
                 let then_arm = std::mem::replace(&mut self.out, saved);
