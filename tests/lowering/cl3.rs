@@ -29,6 +29,15 @@ unsafe fn commands(q: cl_command_queue, a: cl_mem, b: cl_mem, k: cl_kernel, host
     let t = enqueue_task(q, k, 0, ptr::null())?;
     let mk = enqueue_marker_with_wait_list(q, 1, &n)?;
     let br = enqueue_barrier_with_wait_list(q, 0, ptr::null())?;
+    let mut mapped: cl_mem = ptr::null_mut();
+    let mp = enqueue_map_buffer(q, a, CL_BLOCKING, CL_MAP_WRITE, 0, 256, &mut mapped, 1, &br)?;
+    let um = enqueue_unmap_mem_object(q, a, mapped as *mut c_void, 0, ptr::null())?;
+    let rr = enqueue_read_buffer_rect(q, b, CL_BLOCKING, o.as_ptr(), o.as_ptr(), rg.as_ptr(), 0, 0, 0, 0, host.as_mut_ptr().cast(), 1, &um)?;
+    let wr = enqueue_write_buffer_rect(q, a, CL_NON_BLOCKING, o.as_ptr(), o.as_ptr(), rg.as_ptr(), 0, 0, 0, 0, host.as_ptr().cast(), 0, ptr::null())?;
+    let cr = enqueue_copy_buffer_rect(q, a, b, o.as_ptr(), o.as_ptr(), rg.as_ptr(), 0, 0, 0, 0, 1, &wr)?;
+    release_event(mp)?;
+    release_event(rr)?;
+    release_event(cr)?;
     flush(q)?;
     finish(q)?;
     wait_for_events(&[t, mk])?;
