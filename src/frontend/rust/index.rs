@@ -129,10 +129,20 @@ pub(super) fn collect_uses(items: &[syn::Item], out: &mut Uses) {
                 walk(&p.tree, prefix, out);
                 prefix.pop();
             }
+            // `use ocl_core::{self, ..}`: the module itself.
+            syn::UseTree::Name(n) if n.ident == "self" => {
+                if let Some(last) = prefix.last() {
+                    out.names.insert(last.clone(), prefix.clone());
+                }
+            }
             syn::UseTree::Name(n) => {
                 let mut full = prefix.clone();
                 full.push(n.ident.to_string());
                 out.names.insert(n.ident.to_string(), full);
+            }
+            // `use ocl_core::{self as core, ..}`.
+            syn::UseTree::Rename(r) if r.ident == "self" => {
+                out.names.insert(r.rename.to_string(), prefix.clone());
             }
             syn::UseTree::Rename(r) => {
                 let mut full = prefix.clone();
