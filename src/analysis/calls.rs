@@ -341,7 +341,9 @@ impl<'f> Index<'f> {
     }
 
     /// The index of `functions` in front of `outer`: a name they define is theirs even
-    /// where `outer` has it too (a C file's own functions before its program's).
+    /// where `outer` has it too (a C file's own functions before its program's). Kernels are
+    /// those of `functions` alone: the C files under one build file are often programs of
+    /// their own (tests, samples), whose kernels share names (`k`, `add`).
     pub fn within<I: IntoIterator<Item = &'f Function>>(
         functions: I,
         outer: &'f Index<'f>,
@@ -349,7 +351,7 @@ impl<'f> Index<'f> {
         let all: Vec<&'f Function> = functions.into_iter().collect();
         let mut index = Index::of(&all);
         index.outer = Some(outer);
-        index.kernels = outer.kernels.clone();
+        index.kernels = Arc::new(CrateKernels::new(all));
         index
     }
 

@@ -153,16 +153,17 @@ pub(super) fn collect_uses(items: &[syn::Item], out: &mut Uses) {
             syn::UseTree::Glob(_) => out.globs.push(prefix.clone()),
         }
     }
-    for item in items {
-        match item {
-            syn::Item::Use(u) => walk(&u.tree, &mut Vec::new(), out),
-            syn::Item::Mod(m) => {
-                if let Some((_, items)) = &m.content {
-                    collect_uses(items, out);
-                }
-            }
-            _ => {}
+    // Every `use` of the file, those inside modules and function bodies included
+    // (`fn f() { use cl3::event::set_user_event_status; .. }`).
+    struct Imports<'o>(&'o mut Uses);
+    impl<'ast> syn::visit::Visit<'ast> for Imports<'_> {
+        fn visit_item_use(&mut self, u: &'ast syn::ItemUse) {
+            walk(&u.tree, &mut Vec::new(), self.0);
         }
+    }
+    let mut imports = Imports(out);
+    for item in items {
+        syn::visit::Visit::visit_item(&mut imports, item);
     }
 }
 
