@@ -417,8 +417,16 @@ impl<'f> Analyzer<'f> {
                 }
             }
         }
+        // The events the callee is handed (`sweeps: &[Event]`): a wait it leaves out on one of
+        // them is its own doing.
+        let mut handed = BTreeSet::new();
+        for param in &f.params {
+            let v = self.resolve(&mut st, &Place::var(param + offset), None);
+            events_in(&v, &mut handed);
+        }
         let body = shift_block(&f.body, offset);
         self.frames += 1;
+        self.frame_events.insert(self.frames, handed);
         let shown = match method_key(callee) {
             Some((ty, m)) => format!("{ty}::{m}"),
             None => callee.rsplit("::").next().unwrap_or(callee).to_string(),
@@ -503,5 +511,15 @@ impl<'f> Analyzer<'f> {
     /// The frame being interpreted.
     pub(super) fn frame(&self) -> usize {
         self.inlined.last().map_or(0, |c| c.frame)
+    }
+}
+
+/// The command instances whose events a value holds.
+fn events_in(v: &AVal, out: &mut BTreeSet<usize>) {
+    match v {
+        AVal::Events(e) => out.extend(e),
+        AVal::List(items) => items.iter().for_each(|i| events_in(i, out)),
+        AVal::Struct(fields) => fields.values().for_each(|i| events_in(i, out)),
+        _ => {}
     }
 }

@@ -111,6 +111,9 @@ pub enum Fact {
         buffer: String,
         /// Both on one out-of-order queue.
         same_queue: bool,
+        /// The helper that enqueued the consumer was handed the producer's event, and left
+        /// it out of the wait list itself.
+        waitable: bool,
     },
     /// A migration to the host whose buffer is next used on a device.
     HostMigration {
@@ -282,6 +285,9 @@ impl<'f> Analyzer<'f> {
                         p.queue = self.objs[pq].name.clone();
                         c.queue = self.objs[cq].name.clone();
                     }
+                    let frame = self.insts[*consumer].frame;
+                    let waitable = frame != 0
+                        && (self.frame_events.get(&frame)).is_some_and(|e| e.contains(producer));
                     Fact::Unordered {
                         producer: p,
                         producer_mode: *pm,
@@ -289,6 +295,7 @@ impl<'f> Analyzer<'f> {
                         consumer_mode: *cm,
                         buffer: self.objs[*buffer].name.clone(),
                         same_queue: pq == cq,
+                        waitable,
                     }
                 }
                 RawFact::HostMigration {

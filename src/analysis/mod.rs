@@ -281,6 +281,8 @@ struct Analyzer<'f> {
     params: HashSet<Var>,
     /// Per call frame: its caller's frame, the call and the callee.
     frame_sites: HashMap<usize, (usize, Span, String)>,
+    /// Per call frame: the command instances whose events its arguments held.
+    frame_events: HashMap<usize, BTreeSet<usize>>,
     /// What each part of an outside value was found to be, on whichever path first named it
     /// (`self.b`): the same object on every path.
     found: BTreeMap<Place, AVal>,
@@ -332,6 +334,7 @@ pub fn analyze<'f>(func: &Function, index: &'f Index<'f>, kernels: &mut Kernels)
         callee_params: HashSet::new(),
         params: func.params.iter().copied().collect(),
         frame_sites: HashMap::new(),
+        frame_events: HashMap::new(),
         found: BTreeMap::new(),
         outside: HashSet::new(),
         unordered: Vec::new(),

@@ -40,6 +40,7 @@ fn check(fact: &Fact, _: Spelling) -> Option<Finding> {
         consumer_mode,
         buffer,
         same_queue,
+        ..
     } = fact
     else {
         return None;

@@ -152,6 +152,8 @@ fn frames(c: &CmdInfo) -> Vec<usize> {
 /// a secondary label.
 fn at_caller(fact: &Fact, mut f: Finding) -> Finding {
     let (cmd, related): (&CmdInfo, Vec<Vec<usize>>) = match fact {
+        // The helper had the producer's event and did not wait on it: its own fix.
+        Fact::Unordered { waitable: true, .. } => return f,
         Fact::Unordered {
             producer, consumer, ..
         } => (consumer, vec![frames(producer)]),

@@ -248,6 +248,9 @@ impl Lowerer<'_, '_> {
                 };
                 match out {
                     Some(event) => {
+                        if let Some(e) = &event {
+                            self.event_outs.push(e.clone());
+                        }
                         self.out.push(Stmt::Enqueue { cmd, event });
                         if kind == CommandKind::Read {
                             self.forget(host.into_iter().collect(), span);

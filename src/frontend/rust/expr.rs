@@ -330,7 +330,16 @@ impl Lowerer<'_, '_> {
                 arith(arith_op(&b.op), l, r)
             }
             Expr::Assign(a) => {
+                self.event_outs.clear();
                 let v = self.expr(&a.right);
+                // `status = clEnqueue..(.., &mut ev)`: a status of those calls.
+                let outs = std::mem::take(&mut self.event_outs);
+                if let Expr::Path(p) = strip(&a.left) {
+                    if let Some(var) = p.path.get_ident().and_then(|i| self.lookup(&i.to_string()))
+                    {
+                        self.note_status(var, outs);
+                    }
+                }
                 let span = self.span(spans::expr(e));
                 match &*a.left {
                     // `out[d] = ev` into a list of handles: that member.
@@ -348,9 +357,14 @@ impl Lowerer<'_, '_> {
                         self.expr(&ix.index);
                         self.forget(vec![base], span);
                     }
+                    // `*slot = Some(ev)`: stored where whoever holds the pointee (the
+                    // caller, through a `&mut` it passed) has it, and is theirs.
                     Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => {
                         let base = self.expr(&u.expr);
                         self.forget(vec![base], span);
+                        if !matches!(v, Value::Unknown | Value::Scalar | Value::Int(_)) {
+                            self.out.push(Stmt::Release { events: v, span });
+                        }
                     }
                     Expr::Infer(_) => {}
                     left => {
@@ -432,6 +446,21 @@ impl Lowerer<'_, '_> {
                     None => (otherwise.into_iter().collect(), Value::Unknown),
                 };
                 let mut arms = vec![then_arm, else_arm];
+                // `if status != CL_SUCCESS { return .. }`: on the arm that leaves, the calls
+                // behind `status` failed and made no events.
+                if let Some((events, failed_then)) = self.failed_calls(&i.cond) {
+                    let arm = &mut arms[usize::from(!failed_then)];
+                    if leaves(arm) {
+                        for e in events.into_iter().rev() {
+                            arm.insert(
+                                0,
+                                Stmt::Failed {
+                                    value: Value::Place(e),
+                                },
+                            );
+                        }
+                    }
+                }
                 let v = self.arms_value(&mut arms, vec![then_value, else_value]);
                 self.out.push(Stmt::Branch(arms));
                 v
@@ -714,4 +743,11 @@ fn arith_op(op: &syn::BinOp) -> Option<ArithOp> {
         syn::BinOp::Rem(_) => Some(ArithOp::Rem),
         _ => None,
     }
+}
+
+/// Whether a lowered arm leaves what it is in at its top level: a `return`, `break` or
+/// `continue`.
+fn leaves(arm: &[Stmt]) -> bool {
+    arm.iter()
+        .any(|s| matches!(s, Stmt::Return { .. } | Stmt::Break | Stmt::Continue))
 }

@@ -152,6 +152,8 @@ impl FileCx<'_> {
             inline_budget: 0,
             mapped: std::collections::HashSet::new(),
             struct_of: HashMap::new(),
+            event_outs: Vec::new(),
+            statuses: HashMap::new(),
         };
         let body_span = lw.span(block.brace_token.span.join());
         lw.inline_budget = 4 * (body_span.end - body_span.start) + 4_096;
@@ -230,6 +232,11 @@ struct Lowerer<'c, 'a> {
     mapped: std::collections::HashSet<Var>,
     /// Variables whose type is a struct of the crate, by the struct's name.
     struct_of: HashMap<Var, String>,
+    /// The `&mut event` out-parameters of the calls lowered since the last status binding.
+    event_outs: Vec<Place>,
+    /// Status variables (`let status = clEnqueue..(.., &mut ev)`) and the events of those
+    /// calls: where the status says the calls failed, the events do not exist.
+    statuses: HashMap<Var, Vec<Place>>,
 }
 
 impl Lowerer<'_, '_> {

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use syn::{Expr, Pat, Stmt as SynStmt};
 
-use super::syntax::{pat_idents, pat_type, strip_pat_type};
+use super::syntax::{int_lit, pat_idents, pat_type, strip, strip_pat_type};
 use super::types::constructed_type;
 use super::{spans, Lowerer};
 use crate::ir::*;
@@ -46,6 +46,7 @@ impl Lowerer<'_, '_> {
         match s {
             SynStmt::Local(l) if self.bind_closure(l) => Value::Unknown,
             SynStmt::Local(l) => {
+                self.event_outs.clear();
                 let text = l.init.as_ref().and_then(|i| self.source_text(&i.expr));
                 // `let (q0, q1) = (&qs[0], &qs[1]);`: each part its own binding.
                 let tuple = match (strip_pat_type(&l.pat), l.init.as_ref().map(|i| &*i.expr)) {
@@ -73,7 +74,13 @@ impl Lowerer<'_, '_> {
                     None => Value::Unknown,
                 };
                 let span = self.span(spans::local(l));
+                let outs = std::mem::take(&mut self.event_outs);
                 self.let_pattern(&l.pat, value, span);
+                if let Pat::Ident(pi) = strip_pat_type(&l.pat) {
+                    if let Some(v) = self.lookup(&pi.ident.to_string()) {
+                        self.note_status(v, outs);
+                    }
+                }
                 // `let solver = Solver::new(..)?;`: its methods are the crate's.
                 if let (Some(init), Pat::Ident(pi)) = (&l.init, strip_pat_type(&l.pat)) {
                     if let Some(ty) = constructed_type(&init.expr) {
@@ -274,6 +281,39 @@ impl Lowerer<'_, '_> {
             Value::Place(p) => Some(p),
             _ => None,
         }
+    }
+
+    /// Records that `status` holds the result of calls whose events went to `outs`.
+    pub(super) fn note_status(&mut self, status: Var, outs: Vec<Place>) {
+        if outs.is_empty() {
+            self.statuses.remove(&status);
+        } else {
+            self.statuses.insert(status, outs);
+        }
+    }
+
+    /// The events of the calls a condition finds failed (`status != CL_SUCCESS`), and whether
+    /// that is where the condition holds (else where it does not: `status == CL_SUCCESS`).
+    pub(super) fn failed_calls(&self, cond: &Expr) -> Option<(Vec<Place>, bool)> {
+        let Expr::Binary(b) = strip(cond) else {
+            return None;
+        };
+        let failed_then = match b.op {
+            syn::BinOp::Ne(_) => true,
+            syn::BinOp::Eq(_) => false,
+            _ => return None,
+        };
+        let success = |e: &Expr| {
+            int_lit(e) == Some(0)
+                || matches!(strip(e), Expr::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "CL_SUCCESS"))
+        };
+        let status = match (strip(&b.left), strip(&b.right)) {
+            (Expr::Path(p), r) if success(r) => p,
+            (l, Expr::Path(p)) if success(l) => p,
+            _ => return None,
+        };
+        let v = self.lookup(&status.path.get_ident()?.to_string())?;
+        Some((self.statuses.get(&v)?.clone(), failed_then))
     }
 
     /// An `if`/`while` condition: `let` bindings are visible in the following block.
