@@ -263,6 +263,16 @@ impl<'f> Analyzer<'f> {
             before.union_with(&self.queue_closure(st, q));
         }
         let (kind, blocking, raw) = (cmd.kind, cmd.blocking, cmd.raw_event);
+        fn names_param(v: &Value, params: &HashSet<Var>) -> bool {
+            match v {
+                Value::Place(p) => params.contains(&p.var),
+                Value::List(items) => items.iter().any(|x| names_param(x, params)),
+                _ => false,
+            }
+        }
+        // Events the caller gave, of which the callee waits for some.
+        let waits_given = r.waits.as_ref().is_some_and(|w| !w.is_empty())
+            && (cmd.waits.iter().flatten()).any(|w| names_param(w, &self.callee_params));
         let queue_name = self
             .shown
             .get(&q)
@@ -275,6 +285,7 @@ impl<'f> Analyzer<'f> {
             before: before.clone(),
             kernel: r.kernel_name,
             frame: self.frame(),
+            waits_given,
         });
         for (b, mode, info) in &r.uses {
             // The host writes a region mapped for writing between the map and the unmap, and

@@ -223,6 +223,8 @@ struct Inst {
     kernel: Option<String>,
     /// The call frame that enqueued it.
     frame: usize,
+    /// Its wait list names events a callee's parameter holds: the caller gave them.
+    waits_given: bool,
 }
 
 struct Analyzer<'f> {
