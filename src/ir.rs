@@ -143,6 +143,10 @@ pub enum NewObject {
         /// a command writes it.
         undefined: bool,
     },
+    /// A buffer that is a region of `parent` (`clCreateSubBuffer`).
+    SubBuffer {
+        parent: Box<Value>,
+    },
     Program {
         /// OpenCL C source text when it is visible.
         source: Option<String>,
@@ -652,6 +656,9 @@ impl fmt::Display for Show<'_, NewObject> {
                 Some(h) => write!(f, "new Buffer(host_init: {})", Show(func, &**h)),
                 None => write!(f, "new Buffer"),
             },
+            NewObject::SubBuffer { parent } => {
+                write!(f, "new SubBuffer(parent: {})", Show(func, &**parent))
+            }
             NewObject::Program { source } => match source {
                 Some(s) => write!(f, "new Program(source: {} bytes)", s.len()),
                 None => write!(f, "new Program(source: ?)"),

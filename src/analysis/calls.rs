@@ -83,6 +83,9 @@ fn shift_value(v: &Value, by: usize) -> Value {
                 host_init: host_init.as_ref().map(|h| Box::new(shift_value(h, by))),
                 undefined: *undefined,
             },
+            NewObject::SubBuffer { parent } => NewObject::SubBuffer {
+                parent: Box::new(shift_value(parent, by)),
+            },
             NewObject::Kernel { program, name } => NewObject::Kernel {
                 program: Box::new(shift_value(program, by)),
                 name: name.clone(),

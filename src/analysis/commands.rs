@@ -380,10 +380,22 @@ impl<'f> Analyzer<'f> {
         // access that exists on one path only can be ordered when the ones before it are
         // not), or where the covering one is skipped (a repeated upload, this command).
         let mut unordered: Vec<(usize, usize, Mode)> = Vec::new();
-        let mut stack: Vec<&Touch> = st
-            .accesses
-            .get(&b)
-            .map_or(Vec::new(), |l| l.iter().rev().collect());
+        // A sub-buffer is a region of its parent: the accesses of one are accesses of the
+        // other (those of two sub-buffers of one parent are not: their regions may not
+        // overlap).
+        let related: Vec<ObjId> = (self.parents.get(&b).copied())
+            .into_iter()
+            .chain(
+                (self.parents.iter())
+                    .filter(|(_, p)| **p == b)
+                    .map(|(c, _)| *c),
+            )
+            .collect();
+        let mut stack: Vec<&Touch> = std::iter::once(b)
+            .chain(related)
+            .filter_map(|x| st.accesses.get(&x))
+            .flat_map(|l| l.iter().rev())
+            .collect();
         // Paths that fork and join share what their accesses cover: each once.
         let mut seen: HashSet<*const Vec<Touch>> = HashSet::new();
         while let Some(e) = stack.pop() {

@@ -297,6 +297,8 @@ struct Analyzer<'f> {
     walk_vars: HashMap<Var, (String, usize)>,
     /// Members of walks made so far: which member each one is, is not known.
     walk_objs: HashSet<ObjId>,
+    /// Sub-buffers, with the buffer each is a region of.
+    parents: HashMap<ObjId, ObjId>,
 }
 
 /// Analyzes one function. Calls of functions in `index` (the crate) are followed: the
@@ -340,6 +342,7 @@ pub fn analyze<'f>(func: &Function, index: &'f Index<'f>, kernels: &mut Kernels)
         unknown_writes: 0,
         walk_vars: HashMap::new(),
         walk_objs: HashSet::new(),
+        parents: HashMap::new(),
     };
     if trace::on() {
         trace::line(format!("fn {}", func.name));

@@ -428,6 +428,15 @@ impl<'f> Analyzer<'f> {
                 }
                 b
             }
+            NewObject::SubBuffer { parent } => {
+                let b = self.new_obj(ObjKind::Buffer, n);
+                if let AVal::Obj(p) = self.eval(st, parent, Some(RoleHint::Buffer), "parent") {
+                    if matches!(self.objs[p].kind, ObjKind::Buffer) {
+                        self.parents.insert(b, p);
+                    }
+                }
+                b
+            }
             NewObject::Program { source } => self.new_obj(
                 ObjKind::Program {
                     source: source.clone(),

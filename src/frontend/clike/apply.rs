@@ -227,6 +227,11 @@ impl Lowerer<'_> {
                         out_of_order: role_arg(Role::QueueProps)
                             .is_some_and(|p| self.mentions_any(p, OUT_OF_ORDER)),
                     },
+                    NewKind::Buffer if api.arg_index(Role::Parent).is_some() => {
+                        NewObject::SubBuffer {
+                            parent: Box::new(role_val(Role::Parent)),
+                        }
+                    }
                     NewKind::Buffer => {
                         let copies = role_arg(Role::MemFlags)
                             .is_some_and(|f| self.mentions_any(f, FROM_HOST));
