@@ -125,7 +125,82 @@ pub enum Value {
     New(NewObject),
     /// A string known to the lowering (a literal or a constant): kernel names and sources.
     Str(String),
+    /// Integer arithmetic or a comparison (`1 - d`, `i + 1 < n`): its value where the
+    /// analysis knows both sides (a comparison gives 1 or 0), else a scalar.
+    Arith {
+        op: ArithOp,
+        lhs: Box<Value>,
+        rhs: Box<Value>,
+    },
     Unknown,
+}
+
+/// An operator of [`Value::Arith`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ArithOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Rem,
+    BitAnd,
+    BitOr,
+    BitXor,
+    Shl,
+    Shr,
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+impl ArithOp {
+    /// The operator a C binary operator names.
+    pub fn of(op: &str) -> Option<ArithOp> {
+        Some(match op {
+            "+" => ArithOp::Add,
+            "-" => ArithOp::Sub,
+            "*" => ArithOp::Mul,
+            "/" => ArithOp::Div,
+            "%" => ArithOp::Rem,
+            "&" => ArithOp::BitAnd,
+            "|" => ArithOp::BitOr,
+            "^" => ArithOp::BitXor,
+            "<<" => ArithOp::Shl,
+            ">>" => ArithOp::Shr,
+            "==" => ArithOp::Eq,
+            "!=" => ArithOp::Ne,
+            "<" => ArithOp::Lt,
+            "<=" => ArithOp::Le,
+            ">" => ArithOp::Gt,
+            ">=" => ArithOp::Ge,
+            _ => return None,
+        })
+    }
+
+    /// `a op b`; `None` where it overflows or divides by zero.
+    pub fn apply(self, a: u64, b: u64) -> Option<u64> {
+        match self {
+            ArithOp::Add => a.checked_add(b),
+            ArithOp::Sub => a.checked_sub(b),
+            ArithOp::Mul => a.checked_mul(b),
+            ArithOp::Div => a.checked_div(b),
+            ArithOp::Rem => a.checked_rem(b),
+            ArithOp::BitAnd => Some(a & b),
+            ArithOp::BitOr => Some(a | b),
+            ArithOp::BitXor => Some(a ^ b),
+            ArithOp::Shl => u32::try_from(b).ok().and_then(|b| a.checked_shl(b)),
+            ArithOp::Shr => u32::try_from(b).ok().and_then(|b| a.checked_shr(b)),
+            ArithOp::Eq => Some(u64::from(a == b)),
+            ArithOp::Ne => Some(u64::from(a != b)),
+            ArithOp::Lt => Some(u64::from(a < b)),
+            ArithOp::Le => Some(u64::from(a <= b)),
+            ArithOp::Gt => Some(u64::from(a > b)),
+            ArithOp::Ge => Some(u64::from(a >= b)),
+        }
+    }
 }
 
 /// An OpenCL object created by the program.
@@ -462,7 +537,8 @@ pub enum Stmt {
         span: Span,
     },
     /// The path goes on only where `value` is an `Option`'s `Some` (`some`) or its `None`:
-    /// a `match` arm or `if let` of that pattern.
+    /// a `match` arm or `if let` of that pattern; for an integer, where it is nonzero
+    /// (`some`) or zero: an arm of a C `if`.
     Assume {
         value: Value,
         some: bool,
@@ -480,6 +556,10 @@ pub enum Stmt {
     },
     Break,
     Continue,
+    /// The path handles a failed status check (`if (err != CL_SUCCESS) return err;`) and
+    /// leaves the function next: a caller that follows the function goes on from its other
+    /// exits where it has any, as a caller checking the status does.
+    ErrorExit,
     /// Leaves the function with a value (the tail expression, or `return x`).
     Return {
         value: Value,
@@ -501,6 +581,9 @@ pub struct VarInfo {
     pub ty: Option<String>,
     /// How a field of the variable is written.
     pub member: Member,
+    /// For a variable that names a global (file-scope) variable: its key. Every function's
+    /// variable with one key is the same storage.
+    pub global: Option<String>,
 }
 
 /// The entry of [`VarInfo::fields`] for the members of field `field`, or of the variable
@@ -519,6 +602,16 @@ pub enum Member {
     Arrow,
     /// `queue_`: C++'s `this`, whose members a method names bare.
     Implicit,
+    /// `gpu.queue` of a C++ reference `Gpu &gpu`.
+    Ref,
+}
+
+impl Member {
+    /// Whether the variable is a C pointer or a C++ reference: bound to a place, it names
+    /// that place.
+    pub fn refers(self) -> bool {
+        matches!(self, Member::Arrow | Member::Ref)
+    }
 }
 
 impl VarInfo {
@@ -530,6 +623,7 @@ impl VarInfo {
             fields: Vec::new(),
             ty: None,
             member: Member::Dot,
+            global: None,
         }
     }
 }
@@ -631,6 +725,9 @@ impl fmt::Display for Show<'_, Value> {
             }
             Value::New(obj) => write!(f, "{}", Show(func, obj)),
             Value::Str(s) => write!(f, "str({} bytes)", s.len()),
+            Value::Arith { op, lhs, rhs } => {
+                write!(f, "({} {op:?} {})", Show(func, &**lhs), Show(func, &**rhs))
+            }
             Value::Unknown => write!(f, "?"),
         }
     }
@@ -888,6 +985,7 @@ fn write_stmt(f: &mut fmt::Formatter<'_>, func: &Function, s: &Stmt, depth: usiz
             Show(func, handle)
         ),
         Stmt::Break => writeln!(f, "{pad}break"),
+        Stmt::ErrorExit => writeln!(f, "{pad}error exit"),
         Stmt::Continue => writeln!(f, "{pad}continue"),
         Stmt::Call {
             callee,

@@ -189,6 +189,14 @@ impl<'f> Analyzer<'f> {
         let r = self.resolve_cmd(st, cmd);
         // `&ev[i]`: the element `i` names where it is known, in the caller's place when
         // written through a callee's parameter.
+        // A pointer parameter the caller passed a null pointer for: no event is made.
+        let null_ptr = |a: &Self, e: &Place| {
+            e.proj.is_empty()
+                && a.vars[e.var].member == Member::Arrow
+                && !a.ext_alias.contains_key(&e.var)
+                && st.env.get(e) == Some(&AVal::Null)
+        };
+        let event = event.filter(|e| !null_ptr(self, e));
         let event = event.map(|e| self.canonical(&self.concrete(st, e)));
         self.push_command(st, cmd.clone(), r, event.as_ref());
     }
@@ -336,9 +344,12 @@ impl<'f> Analyzer<'f> {
                 // Written into an element of the caller's array (`&ev[i]` of a parameter):
                 // the caller's to release.
                 let root = self.canonical(&Place::var(e.var));
-                let root_outside = !e.proj.is_empty()
-                    && (self.params.contains(&root.var)
-                        || st.env.get(&root).is_none_or(|r| *r == AVal::External));
+                let root_outside = self.vars[root.var].global.is_some()
+                    || self.params.contains(&root.var)
+                        && self.vars[root.var].member == Member::Arrow
+                    || !e.proj.is_empty()
+                        && (self.params.contains(&root.var)
+                            || st.env.get(&root).is_none_or(|r| *r == AVal::External));
                 if root_outside {
                     self.hand_on(st, &AVal::Events(BTreeSet::from([i])));
                 }

@@ -1,6 +1,6 @@
 //! Joins: at a branch join only what holds on every path is kept.
 
-use super::values::part_of_value;
+use super::values::{part_of_outside, part_of_value};
 use super::*;
 
 fn join_map<K: Clone + Eq + std::hash::Hash, V: Clone + PartialEq>(
@@ -70,9 +70,12 @@ impl State {
         let mut env = BTreeMap::new();
         for (k, v) in &self.env {
             // A member stored on one path only (`out[d] = ev`): on the other, the member of
-            // the list the variable holds.
+            // the list the variable holds. A part of an outside value that one path made an
+            // object of is that object on the other path too.
             if let Some(w) = o.env.get(k).cloned().or_else(|| part_of_value(&o.env, k)) {
                 env.insert(k.clone(), join_val(v, &w));
+            } else if part_of_outside(&o.env, k) {
+                env.insert(k.clone(), v.clone());
             }
         }
         for (k, w) in &o.env {
@@ -81,6 +84,8 @@ impl State {
             }
             if let Some(v) = part_of_value(&self.env, k) {
                 env.insert(k.clone(), join_val(&v, w));
+            } else if part_of_outside(&self.env, k) {
+                env.insert(k.clone(), w.clone());
             }
         }
         let mut trace = self.trace.clone();
@@ -145,6 +150,7 @@ impl State {
                 .intersection(&o.mapped_for_write)
                 .copied()
                 .collect(),
+            error_exit: self.error_exit && o.error_exit,
         }
     }
 }

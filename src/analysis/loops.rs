@@ -10,6 +10,10 @@ use super::*;
 /// stays linear in the size of the function (at most `2^TWO_ITERATION_DEPTH` times).
 pub(super) const TWO_ITERATION_DEPTH: usize = 4;
 
+/// How many devices, buffers or items a count no one knows stands for: two, the fewest
+/// for which work can be shared, and as many iterations as other loops run for.
+pub(super) const ASSUMED_COUNT: u64 = 2;
+
 /// A loop over a known list runs once per member when the list has at most this many.
 const MAX_UNROLL: usize = 16;
 
@@ -68,6 +72,38 @@ impl<'f> Analyzer<'f> {
         name
     }
 
+    /// A loop up to a count the function computed but does not know (`clGetDeviceIDs(..,
+    /// &ndev)`, then `for (i = 0; i < ndev; i++)`): the program is taken to run with
+    /// [`ASSUMED_COUNT`] of them, so the count's variable holds it from here on and every
+    /// loop up to it runs once per member, each member an object of its own. Returns the
+    /// loop's count, `None` where the bound is no such variable (or one plus a constant,
+    /// `i <= n`).
+    fn assume_count(&mut self, st: &mut State, bound: &Value) -> Option<u64> {
+        let (place, plus) = match bound {
+            Value::Place(p) => (p, 0),
+            Value::Arith {
+                op: ArithOp::Add,
+                lhs,
+                rhs,
+            } => match (&**lhs, &**rhs) {
+                (Value::Place(p), Value::Int(k)) => (p, *k),
+                _ => return None,
+            },
+            _ => return None,
+        };
+        let place = self.canonical(&self.concrete(st, place));
+        // A count the caller gives (a parameter, or a global as the function found it) may
+        // be one: the function is checked for any count.
+        if !place.is_definite()
+            || self.params.contains(&place.var)
+            || !matches!(self.resolve(st, &place, None), AVal::Scalar | AVal::Unknown)
+        {
+            return None;
+        }
+        st.env.insert(place, AVal::Int(ASSUMED_COUNT));
+        ASSUMED_COUNT.checked_add(plus)
+    }
+
     pub(super) fn for_each(
         &mut self,
         mut st: State,
@@ -98,7 +134,10 @@ impl<'f> Analyzer<'f> {
                     AVal::Int(n) if n as usize <= MAX_UNROLL => {
                         Some((0..n).map(AVal::Int).collect())
                     }
-                    _ => None,
+                    AVal::Int(_) => None,
+                    _ => self
+                        .assume_count(&mut st, v)
+                        .map(|n| (0..n).map(AVal::Int).collect()),
                 },
                 EachSource::UptoLen(v) => match self.eval(&mut st, v, None, "list") {
                     AVal::List(items) => Some((0..items.len() as u64).map(AVal::Int).collect()),
@@ -163,11 +202,12 @@ impl<'f> Analyzer<'f> {
                 })
                 .collect();
             looped.extend(body.iter().cloned());
-            // A list from outside that a constant index was taken of on every path here
-            // (`queues[0]`) has members: a loop over it runs at least once.
+            // A list from outside has members: a loop over an empty one checks nothing, and
+            // a path where one loop over the list ran and a later one did not cannot be. So
+            // does one that a constant index was taken of on every path here (`queues[0]`).
             let at_least_once = !sources.is_empty()
                 && sources.iter().zip(&outside).all(|(src, out)| match src {
-                    EachSource::Members(Value::Place(l)) if *out => indexed(&st, l),
+                    EachSource::Members(Value::Place(_)) if *out => true,
                     EachSource::UptoLen(Value::Place(l)) => indexed(&st, l),
                     _ => false,
                 });

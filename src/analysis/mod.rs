@@ -195,6 +195,8 @@ struct State {
     live_raw: BTreeSet<RawKey>,
     /// Buffers mapped for writing and not yet unmapped: the unmap writes them.
     mapped_for_write: BTreeSet<ObjId>,
+    /// The path handles a failed status check ([`Stmt::ErrorExit`]).
+    error_exit: bool,
 }
 
 /// A raw event: a command's, or a user event.
@@ -297,6 +299,9 @@ struct Analyzer<'f> {
     walk_vars: HashMap<Var, (String, usize)>,
     /// Members of walks made so far: which member each one is, is not known.
     walk_objs: HashSet<ObjId>,
+    /// The variable that holds each global (file-level) variable, by its key: the first
+    /// variable of that key the analysis met; the others stand for it.
+    globals: HashMap<String, Var>,
     /// Sub-buffers, with the buffer each is a region of.
     parents: HashMap<ObjId, ObjId>,
 }
@@ -342,6 +347,7 @@ pub fn analyze<'f>(func: &Function, index: &'f Index<'f>, kernels: &mut Kernels)
         unknown_writes: 0,
         walk_vars: HashMap::new(),
         walk_objs: HashSet::new(),
+        globals: HashMap::new(),
         parents: HashMap::new(),
     };
     if trace::on() {
@@ -353,6 +359,7 @@ pub fn analyze<'f>(func: &Function, index: &'f Index<'f>, kernels: &mut Kernels)
         let v = a.hinted(info.hint, &info.name);
         st.env.insert(Place::var(p), v);
     }
+    a.enter_globals(&mut st, 0);
     let end = a.block(&func.body, st);
     // Raw events still held where the function ends, on any path, leak.
     let finals: Vec<State> = end

@@ -55,6 +55,19 @@ pub(super) fn part_of_value(env: &BTreeMap<Place, AVal>, p: &Place) -> Option<AV
     None
 }
 
+/// Whether `p` is a part of an outside value that `env` has not made an object of yet: the
+/// nearest ancestor it binds is [`AVal::External`], so `p` stands for what is there.
+pub(super) fn part_of_outside(env: &BTreeMap<Place, AVal>, p: &Place) -> bool {
+    let mut root = p.clone();
+    while !root.proj.is_empty() {
+        root.proj.pop();
+        if let Some(v) = env.get(&root) {
+            return *v == AVal::External && p.is_definite();
+        }
+    }
+    false
+}
+
 pub(super) fn flatten_buffers(a: &AVal, objs: &[Obj], out: &mut Vec<ObjId>, unknown: &mut bool) {
     match a {
         AVal::Obj(o) if matches!(objs[*o].kind, ObjKind::Buffer) => out.push(*o),
@@ -356,6 +369,19 @@ impl<'f> Analyzer<'f> {
             ),
             Value::New(obj) => self.create(st, obj, name),
             Value::Str(t) => AVal::Str(t.clone()),
+            Value::Arith { op, lhs, rhs } => {
+                let int = |a: AVal| match a {
+                    AVal::Int(n) => Some(n),
+                    AVal::Null => Some(0),
+                    _ => None,
+                };
+                let l = int(self.eval(st, lhs, None, "lhs"));
+                let r = int(self.eval(st, rhs, None, "rhs"));
+                match (l, r) {
+                    (Some(a), Some(b)) => op.apply(a, b).map_or(AVal::Scalar, AVal::Int),
+                    _ => AVal::Scalar,
+                }
+            }
             Value::Unknown => AVal::Unknown,
         }
     }

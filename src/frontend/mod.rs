@@ -62,7 +62,7 @@ fn list_or_host(items: Vec<Value>, kind: HostKind) -> Value {
     if !items.is_empty()
         && items
             .iter()
-            .all(|v| matches!(v, Value::Int(_) | Value::Scalar))
+            .all(|v| matches!(v, Value::Int(_) | Value::Scalar | Value::Arith { .. }))
     {
         Value::Host { kind, base: None }
     } else {

@@ -168,14 +168,23 @@ impl Lowerer<'_> {
                         None => (Some(Vec::new()), None),
                     }
                 };
-                // `&ev` receives the command's event; a pointer the caller passed in writes
-                // the event where the caller keeps it, and is not this function's.
+                // `&ev` receives the command's event; so does what a parameter `cl_event *ev`
+                // points to, which is where a caller keeps it (`&ev` in the call).
                 let event = api.arg_index(Role::EventOut).and_then(|i| {
                     let arg = strip(*args.get(i)?);
                     let is_addr = arg.kind() == "pointer_expression"
                         && arg.child(0).is_some_and(|op| self.txt(op) == "&");
                     match &vals[i] {
                         Value::Place(p) if is_addr => Some(p.clone()),
+                        Value::Place(p)
+                            if arg.kind() == "identifier"
+                                && p.proj.is_empty()
+                                && p.var < self.n_params
+                                && self.vars[p.var].member == Member::Arrow
+                                && self.vars[p.var].hint == TypeHint::Unknown =>
+                        {
+                            Some(p.clone())
+                        }
                         _ => None,
                     }
                 });
