@@ -532,6 +532,7 @@ impl FileCx {
                         .child_by_field_name("size")
                         .and_then(|s| self.int_of_in(text, s));
                     shape.array = Some(len);
+                    shape.dims += 1;
                 }
                 "init_declarator" => shape.init = n.child_by_field_name("value"),
                 "function_declarator" => return Shape::default(),
@@ -605,8 +606,11 @@ impl FileCx {
             elem_types: HashMap::new(),
             n_params: 0,
             refs: HashMap::new(),
+            dims: HashMap::new(),
             unswitching: HashSet::new(),
             unswitched: HashMap::new(),
+            init_names: HashMap::new(),
+            const_locals: HashMap::new(),
         };
         let mut params = Vec::new();
         // A method's receiver is its first parameter, as `self` is in Rust.
@@ -640,6 +644,9 @@ impl FileCx {
                 if shape.reference {
                     l.vars[v].member = Member::Ref;
                 }
+                if shape.dims > 1 {
+                    l.dims.insert(v, shape.dims);
+                }
                 params.push(v);
             }
         }
@@ -666,6 +673,8 @@ struct Shape<'t> {
     array: Option<Option<u64>>,
     /// A C++ reference (`T &x`).
     reference: bool,
+    /// How many array dimensions (`cl_event w[N][3]`: 2).
+    dims: usize,
     init: Option<Node<'t>>,
 }
 
@@ -709,10 +718,17 @@ struct Lowerer<'c> {
     n_params: usize,
     /// Local C++ references (`Gpu &g = gpu[d]`): the place each one names.
     refs: HashMap<Var, Place>,
+    /// Arrays of more than one dimension, with their count (`cl_event w[N][3]`: 2).
+    dims: HashMap<Var, usize>,
     /// Loops being lowered once per arm of an `if` in them, and the arm each such `if`
     /// takes in the copy being lowered.
     unswitching: HashSet<Span>,
     unswitched: HashMap<Span, usize>,
+    /// The identifiers of each local's initializer (`props[] = {.., CL_QUEUE_..}`).
+    init_names: HashMap<Var, Vec<String>>,
+    /// `const` locals bound to a constant (`const float zero = 0.0f`): the constant's key,
+    /// so that fills naming them compare by value.
+    const_locals: HashMap<Var, String>,
 }
 
 impl Lowerer<'_> {
@@ -757,7 +773,23 @@ impl Lowerer<'_> {
         if pointers > 1 {
             return;
         }
-        let name = last_name(ty);
+        // A struct, or a `std::vector`/`std::array` of them.
+        let elem = ty.find('<').map(|open| {
+            let inner = &ty[open + 1..];
+            let end = inner.find([',', '>']).unwrap_or(inner.len());
+            inner[..end].trim()
+        });
+        let name = match elem {
+            Some(e)
+                if matches!(
+                    last_name(&ty[..ty.find('<').unwrap_or(0)]),
+                    "vector" | "array"
+                ) =>
+            {
+                last_name(e)
+            }
+            _ => last_name(ty),
+        };
         if let Some(fields) = self.cx.structs.get(name) {
             self.vars[v].fields = fields.clone();
             self.vars[v].ty = Some(name.to_string());
@@ -1635,6 +1667,23 @@ impl Lowerer<'_> {
             };
             let v = self.bind(&name, hint);
             self.type_var(v, &ty, shape.pointers);
+            if shape.dims > 1 {
+                self.dims.insert(v, shape.dims);
+            }
+            if let Some(init) = shape.init.filter(|i| i.kind() == "initializer_list") {
+                let names = identifiers(init, &self.text);
+                self.init_names.insert(v, names);
+            }
+            let konst = named(n)
+                .iter()
+                .any(|c| c.kind() == "type_qualifier" && self.txt(*c) == "const");
+            if let Some(k) = shape
+                .init
+                .filter(|_| konst && shape.pointers == 0)
+                .and_then(|i| self.const_key(i))
+            {
+                self.const_locals.insert(v, k);
+            }
             if let (true, Value::Place(p)) = (shape.reference, &value) {
                 let p = self.frozen(p.clone(), span);
                 self.refs.insert(v, p);
@@ -1997,6 +2046,65 @@ impl Lowerer<'_> {
         }
     }
 
+    /// The key of a constant expression (two fills whose pattern and range have equal keys
+    /// write the same bytes); `None` when it is not provably constant: literals, named
+    /// constants, `sizeof`, `const` locals bound to one, with casts, `&`, and arithmetic.
+    pub(super) fn const_key(&self, n: Node<'_>) -> Option<String> {
+        let text = |x: Node<'_>| -> String {
+            self.txt(x).chars().filter(|c| !c.is_whitespace()).collect()
+        };
+        Some(match n.kind() {
+            "number_literal" | "char_literal" | "string_literal" | "true" | "false" | "null"
+            | "nullptr" | "sizeof_expression" => text(n),
+            "identifier" => {
+                let name = self.txt(n);
+                if let Some(v) = self.lookup(name) {
+                    return self.const_locals.get(&v).cloned();
+                }
+                match self.cx.consts.get(name) {
+                    Some(Const::Int(i)) => i.to_string(),
+                    Some(Const::Str(_)) => text(n),
+                    None if name
+                        .chars()
+                        .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_') =>
+                    {
+                        text(n)
+                    }
+                    None => return None,
+                }
+            }
+            "parenthesized_expression" => self.const_key(named(n).into_iter().next()?)?,
+            "cast_expression" => format!(
+                "({}){}",
+                text(n.child_by_field_name("type")?),
+                self.const_key(n.child_by_field_name("value")?)?
+            ),
+            "pointer_expression" | "unary_expression" => format!(
+                "{}{}",
+                text(n.child_by_field_name("operator")?),
+                self.const_key(n.child_by_field_name("argument")?)?
+            ),
+            "binary_expression" => format!(
+                "({}{}{})",
+                self.const_key(n.child_by_field_name("left")?)?,
+                text(n.child_by_field_name("operator")?),
+                self.const_key(n.child_by_field_name("right")?)?
+            ),
+            // `static_cast<cl_uint>(0)`, `cl_uint(0)`.
+            "call_expression" => {
+                let args = named(n.child_by_field_name("arguments")?);
+                let f = n.child_by_field_name("function")?;
+                let cast = matches!(f.kind(), "template_function" | "primitive_type")
+                    && (text(f).starts_with("static_cast<") || f.kind() == "primitive_type");
+                match args.as_slice() {
+                    [a] if cast => format!("{}({})", text(f), self.const_key(*a)?),
+                    _ => return None,
+                }
+            }
+            _ => return None,
+        })
+    }
+
     /// Whether an event written to `p` is owned by a C++ object (its variable is no
     /// `cl_event` nor a struct of the file).
     fn owned(&self, p: &Place) -> bool {
@@ -2099,6 +2207,11 @@ impl Lowerer<'_> {
         let event = match p.proj.last() {
             None => hint == TypeHint::Event,
             Some(Proj::Index(_) | Proj::Var(_)) => p.proj.len() == 1 && hint == TypeHint::EventList,
+            // `w[i].done`, `d->done`: an event field of a struct.
+            Some(Proj::Field(f)) => self.vars[p.var]
+                .fields
+                .iter()
+                .any(|(n, h)| n == f && *h == TypeHint::Event),
             _ => false,
         };
         event.then_some((p, null_arm))
@@ -2245,6 +2358,21 @@ impl Lowerer<'_> {
                 return self.apply(api, Some((rv, recv)), &args, span);
             }
             let rv = self.expr(recv);
+            // `g.queue()` of an `opencl.hpp` object in a struct: its raw handle.
+            if let (Value::Place(p), true) = (&rv, args.is_empty()) {
+                let field = self.vars[p.var]
+                    .fields
+                    .iter()
+                    .find(|(f, _)| *f == method)
+                    .map(|(_, h)| *h);
+                if field.is_some_and(is_handle)
+                    && !p.proj.iter().any(|x| matches!(x, Proj::Field(_)))
+                {
+                    let mut p = p.clone();
+                    p.proj.push(Proj::Field(method));
+                    return Value::Place(p);
+                }
+            }
             match (method.as_str(), &rv) {
                 ("push_back" | "emplace_back", Value::Place(list)) if args.len() == 1 => {
                     let item = self.expr(args[0]);
@@ -2285,6 +2413,14 @@ impl Lowerer<'_> {
             }
             return self.unknown_call(Some(rv), &args, span);
         }
+        // `q()` of an `opencl.hpp` object: its raw handle.
+        if func.kind() == "identifier" && args.is_empty() {
+            if let Some(v) = self.lookup(self.txt(func)) {
+                if is_handle(self.vars[v].hint) {
+                    return self.expr(func);
+                }
+            }
+        }
         let path = self.txt(func).to_string();
         let segs = path_segments(&path);
         if let Some(api) = b.function(&segs, args.len()) {
@@ -2302,6 +2438,12 @@ impl Lowerer<'_> {
         if self.cx.defined.contains(&name) {
             let vals = args.iter().map(|a| self.expr(*a)).collect();
             return self.emit_call(name, None, vals, span);
+        }
+        // `clGetEventProfilingInfo(ev, ..)` and the other `clGet*Info` queries read the
+        // object they are given and write only their out-parameters.
+        if name.starts_with("clGet") && name.ends_with("Info") && !args.is_empty() {
+            self.expr(args[0]);
+            return self.unknown_call(None, &args[1..], span);
         }
         if READING_CALLS.contains(&name.as_str()) {
             for a in &args {
@@ -2425,6 +2567,14 @@ impl FileCx {
                 _ => None,
             },
             "parenthesized_expression" => self.int_of_in(text, named(n).into_iter().next()?),
+            // `2 * NBATCH`, `MAX_DEV + 1`.
+            "binary_expression" => {
+                let op = n.child_by_field_name("operator")?;
+                let op = ArithOp::of(text.get(op.byte_range())?)?;
+                let l = self.int_of_in(text, n.child_by_field_name("left")?)?;
+                let r = self.int_of_in(text, n.child_by_field_name("right")?)?;
+                op.apply(l, r)
+            }
             _ => None,
         }
     }
@@ -2532,6 +2682,34 @@ fn stores_through(n: Node<'_>, name: &str, text: &str) -> bool {
         _ => false,
     };
     own || named(n).into_iter().any(|c| stores_through(c, name, text))
+}
+
+/// The identifiers under `n`, by their last segment.
+fn identifiers(n: Node<'_>, text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut stack = vec![n];
+    while let Some(x) = stack.pop() {
+        if matches!(x.kind(), "identifier" | "qualified_identifier") {
+            let t = text.get(x.byte_range()).unwrap_or("");
+            out.push(types::last_name(t).to_string());
+        }
+        stack.extend(named(x));
+    }
+    out
+}
+
+/// Whether a variable of this hint holds an OpenCL object or event.
+fn is_handle(h: TypeHint) -> bool {
+    matches!(
+        h,
+        TypeHint::Context
+            | TypeHint::Device
+            | TypeHint::Queue
+            | TypeHint::Buffer
+            | TypeHint::Kernel
+            | TypeHint::Program
+            | TypeHint::Event
+    )
 }
 
 /// The list an element place is a member of (`host` of `host[_]`).
