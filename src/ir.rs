@@ -548,6 +548,12 @@ pub enum Stmt {
     Failed {
         value: Value,
     },
+    /// The host thread waits at a barrier until every thread that uses it arrives
+    /// (`pthread_barrier_wait(&b)`): what the other threads knew complete when they arrived,
+    /// it knows complete.
+    Rendezvous {
+        barrier: Value,
+    },
     /// `handle.join()`: the thread's host work happened before; its value goes to `dst`.
     /// An unknown handle joins every thread spawned so far.
     Join {
@@ -984,6 +990,7 @@ fn write_stmt(f: &mut fmt::Formatter<'_>, func: &Function, s: &Stmt, depth: usiz
             func.place_name(dst),
             Show(func, handle)
         ),
+        Stmt::Rendezvous { barrier } => writeln!(f, "{pad}rendezvous {}", Show(func, barrier)),
         Stmt::Break => writeln!(f, "{pad}break"),
         Stmt::ErrorExit => writeln!(f, "{pad}error exit"),
         Stmt::Continue => writeln!(f, "{pad}continue"),

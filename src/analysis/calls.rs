@@ -267,6 +267,9 @@ fn shift_stmt(s: &Stmt, by: usize) -> Stmt {
             dst: pl(dst),
             span: *span,
         },
+        Stmt::Rendezvous { barrier } => Stmt::Rendezvous {
+            barrier: v(barrier),
+        },
         Stmt::Break => Stmt::Break,
         Stmt::ErrorExit => Stmt::ErrorExit,
         Stmt::Continue => Stmt::Continue,

@@ -304,6 +304,9 @@ struct Analyzer<'f> {
     globals: HashMap<String, Var>,
     /// Sub-buffers, with the buffer each is a region of.
     parents: HashMap<ObjId, ObjId>,
+    /// Per host barrier (the place that holds it): what the threads that arrived at it so
+    /// far knew complete.
+    rendezvous: HashMap<Place, BitSet>,
 }
 
 /// Analyzes one function. Calls of functions in `index` (the crate) are followed: the
@@ -349,6 +352,7 @@ pub fn analyze<'f>(func: &Function, index: &'f Index<'f>, kernels: &mut Kernels)
         walk_objs: HashSet::new(),
         globals: HashMap::new(),
         parents: HashMap::new(),
+        rendezvous: HashMap::new(),
     };
     if trace::on() {
         trace::line(format!("fn {}", func.name));

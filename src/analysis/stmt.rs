@@ -326,6 +326,8 @@ impl<'f> Analyzer<'f> {
                 span,
             } => {
                 self.cur_span = *span;
+                // `&tid[i]`: the member `i` holds.
+                let handle = &self.canonical(&self.concrete(&st, handle));
                 let before = st.clone();
                 let (ended, v) = match self.block(body, st) {
                     Some(mut end) => {
@@ -402,6 +404,16 @@ impl<'f> Analyzer<'f> {
                 st.env.insert(dst.clone(), value);
             }
             Stmt::ErrorExit => st.error_exit = true,
+            // Threads are followed one after another: one that arrives learns what those
+            // that arrived before it knew, and leaves what it knows for those after it.
+            Stmt::Rendezvous { barrier } => {
+                if let Value::Place(p) = barrier {
+                    let key = self.canonical(&self.concrete(&st, p));
+                    let known = self.rendezvous.entry(key).or_default();
+                    known.union_with(&st.completed);
+                    st.completed.union_with(known);
+                }
+            }
             Stmt::Break => {
                 if let Some(cx) = self.loops.last_mut() {
                     cx.breaks.push(st);

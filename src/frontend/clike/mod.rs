@@ -2439,6 +2439,9 @@ impl Lowerer<'_> {
             let vals = args.iter().map(|a| self.expr(*a)).collect();
             return self.emit_call(name, None, vals, span);
         }
+        if let Some(v) = self.thread_call(&name, &args, span) {
+            return v;
+        }
         // `clGetEventProfilingInfo(ev, ..)` and the other `clGet*Info` queries read the
         // object they are given and write only their out-parameters.
         if name.starts_with("clGet") && name.ends_with("Info") && !args.is_empty() {
@@ -2459,6 +2462,54 @@ impl Lowerer<'_> {
             return self.emit_call(name, None, vals, span);
         }
         self.unknown_call(None, &args, span)
+    }
+
+    /// `pthread_create(&t, attr, worker, arg)`: a host thread runs `worker(arg)`, a function
+    /// of the program; `pthread_join(t, ..)` waits for it; `pthread_barrier_wait(&b)` meets
+    /// the other threads at `b`. Returns `None` for other calls.
+    fn thread_call(&mut self, name: &str, args: &[Node<'_>], span: Span) -> Option<Value> {
+        // (function, arity, handle, start routine, its argument)
+        const STARTS: &[(&str, usize, usize, usize, usize)] =
+            &[("pthread_create", 4, 0, 2, 3), ("thrd_create", 3, 0, 1, 2)];
+        const JOINS: &[&str] = &["pthread_join", "thrd_join"];
+        if name == "pthread_barrier_wait" && args.len() == 1 {
+            let barrier = self.expr(args[0]);
+            self.out.push(Stmt::Rendezvous { barrier });
+            return Some(Value::Scalar);
+        }
+        if JOINS.contains(&name) && !args.is_empty() {
+            let handle = self.expr(args[0]);
+            for a in &args[1..] {
+                self.expr(*a);
+            }
+            let dst = Place::var(self.new_temp(TypeHint::Unknown));
+            self.out.push(Stmt::Join { handle, dst });
+            return Some(Value::Scalar);
+        }
+        let &(_, _, h, f, a) = STARTS.iter().find(|s| s.0 == name && s.1 == args.len())?;
+        let routine = strip(args[f]);
+        let callee = self.txt(routine).trim_start_matches('&').trim().to_string();
+        let Value::Place(handle) = self.expr(args[h]) else {
+            return None;
+        };
+        if routine.kind() != "identifier" || !self.cx.defined.contains(&callee) {
+            return None;
+        }
+        let arg = self.expr(args[a]);
+        let dst = Place::var(self.new_temp(TypeHint::Unknown));
+        self.out.push(Stmt::Spawn {
+            body: vec![Stmt::Call {
+                callee,
+                recv: None,
+                args: vec![arg],
+                dst,
+                span,
+            }],
+            value: Value::Unknown,
+            handle,
+            span,
+        });
+        Some(Value::Scalar)
     }
 
     /// A call nothing models: its arguments are read as code, then forgotten.

@@ -108,7 +108,8 @@ pub fn declared_hint(ty: &str, array: Option<Option<u64>>, pointers: usize) -> T
         (Some(len), 0) if is_host_elem(name) && name != "void" => {
             TypeHint::Host(HostKind::Array { len })
         }
-        (None, 1) if is_host_elem(name) => TypeHint::Host(HostKind::Pointer),
+        // `void *` points to anything: a struct a thread is given, host data, a handle.
+        (None, 1) if is_host_elem(name) && name != "void" => TypeHint::Host(HostKind::Pointer),
         _ => TypeHint::Unknown,
     }
 }
@@ -174,6 +175,7 @@ mod tests {
         assert_eq!(declared_hint("cl_int", None, 0), TypeHint::Scalar);
         assert_eq!(declared_hint("size_t", None, 0), TypeHint::Scalar);
         assert_eq!(declared_hint("halo_t", None, 1), TypeHint::Unknown);
+        assert_eq!(declared_hint("void", None, 1), TypeHint::Unknown);
         assert_eq!(
             declared_hint("std::vector<int, aligned_allocator<int> >", None, 0),
             TypeHint::Host(HostKind::Vec)
