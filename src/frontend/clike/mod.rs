@@ -51,6 +51,10 @@ pub fn tables() -> &'static [(&'static str, &'static str)] {
 /// How deep macro arguments parsed again as statements may nest.
 const MAX_REPARSE: usize = 4;
 
+/// How many loops around each other may each be lowered once per arm of an `if` they pick
+/// on a condition they never change.
+const MAX_UNSWITCHED: usize = 2;
+
 /// Functions that only read their arguments (printing, asserting, error checks).
 const READING_CALLS: &[&str] = &[
     "printf",
@@ -1342,10 +1346,10 @@ impl Lowerer<'_> {
         }
     }
 
-    /// An `if`, `while` or `switch` condition (C++ allows a declaration in it).
     /// A loop whose body picks an arm on a condition the loop never changes (`if (strcmp(mode,
     /// "timed") == 0) .. else ..`) takes the same arm on every pass: it is lowered once per
-    /// arm, as a branch of loops. Returns whether `n` was such a loop.
+    /// arm, as a branch of loops (in at most [`MAX_UNSWITCHED`] loops around each other, so
+    /// the copies do not multiply). Returns whether `n` was such a loop.
     fn unswitch(&mut self, n: Node<'_>) -> bool {
         const LOOPS: &[&str] = &[
             "for_statement",
@@ -1353,7 +1357,10 @@ impl Lowerer<'_> {
             "while_statement",
             "do_statement",
         ];
-        if !LOOPS.contains(&n.kind()) || self.unswitching.contains(&self.span(n)) {
+        if !LOOPS.contains(&n.kind())
+            || self.unswitching.contains(&self.span(n))
+            || self.unswitching.len() >= MAX_UNSWITCHED
+        {
             return false;
         }
         let Some(body) = n.child_by_field_name("body") else {
@@ -1369,7 +1376,7 @@ impl Lowerer<'_> {
         else {
             return false;
         };
-        let choices = self.arm_choices(first, n);
+        let choices = self.arm_choices(first, n, 7);
         let key = self.span(n);
         self.unswitching.insert(key);
         let mut arms = Vec::new();
@@ -1386,19 +1393,21 @@ impl Lowerer<'_> {
     }
 
     /// The arms an `if` chain (`if .. else if .. else`) of conditions the loop `lp` does not
-    /// change can take: for each, the arm each `if` of the chain takes.
-    fn arm_choices(&self, first: Node<'_>, lp: Node<'_>) -> Vec<Vec<(Span, usize)>> {
+    /// change can take, up to `more` more `if`s of it: for each, the arm each `if` takes.
+    fn arm_choices(&self, first: Node<'_>, lp: Node<'_>, more: usize) -> Vec<Vec<(Span, usize)>> {
         let key = self.span(first);
         let mut out = vec![vec![(key, 0)]];
         let nested = first.child_by_field_name("alternative").and_then(|e| {
             let inner = named(e);
             match inner.as_slice() {
-                [i] if i.kind() == "if_statement" && self.invariant_if(*i, lp) => Some(*i),
+                [i] if more > 0 && i.kind() == "if_statement" && self.invariant_if(*i, lp) => {
+                    Some(*i)
+                }
                 _ => None,
             }
         });
         match nested {
-            Some(i) => out.extend(self.arm_choices(i, lp).into_iter().map(|mut c| {
+            Some(i) => out.extend(self.arm_choices(i, lp, more - 1).into_iter().map(|mut c| {
                 c.insert(0, (key, 1));
                 c
             })),
@@ -1446,7 +1455,8 @@ impl Lowerer<'_> {
         true
     }
 
-    /// Returns the condition's value where it is an expression.
+    /// An `if`, `while` or `switch` condition (C++ allows a declaration in it); its value
+    /// where it is an expression.
     fn condition(&mut self, c: Node<'_>) -> Value {
         if !matches!(c.kind(), "condition_clause" | "parenthesized_expression") {
             return self.expr(c);
