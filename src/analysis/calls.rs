@@ -526,7 +526,11 @@ impl<'f> Analyzer<'f> {
                 None => {
                     self.globals.insert(key, v);
                     let (hint, name) = (self.vars[v].hint, self.vars[v].name.clone());
-                    let value = self.hinted(hint, &name);
+                    // A count as the function finds it is the caller's (`loops::assume_count`).
+                    let value = match hint {
+                        TypeHint::Scalar => AVal::External,
+                        _ => self.hinted(hint, &name),
+                    };
                     st.env.insert(Place::var(v), value);
                 }
             }
