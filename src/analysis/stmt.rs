@@ -74,6 +74,15 @@ impl<'f> Analyzer<'f> {
                     Some(x @ AVal::External) if scalar => *x = AVal::Scalar,
                     _ => {}
                 }
+                // So may the integers in it (`load(&cfg)` of `cfg.n = 0`).
+                let parts = st.env.range_mut(p.clone()..);
+                for (_, x) in
+                    parts.take_while(|(k, _)| k.var == p.var && k.proj.starts_with(&p.proj))
+                {
+                    if matches!(x, AVal::Int(_)) {
+                        *x = AVal::Scalar;
+                    }
+                }
             }
         }
     }
