@@ -125,19 +125,29 @@ pub enum Value {
     New(NewObject),
     /// A string known to the lowering (a literal or a constant): kernel names and sources.
     Str(String),
-    /// Integer arithmetic (`1 - d`, `(i + 1) % n`): an integer where both sides are known,
-    /// which the analysis uses to name members (`queues[1 - d]`).
+    /// Integer arithmetic or a comparison (`1 - d`, `i + 1 < n`): its value where the
+    /// analysis knows both sides (a comparison gives 1 or 0), else a scalar.
     Arith {
         op: ArithOp,
-        left: Box<Value>,
-        right: Box<Value>,
+        lhs: Box<Value>,
+        rhs: Box<Value>,
     },
     Unknown,
 }
 
-/// A comparison of [`Stmt::Compare`].
+/// An operator of [`Value::Arith`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CmpOp {
+pub enum ArithOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Rem,
+    BitAnd,
+    BitOr,
+    BitXor,
+    Shl,
+    Shr,
     Eq,
     Ne,
     Lt,
@@ -146,67 +156,8 @@ pub enum CmpOp {
     Ge,
 }
 
-impl CmpOp {
-    /// The operator of `==`, `!=`, `<`, `<=`, `>`, `>=`.
-    pub fn of(op: &str) -> Option<CmpOp> {
-        Some(match op {
-            "==" => CmpOp::Eq,
-            "!=" => CmpOp::Ne,
-            "<" => CmpOp::Lt,
-            "<=" => CmpOp::Le,
-            ">" => CmpOp::Gt,
-            ">=" => CmpOp::Ge,
-            _ => return None,
-        })
-    }
-
-    /// The comparison that holds where this one does not.
-    pub fn negate(self) -> CmpOp {
-        match self {
-            CmpOp::Eq => CmpOp::Ne,
-            CmpOp::Ne => CmpOp::Eq,
-            CmpOp::Lt => CmpOp::Ge,
-            CmpOp::Le => CmpOp::Gt,
-            CmpOp::Gt => CmpOp::Le,
-            CmpOp::Ge => CmpOp::Lt,
-        }
-    }
-
-    pub fn holds(self, a: u64, b: u64) -> bool {
-        match self {
-            CmpOp::Eq => a == b,
-            CmpOp::Ne => a != b,
-            CmpOp::Lt => a < b,
-            CmpOp::Le => a <= b,
-            CmpOp::Gt => a > b,
-            CmpOp::Ge => a >= b,
-        }
-    }
-
-    fn symbol(self) -> &'static str {
-        match self {
-            CmpOp::Eq => "==",
-            CmpOp::Ne => "!=",
-            CmpOp::Lt => "<",
-            CmpOp::Le => "<=",
-            CmpOp::Gt => ">",
-            CmpOp::Ge => ">=",
-        }
-    }
-}
-
-/// An integer operator of [`Value::Arith`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ArithOp {
-    Add,
-    Sub,
-    Mul,
-    Div,
-    Rem,
-}
-
 impl ArithOp {
-    /// The operator of `+`, `-`, `*`, `/`, `%`.
+    /// The operator a C binary operator names.
     pub fn of(op: &str) -> Option<ArithOp> {
         Some(match op {
             "+" => ArithOp::Add,
@@ -214,11 +165,22 @@ impl ArithOp {
             "*" => ArithOp::Mul,
             "/" => ArithOp::Div,
             "%" => ArithOp::Rem,
+            "&" => ArithOp::BitAnd,
+            "|" => ArithOp::BitOr,
+            "^" => ArithOp::BitXor,
+            "<<" => ArithOp::Shl,
+            ">>" => ArithOp::Shr,
+            "==" => ArithOp::Eq,
+            "!=" => ArithOp::Ne,
+            "<" => ArithOp::Lt,
+            "<=" => ArithOp::Le,
+            ">" => ArithOp::Gt,
+            ">=" => ArithOp::Ge,
             _ => return None,
         })
     }
 
-    /// `a op b`, where it is a non-negative integer.
+    /// `a op b`; `None` where it overflows or divides by zero.
     pub fn apply(self, a: u64, b: u64) -> Option<u64> {
         match self {
             ArithOp::Add => a.checked_add(b),
@@ -226,16 +188,17 @@ impl ArithOp {
             ArithOp::Mul => a.checked_mul(b),
             ArithOp::Div => a.checked_div(b),
             ArithOp::Rem => a.checked_rem(b),
-        }
-    }
-
-    fn symbol(self) -> &'static str {
-        match self {
-            ArithOp::Add => "+",
-            ArithOp::Sub => "-",
-            ArithOp::Mul => "*",
-            ArithOp::Div => "/",
-            ArithOp::Rem => "%",
+            ArithOp::BitAnd => Some(a & b),
+            ArithOp::BitOr => Some(a | b),
+            ArithOp::BitXor => Some(a ^ b),
+            ArithOp::Shl => u32::try_from(b).ok().and_then(|b| a.checked_shl(b)),
+            ArithOp::Shr => u32::try_from(b).ok().and_then(|b| a.checked_shr(b)),
+            ArithOp::Eq => Some(u64::from(a == b)),
+            ArithOp::Ne => Some(u64::from(a != b)),
+            ArithOp::Lt => Some(u64::from(a < b)),
+            ArithOp::Le => Some(u64::from(a <= b)),
+            ArithOp::Gt => Some(u64::from(a > b)),
+            ArithOp::Ge => Some(u64::from(a >= b)),
         }
     }
 }
@@ -254,6 +217,10 @@ pub enum NewObject {
         /// Made from no host data (a null host pointer): its contents are undefined until
         /// a command writes it.
         undefined: bool,
+    },
+    /// A buffer that is a region of `parent` (`clCreateSubBuffer`).
+    SubBuffer {
+        parent: Box<Value>,
     },
     Program {
         /// OpenCL C source text when it is visible.
@@ -572,22 +539,22 @@ pub enum Stmt {
         span: Span,
     },
     /// The path goes on only where `value` is an `Option`'s `Some` (`some`) or its `None`:
-    /// a `match` arm or `if let` of that pattern.
+    /// a `match` arm or `if let` of that pattern; for an integer, where it is nonzero
+    /// (`some`) or zero: an arm of a C `if`.
     Assume {
         value: Value,
         some: bool,
-    },
-    /// The path goes on only where `left op right` holds, when both are known integers
-    /// (`if (i == 0)` in a pass where `i` is 1 is not taken).
-    Compare {
-        left: Value,
-        op: CmpOp,
-        right: Value,
     },
     /// The call that made `value` failed on this path (a `match` arm `Err(_)`): the
     /// command it enqueued, if any, made no event.
     Failed {
         value: Value,
+    },
+    /// The host thread waits at a barrier until every thread that uses it arrives
+    /// (`pthread_barrier_wait(&b)`): what the other threads knew complete when they arrived,
+    /// it knows complete.
+    Rendezvous {
+        barrier: Value,
     },
     /// `handle.join()`: the thread's host work happened before; its value goes to `dst`.
     /// An unknown handle joins every thread spawned so far.
@@ -597,6 +564,10 @@ pub enum Stmt {
     },
     Break,
     Continue,
+    /// The path handles a failed status check (`if (err != CL_SUCCESS) return err;`) and
+    /// leaves the function next: a caller that follows the function goes on from its other
+    /// exits where it has any, as a caller checking the status does.
+    ErrorExit,
     /// Leaves the function with a value (the tail expression, or `return x`).
     Return {
         value: Value,
@@ -620,6 +591,9 @@ pub struct VarInfo {
     pub ty: Option<String>,
     /// How a field of the variable is written.
     pub member: Member,
+    /// For a variable that names a global (file-scope) variable: its key. Every function's
+    /// variable with one key is the same storage.
+    pub global: Option<String>,
 }
 
 /// The entry of [`VarInfo::fields`] for the members of field `field`, or of the variable
@@ -644,6 +618,16 @@ pub enum Member {
     Arrow,
     /// `queue_`: C++'s `this`, whose members a method names bare.
     Implicit,
+    /// `gpu.queue` of a C++ reference `Gpu &gpu`.
+    Ref,
+}
+
+impl Member {
+    /// Whether the variable is a C pointer or a C++ reference: bound to a place, it names
+    /// that place.
+    pub fn refers(self) -> bool {
+        matches!(self, Member::Arrow | Member::Ref)
+    }
 }
 
 impl VarInfo {
@@ -655,6 +639,7 @@ impl VarInfo {
             fields: Vec::new(),
             ty: None,
             member: Member::Dot,
+            global: None,
         }
     }
 }
@@ -732,13 +717,6 @@ impl fmt::Display for Show<'_, Value> {
                 write!(f, ")")
             }
             Value::Scalar => write!(f, "scalar"),
-            Value::Arith { op, left, right } => write!(
-                f,
-                "({} {} {})",
-                Show(func, &**left),
-                op.symbol(),
-                Show(func, &**right)
-            ),
             Value::Int(n) => write!(f, "{n}"),
             Value::Null => write!(f, "null"),
             Value::List(items) => {
@@ -763,6 +741,9 @@ impl fmt::Display for Show<'_, Value> {
             }
             Value::New(obj) => write!(f, "{}", Show(func, obj)),
             Value::Str(s) => write!(f, "str({} bytes)", s.len()),
+            Value::Arith { op, lhs, rhs } => {
+                write!(f, "({} {op:?} {})", Show(func, &**lhs), Show(func, &**rhs))
+            }
             Value::Unknown => write!(f, "?"),
         }
     }
@@ -788,6 +769,9 @@ impl fmt::Display for Show<'_, NewObject> {
                 Some(h) => write!(f, "new Buffer(host_init: {})", Show(func, &**h)),
                 None => write!(f, "new Buffer"),
             },
+            NewObject::SubBuffer { parent } => {
+                write!(f, "new SubBuffer(parent: {})", Show(func, &**parent))
+            }
             NewObject::Program { source } => match source {
                 Some(s) => write!(f, "new Program(source: {} bytes)", s.len()),
                 None => write!(f, "new Program(source: ?)"),
@@ -1013,20 +997,15 @@ fn write_stmt(f: &mut fmt::Formatter<'_>, func: &Function, s: &Stmt, depth: usiz
             if *some { "Some" } else { "None" }
         ),
         Stmt::Failed { value } => writeln!(f, "{pad}failed {}", Show(func, value)),
-        Stmt::Compare { left, op, right } => writeln!(
-            f,
-            "{pad}assume {} {} {}",
-            Show(func, left),
-            op.symbol(),
-            Show(func, right)
-        ),
         Stmt::Join { handle, dst } => writeln!(
             f,
             "{pad}{} = join {}",
             func.place_name(dst),
             Show(func, handle)
         ),
+        Stmt::Rendezvous { barrier } => writeln!(f, "{pad}rendezvous {}", Show(func, barrier)),
         Stmt::Break => writeln!(f, "{pad}break"),
+        Stmt::ErrorExit => writeln!(f, "{pad}error exit"),
         Stmt::Continue => writeln!(f, "{pad}continue"),
         Stmt::Call {
             callee,

@@ -421,7 +421,6 @@ fn wanted_names(files: &[&Lowered]) -> BTreeSet<String> {
                 ir::Stmt::Assign { .. }
                 | ir::Stmt::Assume { .. }
                 | ir::Stmt::Failed { .. }
-                | ir::Stmt::Compare { .. }
                 | ir::Stmt::Join { .. }
                 | ir::Stmt::Push { .. }
                 | ir::Stmt::Forget { .. }

@@ -2,6 +2,7 @@
 //! at its call site in a frame of its own, with its variables renumbered past the caller's.
 
 use super::join::join_val;
+use super::values::remove_parts;
 use super::*;
 
 /// A callee interpreted at its call site.
@@ -11,6 +12,8 @@ pub(super) struct InlineCx {
     pub(super) frame: usize,
     /// The state and value at each of its returns.
     pub(super) returns: Vec<(State, AVal)>,
+    /// Those at returns after a failed status check ([`Stmt::ErrorExit`]).
+    pub(super) error_returns: Vec<(State, AVal)>,
 }
 
 /// How deep calls are followed.
@@ -62,10 +65,10 @@ fn shift_value(v: &Value, by: usize) -> Value {
             base: base.as_ref().map(|p| shift_place(p, by)),
         },
         Value::List(items) => Value::List(items.iter().map(|i| shift_value(i, by)).collect()),
-        Value::Arith { op, left, right } => Value::Arith {
+        Value::Arith { op, lhs, rhs } => Value::Arith {
             op: *op,
-            left: Box::new(shift_value(left, by)),
-            right: Box::new(shift_value(right, by)),
+            lhs: Box::new(shift_value(lhs, by)),
+            rhs: Box::new(shift_value(rhs, by)),
         },
         Value::Struct(fields) => Value::Struct(
             fields
@@ -87,6 +90,9 @@ fn shift_value(v: &Value, by: usize) -> Value {
             } => NewObject::Buffer {
                 host_init: host_init.as_ref().map(|h| Box::new(shift_value(h, by))),
                 undefined: *undefined,
+            },
+            NewObject::SubBuffer { parent } => NewObject::SubBuffer {
+                parent: Box::new(shift_value(parent, by)),
             },
             NewObject::Kernel { program, name } => NewObject::Kernel {
                 program: Box::new(shift_value(program, by)),
@@ -245,11 +251,6 @@ fn shift_stmt(s: &Stmt, by: usize) -> Stmt {
             some: *some,
         },
         Stmt::Failed { value } => Stmt::Failed { value: v(value) },
-        Stmt::Compare { left, op, right } => Stmt::Compare {
-            left: v(left),
-            op: *op,
-            right: v(right),
-        },
         Stmt::Join { handle, dst } => Stmt::Join {
             handle: v(handle),
             dst: pl(dst),
@@ -267,7 +268,11 @@ fn shift_stmt(s: &Stmt, by: usize) -> Stmt {
             dst: pl(dst),
             span: *span,
         },
+        Stmt::Rendezvous { barrier } => Stmt::Rendezvous {
+            barrier: v(barrier),
+        },
         Stmt::Break => Stmt::Break,
+        Stmt::ErrorExit => Stmt::ErrorExit,
         Stmt::Continue => Stmt::Continue,
         Stmt::Return { value } => Stmt::Return { value: v(value) },
     }
@@ -355,6 +360,13 @@ impl<'f> Index<'f> {
         index
     }
 
+    /// Whether the program defines a function `name` (once or more).
+    pub fn defines(&self, name: &str) -> bool {
+        self.exact.contains_key(name)
+            || method_key(name).is_some_and(|k| self.methods.contains_key(&k))
+            || self.outer.is_some_and(|o| o.defines(name))
+    }
+
     /// The one function a call of `name` runs, when it is known.
     pub fn get(&self, name: &str) -> Option<Callee<'f>> {
         let here = match self.exact.get(name) {
@@ -390,25 +402,34 @@ impl<'f> Analyzer<'f> {
         let all: Vec<Value> = recv.into_iter().chain(args).cloned().collect();
         let Some(Callee { function: f, stmts }) = target else {
             self.forget(&mut st, &all);
+            self.forget_places(&mut st, &all);
+            // A function of the program not followed may change its globals.
+            if self.index.defines(callee) {
+                self.forget_globals(&mut st);
+            }
             st.env.insert(dst.clone(), AVal::Unknown);
             return Some(st);
         };
         self.inlined_stmts += stmts;
         let offset = self.vars.len();
         self.vars.extend(f.vars.iter().cloned());
+        self.enter_globals(&mut st, offset);
         for (param, arg) in f.params.iter().zip(&all) {
             let p = Place::var(param + offset);
             self.callee_params.insert(p.var);
             match arg {
                 // An outside value keeps its identity; a local aggregate not known yet
-                // (`Sys s; setup(&s);`) is filled in by the callee through its parameter.
+                // (`Sys s; setup(&s);`) is filled in by the callee through its parameter,
+                // and so is what a C pointer or C++ reference parameter names
+                // (`cl_event *done`, `cl::Event &done`).
                 Value::Place(a)
-                    if matches!(
-                        self.resolve(&mut st, a, None),
-                        AVal::External | AVal::Unknown | AVal::Struct(_)
-                    ) =>
+                    if self.vars[p.var].member.refers()
+                        || matches!(
+                            self.resolve(&mut st, a, None),
+                            AVal::External | AVal::Unknown | AVal::Struct(_)
+                        ) =>
                 {
-                    let c = self.canonical(a);
+                    let c = self.canonical(&self.concrete(&st, a));
                     self.ext_alias.insert(p.var, c);
                 }
                 _ => {
@@ -438,11 +459,15 @@ impl<'f> Analyzer<'f> {
             callee: callee.to_string(),
             frame: self.frames,
             returns: Vec::new(),
+            error_returns: Vec::new(),
         });
         let end = self.block(&body, st);
         let cx = self.inlined.pop()?;
         let mut outs = cx.returns;
         outs.extend(end.map(|s| (s, AVal::Unknown)));
+        if outs.is_empty() {
+            outs = cx.error_returns;
+        }
         let value = outs
             .iter()
             .map(|(_, v)| v.clone())
@@ -477,6 +502,7 @@ impl<'f> Analyzer<'f> {
             callee: format!("|{}|", name.unwrap_or_default()),
             frame,
             returns: Vec::new(),
+            error_returns: Vec::new(),
         });
         let end = self.block(body, st);
         let cx = self.inlined.pop()?;
@@ -484,6 +510,9 @@ impl<'f> Analyzer<'f> {
         if let Some(mut end) = end {
             let v = self.eval(&mut end, value, None, "%returned");
             outs.push((end, v));
+        }
+        if outs.is_empty() {
+            outs = cx.error_returns;
         }
         let values: Vec<AVal> = outs.iter().map(|(_, v)| v.clone()).collect();
         let value = values.iter().cloned().reduce(|a, b| join_val(&a, &b))?;
@@ -506,6 +535,50 @@ impl<'f> Analyzer<'f> {
         }
         out.reverse();
         out
+    }
+
+    /// The variables of a function (from `from` on) that name globals: each stands for
+    /// the variable that first held its global, which holds a value from outside the
+    /// analysis until the code stores into it.
+    pub(super) fn enter_globals(&mut self, st: &mut State, from: Var) {
+        for v in from..self.vars.len() {
+            let Some(key) = self.vars[v].global.clone() else {
+                continue;
+            };
+            match self.globals.get(&key) {
+                Some(&root) => {
+                    self.ext_alias.insert(v, Place::var(root));
+                }
+                None => {
+                    self.globals.insert(key, v);
+                    let (hint, name) = (self.vars[v].hint, self.vars[v].name.clone());
+                    // A count as the function finds it is the caller's (`loops::assume_count`).
+                    let value = match hint {
+                        TypeHint::Scalar => AVal::External,
+                        _ => self.hinted(hint, &name),
+                    };
+                    st.env.insert(Place::var(v), value);
+                }
+            }
+        }
+    }
+
+    /// Forgets what the globals hold: code the analysis does not follow may have changed
+    /// them, and what they held.
+    pub(super) fn forget_globals(&mut self, st: &mut State) {
+        let roots: Vec<Var> = self.globals.values().copied().collect();
+        for root in roots {
+            let place = Place::var(root);
+            let held: Vec<AVal> = st
+                .env
+                .range(place.clone()..)
+                .take_while(|(k, _)| k.var == root)
+                .map(|(_, v)| v.clone())
+                .collect();
+            self.forget_vals(st, &held);
+            remove_parts(&mut st.env, &place, true);
+            st.env.insert(place, AVal::Unknown);
+        }
     }
 
     /// The frame being interpreted.

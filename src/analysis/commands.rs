@@ -3,7 +3,7 @@
 //! buffer access checked against earlier ones.
 
 use super::facts::conflict;
-use super::values::flatten_buffers;
+use super::values::{flatten_buffers, remove_parts};
 use super::*;
 
 /// A command with its values resolved to objects.
@@ -189,6 +189,14 @@ impl<'f> Analyzer<'f> {
         let r = self.resolve_cmd(st, cmd);
         // `&ev[i]`: the element `i` names where it is known, in the caller's place when
         // written through a callee's parameter.
+        // A pointer parameter the caller passed a null pointer for: no event is made.
+        let null_ptr = |a: &Self, e: &Place| {
+            e.proj.is_empty()
+                && a.vars[e.var].member == Member::Arrow
+                && !a.ext_alias.contains_key(&e.var)
+                && st.env.get(e) == Some(&AVal::Null)
+        };
+        let event = event.filter(|e| !null_ptr(self, e));
         let event = event.map(|e| self.canonical(&self.concrete(st, e)));
         self.push_command(st, cmd.clone(), r, event.as_ref());
     }
@@ -263,6 +271,16 @@ impl<'f> Analyzer<'f> {
             before.union_with(&self.queue_closure(st, q));
         }
         let (kind, blocking, raw) = (cmd.kind, cmd.blocking, cmd.raw_event);
+        fn names_param(v: &Value, params: &HashSet<Var>) -> bool {
+            match v {
+                Value::Place(p) => params.contains(&p.var),
+                Value::List(items) => items.iter().any(|x| names_param(x, params)),
+                _ => false,
+            }
+        }
+        // Events the caller gave, of which the callee waits for some.
+        let waits_given = r.waits.as_ref().is_some_and(|w| !w.is_empty())
+            && (cmd.waits.iter().flatten()).any(|w| names_param(w, &self.callee_params));
         let queue_name = self
             .shown
             .get(&q)
@@ -275,6 +293,7 @@ impl<'f> Analyzer<'f> {
             before: before.clone(),
             kernel: r.kernel_name,
             frame: self.frame(),
+            waits_given,
         });
         for (b, mode, info) in &r.uses {
             // The host writes a region mapped for writing between the map and the unmap, and
@@ -318,6 +337,8 @@ impl<'f> Analyzer<'f> {
                     let frame = self.frame();
                     self.event_vars.entry((i, frame)).or_insert(name);
                 }
+                // What the place held before (an outside event) it holds no more.
+                remove_parts(&mut self.found, e, true);
                 st.env.insert(e.clone(), ev);
             }
             if raw {
@@ -325,9 +346,12 @@ impl<'f> Analyzer<'f> {
                 // Written into an element of the caller's array (`&ev[i]` of a parameter):
                 // the caller's to release.
                 let root = self.canonical(&Place::var(e.var));
-                let root_outside = !e.proj.is_empty()
-                    && (self.params.contains(&root.var)
-                        || st.env.get(&root).is_none_or(|r| *r == AVal::External));
+                let root_outside = self.vars[root.var].global.is_some()
+                    || self.params.contains(&root.var)
+                        && self.vars[root.var].member == Member::Arrow
+                    || !e.proj.is_empty()
+                        && (self.params.contains(&root.var)
+                            || st.env.get(&root).is_none_or(|r| *r == AVal::External));
                 if root_outside {
                     self.hand_on(st, &AVal::Events(BTreeSet::from([i])));
                 }
@@ -369,10 +393,22 @@ impl<'f> Analyzer<'f> {
         // access that exists on one path only can be ordered when the ones before it are
         // not), or where the covering one is skipped (a repeated upload, this command).
         let mut unordered: Vec<(usize, usize, Mode)> = Vec::new();
-        let mut stack: Vec<&Touch> = st
-            .accesses
-            .get(&b)
-            .map_or(Vec::new(), |l| l.iter().rev().collect());
+        // A sub-buffer is a region of its parent: the accesses of one are accesses of the
+        // other (those of two sub-buffers of one parent are not: their regions may not
+        // overlap).
+        let related: Vec<ObjId> = (self.parents.get(&b).copied())
+            .into_iter()
+            .chain(
+                (self.parents.iter())
+                    .filter(|(_, p)| **p == b)
+                    .map(|(c, _)| *c),
+            )
+            .collect();
+        let mut stack: Vec<&Touch> = std::iter::once(b)
+            .chain(related)
+            .filter_map(|x| st.accesses.get(&x))
+            .flat_map(|l| l.iter().rev())
+            .collect();
         // Paths that fork and join share what their accesses cover: each once.
         let mut seen: HashSet<*const Vec<Touch>> = HashSet::new();
         while let Some(e) = stack.pop() {

@@ -24,6 +24,9 @@ pub struct CmdInfo {
     /// The calls, from the analyzed function inwards, that made the command: empty when
     /// the analyzed function made it.
     pub via: Vec<Hop>,
+    /// Its wait list names what a parameter of the function that made it holds: the caller
+    /// gave the events, and the function chose which to wait for.
+    pub waits_given: bool,
 }
 
 /// One call on the way from the analyzed function to a command.
@@ -248,6 +251,7 @@ impl<'f> Analyzer<'f> {
             wait_arg: c.wait_arg.clone(),
             kernel: inst.kernel.clone(),
             event_var,
+            waits_given: inst.waits_given,
             via: self
                 .frames_of(inst.frame)
                 .into_iter()

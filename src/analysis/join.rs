@@ -164,6 +164,7 @@ impl State {
                 .intersection(&o.mapped_for_write)
                 .copied()
                 .collect(),
+            error_exit: self.error_exit && o.error_exit,
         }
     }
 }

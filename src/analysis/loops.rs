@@ -9,6 +9,10 @@ use super::*;
 /// stays linear in the size of the function (at most `2^TWO_ITERATION_DEPTH` times).
 pub(super) const TWO_ITERATION_DEPTH: usize = 4;
 
+/// How many devices, buffers or items a count no one knows stands for: two, the fewest
+/// for which work can be shared, and as many iterations as other loops run for.
+pub(super) const ASSUMED_COUNT: u64 = 2;
+
 /// A loop over a known list runs once per member when the list has at most this many.
 const MAX_UNROLL: usize = 16;
 
@@ -59,7 +63,11 @@ impl<'f> Analyzer<'f> {
                     Walk::Known((0..n).map(AVal::Int).collect(), None)
                 }
                 AVal::Int(_) => return None,
-                _ => Walk::Counted(0),
+                // A count the function found out (`clGetDeviceIDs(.., &ndev)`): that many.
+                _ => match self.assume_count(st, v) {
+                    Some(n) => Walk::Known((0..n).map(AVal::Int).collect(), None),
+                    None => Walk::Counted(0),
+                },
             },
             EachSource::UptoLen(v) => match self.eval(st, v, None, "list") {
                 AVal::List(items) => {
@@ -78,6 +86,39 @@ impl<'f> Analyzer<'f> {
                 }
             }
         })
+    }
+
+    /// A loop up to a count the analysis does not know (`clGetDeviceIDs(.., &ndev)`, then
+    /// `for (i = 0; i < ndev; i++)`; a count a caller gives): the program is taken to run
+    /// with [`ASSUMED_COUNT`] of them, as loops are followed for two iterations, so the
+    /// count's variable holds it from here on and every loop up to it, and every test of it
+    /// (`if (i + 1 < ndev)`), agrees. Returns the loop's count, `None` where the bound is no
+    /// such variable (or one plus or minus a constant, `i <= n`, `i < n - 1`).
+    fn assume_count(&mut self, st: &mut State, bound: &Value) -> Option<u64> {
+        let (place, count) = match bound {
+            Value::Place(p) => (p, Some(ASSUMED_COUNT)),
+            Value::Arith { op, lhs, rhs } => match (op, &**lhs, &**rhs) {
+                (ArithOp::Add, Value::Place(p), Value::Int(k)) => {
+                    (p, ASSUMED_COUNT.checked_add(*k))
+                }
+                (ArithOp::Sub, Value::Place(p), Value::Int(k)) => {
+                    (p, ASSUMED_COUNT.checked_sub(*k))
+                }
+                _ => return None,
+            },
+            _ => return None,
+        };
+        let place = self.canonical(&self.concrete(st, place));
+        if !place.is_definite()
+            || !matches!(
+                self.resolve(st, &place, None),
+                AVal::Scalar | AVal::Unknown | AVal::External
+            )
+        {
+            return None;
+        }
+        st.env.insert(place, AVal::Int(ASSUMED_COUNT));
+        count
     }
 
     /// A loop over lists or a range. Over known lists, once per member. Over lists from

@@ -198,6 +198,8 @@ struct State {
     live_raw: BTreeSet<RawKey>,
     /// Buffers mapped for writing and not yet unmapped: the unmap writes them.
     mapped_for_write: BTreeSet<ObjId>,
+    /// The path handles a failed status check ([`Stmt::ErrorExit`]).
+    error_exit: bool,
 }
 
 /// A raw event: a command's, or a user event.
@@ -226,6 +228,8 @@ struct Inst {
     kernel: Option<String>,
     /// The call frame that enqueued it.
     frame: usize,
+    /// Its wait list names events a callee's parameter holds: the caller gave them.
+    waits_given: bool,
 }
 
 struct Analyzer<'f> {
@@ -298,6 +302,14 @@ struct Analyzer<'f> {
     patterns: HashMap<String, HostId>,
     /// Unordered pairs reported so far, as (producer, consumer) instances.
     unordered: Vec<(usize, usize)>,
+    /// The variable that holds each global (file-level) variable, by its key: the first
+    /// variable of that key the analysis met; the others stand for it.
+    globals: HashMap<String, Var>,
+    /// Sub-buffers, with the buffer each is a region of.
+    parents: HashMap<ObjId, ObjId>,
+    /// Per host barrier (the place that holds it): what the threads that arrived at it so
+    /// far knew complete.
+    rendezvous: HashMap<Place, BitSet>,
 }
 
 /// Analyzes one function. Calls of functions in `index` (the crate) are followed: the
@@ -341,6 +353,9 @@ pub fn analyze<'f>(func: &Function, index: &'f Index<'f>, kernels: &mut Kernels)
         patterns: HashMap::new(),
         undefined: HashMap::new(),
         unknown_writes: 0,
+        globals: HashMap::new(),
+        parents: HashMap::new(),
+        rendezvous: HashMap::new(),
     };
     if trace::on() {
         trace::line(format!("fn {}", func.name));
@@ -356,6 +371,7 @@ pub fn analyze<'f>(func: &Function, index: &'f Index<'f>, kernels: &mut Kernels)
         };
         st.env.insert(Place::var(p), v);
     }
+    a.enter_globals(&mut st, 0);
     let end = a.block(&func.body, st);
     // Raw events still held where the function ends, on any path, leak.
     let finals: Vec<State> = end

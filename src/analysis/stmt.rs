@@ -48,6 +48,45 @@ impl<'f> Analyzer<'f> {
         self.join_all(exits)
     }
 
+    /// What unknown code may have stored in places it was given: a list may have other
+    /// members, an integer (passed by address, `clGetDeviceIDs(.., &n)`) another value.
+    pub(super) fn forget_places(&mut self, st: &mut State, values: &[Value]) {
+        for v in values {
+            if let Value::Place(p) = v {
+                let p = self.canonical(&self.concrete(st, p));
+                // Some member's part (`list[_].buf`): any member's may have changed.
+                if !p.is_definite() {
+                    let base = Place {
+                        var: p.var,
+                        proj: (p.proj.iter())
+                            .take_while(|x| !matches!(x, Proj::AnyIndex | Proj::Var(_)))
+                            .cloned()
+                            .collect(),
+                    };
+                    remove_parts(&mut st.env, &base, false);
+                    remove_parts(&mut self.found, &base, false);
+                    continue;
+                }
+                let scalar = p.proj.is_empty() && self.vars[p.var].hint == TypeHint::Scalar;
+                match st.env.get_mut(&p) {
+                    Some(x @ AVal::List(_)) => *x = AVal::Unknown,
+                    Some(x @ AVal::Int(_)) => *x = AVal::Scalar,
+                    Some(x @ AVal::External) if scalar => *x = AVal::Scalar,
+                    _ => {}
+                }
+                // So may the integers in it (`load(&cfg)` of `cfg.n = 0`).
+                let parts = st.env.range_mut(p.clone()..);
+                for (_, x) in
+                    parts.take_while(|(k, _)| k.var == p.var && k.proj.starts_with(&p.proj))
+                {
+                    if matches!(x, AVal::Int(_)) {
+                        *x = AVal::Scalar;
+                    }
+                }
+            }
+        }
+    }
+
     pub(super) fn stmt(&mut self, s: &Stmt, mut st: State) -> Option<State> {
         match s {
             Stmt::Assign { dst, value, span } => {
@@ -55,8 +94,30 @@ impl<'f> Analyzer<'f> {
                 // A callee's store through its parameter (`s->q0 = ..` of `setup(&s)`)
                 // is a store into the caller's place; a store into the parameter itself
                 // rebinds it alone.
-                if dst.proj.is_empty() {
+                // A C++ reference parameter stays bound to its caller's place: a store into
+                // it is a store there.
+                let info = &self.vars[dst.var];
+                if dst.proj.is_empty() && info.global.is_none() && info.member != Member::Ref {
                     self.ext_alias.remove(&dst.var);
+                    // A pointer bound to an aggregate (`worker_t *w = arg`) names it: what is
+                    // stored through it is stored there.
+                    let info = &self.vars[dst.var];
+                    let aggregate = info.member == Member::Arrow && info.hint == TypeHint::Unknown;
+                    if let (true, Value::Place(src)) = (aggregate, value) {
+                        if !self.vars[src.var].name.starts_with('%')
+                            && matches!(
+                                self.resolve(&mut st, src, None),
+                                AVal::External | AVal::Unknown | AVal::Struct(_)
+                            )
+                        {
+                            let target = self.canonical(&self.concrete(&st, src));
+                            if target.var != dst.var {
+                                remove_parts(&mut st.env, dst, true);
+                                self.ext_alias.insert(dst.var, target);
+                                return Some(st);
+                            }
+                        }
+                    }
                 }
                 let dst = &self.canonical(&self.concrete(&st, dst));
                 let name = self.place_name(dst);
@@ -99,11 +160,12 @@ impl<'f> Analyzer<'f> {
                 }
                 // A value stored outside the function's locals, or gathered into a list,
                 // is handed on: raw events in it are no longer this function's to release.
-                let root_outside = !dst.proj.is_empty()
-                    && st
-                        .env
-                        .get(&Place::var(dst.var))
-                        .is_none_or(|r| *r == AVal::External);
+                let root_outside = self.vars[dst.var].global.is_some()
+                    || !dst.proj.is_empty()
+                        && st
+                            .env
+                            .get(&Place::var(dst.var))
+                            .is_none_or(|r| *r == AVal::External);
                 if root_outside || matches!(v, AVal::List(_) | AVal::Struct(_)) {
                     let v2 = v.clone();
                     self.hand_on(&mut st, &v2);
@@ -259,28 +321,7 @@ impl<'f> Analyzer<'f> {
             },
             Stmt::Forget { values, .. } => {
                 self.forget(&mut st, values);
-                // A list something unknown had may have other members now.
-                for v in values {
-                    if let Value::Place(p) = v {
-                        let p = self.canonical(&self.concrete(&st, p));
-                        // Some member's part (`list[_].buf`): any member's may have changed.
-                        if !p.is_definite() {
-                            let base = Place {
-                                var: p.var,
-                                proj: (p.proj.iter())
-                                    .take_while(|x| !matches!(x, Proj::AnyIndex | Proj::Var(_)))
-                                    .cloned()
-                                    .collect(),
-                            };
-                            remove_parts(&mut st.env, &base, false);
-                            remove_parts(&mut self.found, &base, false);
-                            continue;
-                        }
-                        if let Some(x @ AVal::List(_)) = st.env.get_mut(&p) {
-                            *x = AVal::Unknown;
-                        }
-                    }
-                }
+                self.forget_places(&mut st, values);
             }
             Stmt::Branch(arms) => {
                 let outs: Vec<State> = arms
@@ -304,6 +345,8 @@ impl<'f> Analyzer<'f> {
                 span,
             } => {
                 self.cur_span = *span;
+                // `&tid[i]`: the member `i` holds.
+                let handle = &self.canonical(&self.concrete(&st, handle));
                 let before = st.clone();
                 let (ended, v) = match self.block(body, st) {
                     Some(mut end) => {
@@ -356,24 +399,14 @@ impl<'f> Analyzer<'f> {
                 // `None` where the value is an event or an object, `Some` where it is none:
                 // this path is not taken.
                 let none = match self.eval(&mut st, value, None, "option") {
-                    AVal::Null => Some(true),
+                    AVal::Null | AVal::Int(0) => Some(true),
+                    AVal::Int(_) => Some(false),
                     AVal::Events(e) if !e.is_empty() => Some(false),
                     AVal::Obj(_) => Some(false),
                     _ => None,
                 };
                 if none == Some(*some) {
                     return None;
-                }
-            }
-            Stmt::Compare { left, op, right } => {
-                let (l, r) = (
-                    self.eval(&mut st, left, None, "n"),
-                    self.eval(&mut st, right, None, "n"),
-                );
-                if let (AVal::Int(a), AVal::Int(b)) = (l, r) {
-                    if !op.holds(a, b) {
-                        return None;
-                    }
                 }
             }
             Stmt::Failed { value } => {
@@ -399,6 +432,17 @@ impl<'f> Analyzer<'f> {
                 }
                 st.env.insert(dst.clone(), value);
             }
+            Stmt::ErrorExit => st.error_exit = true,
+            // Threads are followed one after another: one that arrives learns what those
+            // that arrived before it knew, and leaves what it knows for those after it.
+            Stmt::Rendezvous { barrier } => {
+                if let Value::Place(p) = barrier {
+                    let key = self.canonical(&self.concrete(&st, p));
+                    let known = self.rendezvous.entry(key).or_default();
+                    known.union_with(&st.completed);
+                    st.completed.union_with(known);
+                }
+            }
             Stmt::Break => {
                 if let Some(cx) = self.loops.last_mut() {
                     cx.breaks.push(st);
@@ -419,7 +463,10 @@ impl<'f> Analyzer<'f> {
                 } else {
                     let v = self.eval(&mut st, value, None, "%returned");
                     if let Some(cx) = self.inlined.last_mut() {
-                        cx.returns.push((st, v));
+                        match st.error_exit {
+                            true => cx.error_returns.push((st, v)),
+                            false => cx.returns.push((st, v)),
+                        }
                     }
                 }
                 return None;

@@ -403,9 +403,16 @@ impl<'f> Analyzer<'f> {
             ),
             Value::New(obj) => self.create(st, obj, name),
             Value::Str(t) => AVal::Str(t.clone()),
-            Value::Arith { op, left, right } => {
-                match (self.eval(st, left, None, "n"), self.eval(st, right, None, "n")) {
-                    (AVal::Int(a), AVal::Int(b)) => op.apply(a, b).map_or(AVal::Scalar, AVal::Int),
+            Value::Arith { op, lhs, rhs } => {
+                let int = |a: AVal| match a {
+                    AVal::Int(n) => Some(n),
+                    AVal::Null => Some(0),
+                    _ => None,
+                };
+                let l = int(self.eval(st, lhs, None, "lhs"));
+                let r = int(self.eval(st, rhs, None, "rhs"));
+                match (l, r) {
+                    (Some(a), Some(b)) => op.apply(a, b).map_or(AVal::Scalar, AVal::Int),
                     _ => AVal::Scalar,
                 }
             }
@@ -477,6 +484,15 @@ impl<'f> Analyzer<'f> {
                             },
                         );
                         st.host_buffers.entry(id).or_default().insert(b);
+                    }
+                }
+                b
+            }
+            NewObject::SubBuffer { parent } => {
+                let b = self.new_obj(ObjKind::Buffer, n);
+                if let AVal::Obj(p) = self.eval(st, parent, Some(RoleHint::Buffer), "parent") {
+                    if matches!(self.objs[p].kind, ObjKind::Buffer) {
+                        self.parents.insert(b, p);
                     }
                 }
                 b

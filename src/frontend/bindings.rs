@@ -60,6 +60,8 @@ pub enum Role {
     EventOut,
     /// The pattern, pattern size, offset or size of a fill.
     Pattern,
+    /// The buffer a sub-buffer is a region of.
+    Parent,
     Ignore,
 }
 
@@ -241,6 +243,7 @@ fn parse_role(s: &str) -> Result<Role, String> {
         "host:write" => Role::Host { written: true },
         "wait_count" => Role::WaitCount,
         "pattern" => Role::Pattern,
+        "parent" => Role::Parent,
         "wait_ptr" => Role::WaitPtr,
         "event_out" => Role::EventOut,
         "ignore" => Role::Ignore,

@@ -11,7 +11,7 @@ pub mod rust;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use crate::ir::{ArithOp, CmpOp, Function, HostKind, Stmt, TypeHint, Value};
+use crate::ir::{ArithOp, Function, HostKind, Stmt, TypeHint, Value};
 
 /// Constants of a file the lowering can read: integers and strings.
 #[derive(Clone, Debug)]
@@ -67,34 +67,23 @@ pub(crate) fn arith(op: Option<ArithOp>, l: Value, r: Value) -> Value {
     match op {
         Some(op) if operand(&l) && operand(&r) => Value::Arith {
             op,
-            left: Box::new(l),
-            right: Box::new(r),
+            lhs: Box::new(l),
+            rhs: Box::new(r),
         },
         _ => Value::Scalar,
     }
 }
 
-/// `l op r` as what each arm of a branch on it knows: the comparison where it holds and its
-/// negation where it does not, for operands that can be integers.
-pub(crate) fn comparison(op: Option<CmpOp>, l: Value, r: Value) -> Option<[Stmt; 2]> {
-    let operand = |v: &Value| match v {
-        Value::Int(_) | Value::Arith { .. } => true,
-        Value::Place(p) => p.proj.is_empty(),
-        _ => false,
-    };
-    let op = op.filter(|_| operand(&l) && operand(&r))?;
-    Some([
-        Stmt::Compare {
-            left: l.clone(),
-            op,
-            right: r.clone(),
-        },
-        Stmt::Compare {
-            left: l,
-            op: op.negate(),
-            right: r,
-        },
-    ])
+/// A comparison `l op r` as what each arm of a branch on it knows: that it holds on one,
+/// that it does not on the other, for operands that can be integers.
+pub(crate) fn comparison(op: ArithOp, l: Value, r: Value) -> Option<[Stmt; 2]> {
+    let cmp = arith(Some(op), l, r);
+    matches!(cmp, Value::Arith { .. }).then(|| {
+        [true, false].map(|some| Stmt::Assume {
+            value: cmp.clone(),
+            some,
+        })
+    })
 }
 
 /// A list literal (an array, `vec!`, a C or C++ braced list): a list of values, which may be
@@ -103,7 +92,7 @@ fn list_or_host(items: Vec<Value>, kind: HostKind) -> Value {
     if !items.is_empty()
         && items
             .iter()
-            .all(|v| matches!(v, Value::Int(_) | Value::Scalar))
+            .all(|v| matches!(v, Value::Int(_) | Value::Scalar | Value::Arith { .. }))
     {
         Value::Host { kind, base: None }
     } else {

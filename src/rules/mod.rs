@@ -145,40 +145,54 @@ fn frames(c: &CmdInfo) -> Vec<usize> {
     c.via.iter().map(|h| h.frame).collect()
 }
 
+/// The calls on the way to a command, as the code has them: two invocations through one
+/// call (the passes of a loop, threads started on one line) are one place in the code.
+fn sites(c: &CmdInfo) -> Vec<(Span, &str)> {
+    c.via.iter().map(|h| (h.call, h.callee.as_str())).collect()
+}
+
+/// How many calls from the analyzed function inwards `own` shares with each of `related`
+/// (the fewest).
+fn shared<T: PartialEq>(own: &[T], related: &[Vec<T>]) -> usize {
+    related
+        .iter()
+        .map(|r| own.iter().zip(r).take_while(|(a, b)| a == b).count())
+        .min()
+        .unwrap_or(own.len())
+}
+
 /// A finding whose command sits in a helper while the command it relates to is outside
 /// that call of the helper: the cause is in the caller (what it passes, what it runs
 /// before), so the finding is where the user fixes it, on the call that leads to the
 /// command from the innermost function both commands run in; the helper's command becomes
 /// a secondary label.
 fn at_caller(fact: &Fact, mut f: Finding) -> Finding {
-    let (cmd, related): (&CmdInfo, Vec<Vec<usize>>) = match fact {
-        // The helper had the producer's event and did not wait on it: its own fix.
+    let (cmd, common) = match fact {
+        // The helper had the producer's event and did not wait on it, or was given the events
+        // to wait for and chose too few: the fix is in it.
         Fact::Unordered { waitable: true, .. } => return f,
+        Fact::Unordered { consumer, .. } if consumer.waits_given => return f,
         Fact::Unordered {
             producer, consumer, ..
-        } => (consumer, vec![frames(producer)]),
+        } => (consumer, shared(&sites(consumer), &[sites(producer)])),
         Fact::Reinit {
             write,
             first_frames,
             ..
-        } => (write, vec![first_frames.clone()]),
+        } => (
+            write,
+            shared(&frames(write), std::slice::from_ref(first_frames)),
+        ),
         Fact::HostMigration {
             migration, next, ..
-        } => (migration, vec![frames(next)]),
+        } => (migration, shared(&sites(migration), &[sites(next)])),
+        // Where the migration is enqueued is wrong for where the buffer goes next: the fix
+        // is where the migration and its next use meet, wherever the buffer was before.
         Fact::SourceQueueMigration {
-            migration,
-            last,
-            next,
-            ..
-        } => (migration, vec![frames(last), frames(next)]),
+            migration, next, ..
+        } => (migration, shared(&sites(migration), &[sites(next)])),
         _ => return f,
     };
-    let own = frames(cmd);
-    let common = related
-        .iter()
-        .map(|r| own.iter().zip(r).take_while(|(a, b)| a == b).count())
-        .min()
-        .unwrap_or(own.len());
     let (Some(hop), Some(inner)) = (cmd.via.get(common), cmd.via.last()) else {
         return f;
     };

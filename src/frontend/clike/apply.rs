@@ -20,14 +20,19 @@ const MAX_WAIT_ELEMS: u64 = 64;
 const TO_HOST: &[&str] = &["CL_MIGRATE_MEM_OBJECT_HOST"];
 
 impl Lowerer<'_> {
-    /// Whether the expression names one of `names` as an identifier.
+    /// Whether the expression names one of `names` as an identifier, itself or in the
+    /// initializer of a local it names (`props` of `props[] = {.., CL_QUEUE_..}`).
     fn mentions_any(&self, n: Node<'_>, names: &[&str]) -> bool {
         let mut stack = vec![n];
         while let Some(x) = stack.pop() {
-            if matches!(x.kind(), "identifier" | "qualified_identifier")
-                && names.contains(&super::types::last_name(self.txt(x)))
-            {
-                return true;
+            if matches!(x.kind(), "identifier" | "qualified_identifier") {
+                let name = super::types::last_name(self.txt(x));
+                let init = self.lookup(name).and_then(|v| self.init_names.get(&v));
+                if names.contains(&name)
+                    || init.is_some_and(|i| i.iter().any(|w| names.contains(&w.as_str())))
+                {
+                    return true;
+                }
             }
             stack.extend(named(x));
         }
@@ -48,7 +53,11 @@ impl Lowerer<'_> {
         let Value::Place(p) = ptr else {
             return vec![ptr.clone()];
         };
-        let array = p.proj.is_empty() && self.vars[p.var].hint == TypeHint::EventList;
+        // An array of events, or a row of one (`w[b]` of `cl_event w[N][3]`).
+        let rank = self.dims.get(&p.var).copied().unwrap_or(1);
+        let array = self.vars[p.var].hint == TypeHint::EventList
+            && p.proj.len() + 1 == rank
+            && p.proj.iter().all(|x| !matches!(x, Proj::Field(_)));
         let elems = |base: &[Proj], from: u64, n: u64| {
             (from..from + n)
                 .map(|j| {
@@ -63,7 +72,7 @@ impl Lowerer<'_> {
             Some(Proj::Index(_) | Proj::Var(_) | Proj::AnyIndex)
         );
         match (count, p.proj.split_last()) {
-            (Some(n), _) if array && n <= MAX_WAIT_ELEMS => elems(&[], 0, n),
+            (Some(n), _) if array && n <= MAX_WAIT_ELEMS => elems(&p.proj, 0, n),
             (Some(n), Some((Proj::Index(j), base))) if n <= MAX_WAIT_ELEMS => elems(base, *j, n),
             (Some(1), _) => vec![ptr.clone()],
             // A whole array, or one event (`&ev`): the analysis resolves it as it is.
@@ -117,6 +126,24 @@ impl Lowerer<'_> {
                     .iter()
                     .position(|r| matches!(r, Role::Host { .. }))
                     .map(|i| vals[i].clone());
+                // A fill's pattern and range, when every part of them is a constant.
+                let pattern = match kind {
+                    CommandKind::Fill => {
+                        let parts: Option<Vec<String>> = (api.args.iter().enumerate())
+                            .filter(|(_, r)| **r == Role::Pattern)
+                            .map(|(i, _)| args.get(i).and_then(|a| self.const_key(*a)))
+                            .collect();
+                        let text = role_arg(Role::Pattern).map(|a| self.arg_span(a).text);
+                        match (parts, text) {
+                            (Some(p), Some(text)) if !p.is_empty() => Some(FillPattern {
+                                text,
+                                key: p.join(";"),
+                            }),
+                            _ => None,
+                        }
+                    }
+                    _ => None,
+                };
                 let mut buffers = Vec::new();
                 for (i, role) in api.args.iter().enumerate() {
                     match role {
@@ -125,7 +152,7 @@ impl Lowerer<'_> {
                             access: *access,
                             whole,
                             host: host.clone(),
-                            pattern: None,
+                            pattern: pattern.clone(),
                         }),
                         Role::Buffers(_) => {
                             let items = match &vals[i] {
@@ -168,14 +195,23 @@ impl Lowerer<'_> {
                         None => (Some(Vec::new()), None),
                     }
                 };
-                // `&ev` receives the command's event; a pointer the caller passed in writes
-                // the event where the caller keeps it, and is not this function's.
+                // `&ev` receives the command's event; so does what a parameter `cl_event *ev`
+                // points to, which is where a caller keeps it (`&ev` in the call).
                 let event = api.arg_index(Role::EventOut).and_then(|i| {
                     let arg = strip(*args.get(i)?);
                     let is_addr = arg.kind() == "pointer_expression"
                         && arg.child(0).is_some_and(|op| self.txt(op) == "&");
                     match &vals[i] {
                         Value::Place(p) if is_addr => Some(p.clone()),
+                        Value::Place(p)
+                            if arg.kind() == "identifier"
+                                && p.proj.is_empty()
+                                && p.var < self.n_params
+                                && self.vars[p.var].member == Member::Arrow
+                                && self.vars[p.var].hint == TypeHint::Unknown =>
+                        {
+                            Some(p.clone())
+                        }
                         _ => None,
                     }
                 });
@@ -227,6 +263,11 @@ impl Lowerer<'_> {
                         out_of_order: role_arg(Role::QueueProps)
                             .is_some_and(|p| self.mentions_any(p, OUT_OF_ORDER)),
                     },
+                    NewKind::Buffer if api.arg_index(Role::Parent).is_some() => {
+                        NewObject::SubBuffer {
+                            parent: Box::new(role_val(Role::Parent)),
+                        }
+                    }
                     NewKind::Buffer => {
                         let copies = role_arg(Role::MemFlags)
                             .is_some_and(|f| self.mentions_any(f, FROM_HOST));
@@ -261,8 +302,12 @@ impl Lowerer<'_> {
                 Value::Scalar
             }
             Effect::Wait => {
-                let events = match &api.receiver {
-                    Some(Role::Event) => recv_val,
+                let events = match (&api.receiver, api.arg_index(Role::WaitCount)) {
+                    (Some(Role::Event), _) => recv_val,
+                    // `clWaitForEvents(2, &ev[1])`: the events of the count.
+                    (_, Some(_)) => Value::List(
+                        self.wait_elems(&role_val(Role::Events), role_arg(Role::WaitCount)),
+                    ),
                     _ => role_val(Role::Events),
                 };
                 self.out.push(Stmt::Wait { events, span });

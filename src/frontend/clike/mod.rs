@@ -24,7 +24,7 @@ use tree_sitter::{Node, Parser, Tree};
 
 use super::Lang;
 use crate::frontend::bindings::Bindings;
-use crate::frontend::{arith, comparison, list_or_host, Const, Fields, FileIr};
+use crate::frontend::{list_or_host, Const, Fields, FileIr};
 use crate::ir::*;
 use crate::source::SourceFile;
 use types::{declared_hint, handle_hint, last_name};
@@ -50,6 +50,10 @@ pub fn tables() -> &'static [(&'static str, &'static str)] {
 
 /// How deep macro arguments parsed again as statements may nest.
 const MAX_REPARSE: usize = 4;
+
+/// How many loops around each other may each be lowered once per arm of an `if` they pick
+/// on a condition they never change.
+const MAX_UNSWITCHED: usize = 2;
 
 /// Functions that only read their arguments (printing, asserting, error checks).
 const READING_CALLS: &[&str] = &[
@@ -165,6 +169,8 @@ pub fn lower_file(file_id: usize, src: &SourceFile, lang: Lang) -> Result<FileIr
         consts: HashMap::new(),
         defined: HashSet::new(),
         structs: HashMap::new(),
+        globals: HashMap::new(),
+        aliases: HashMap::new(),
         next_cmd: 0,
         functions: Vec::new(),
     };
@@ -253,8 +259,22 @@ struct FileCx {
     /// Functions and methods (`Class::method`) defined in the file.
     defined: HashSet<String>,
     structs: HashMap<String, Fields>,
+    /// Variables declared at file level (`static cl_command_queue q[2];`), by name.
+    globals: HashMap<String, Global>,
+    /// Type aliases (`typedef cl_mem buffer_t;`, `using avec = std::vector<int, ..>;`).
+    aliases: HashMap<String, String>,
     next_cmd: usize,
     functions: Vec<Function>,
+}
+
+/// A variable declared at file level: its type as written, its declarator's shape, and the
+/// key every function names it by (a `static` one is its file's own).
+#[derive(Clone)]
+struct Global {
+    ty: String,
+    pointers: usize,
+    array: Option<Option<u64>>,
+    key: String,
 }
 
 /// The text of a string literal, escapes resolved.
@@ -317,7 +337,10 @@ impl FileCx {
                         self.consts.insert(self.txt(name).to_string(), k);
                     }
                 }
-                "declaration" if class.is_none() => self.global_const(c),
+                "declaration" if class.is_none() => {
+                    self.global_const(c);
+                    self.global_vars(c);
+                }
                 "function_definition" => {
                     if let Some(name) = self.function_name(c, class) {
                         self.defined.insert(name);
@@ -331,7 +354,24 @@ impl FileCx {
                     if let Some(t) = c.child_by_field_name("type") {
                         if matches!(t.kind(), "struct_specifier" | "class_specifier") {
                             self.record(t, alias);
+                        } else if let (Some(a), true) = (
+                            alias,
+                            c.child_by_field_name("declarator")
+                                .is_some_and(|d| d.kind() == "type_identifier"),
+                        ) {
+                            // `typedef cl_mem buffer_t;`
+                            let target = self.txt(t).to_string();
+                            self.aliases.insert(a, target);
                         }
+                    }
+                }
+                // `using avec = std::vector<int, aligned_allocator<int>>;`
+                "alias_declaration" => {
+                    if let (Some(name), Some(t)) =
+                        (c.child_by_field_name("name"), c.child_by_field_name("type"))
+                    {
+                        let (name, target) = (self.txt(name).to_string(), self.txt(t).to_string());
+                        self.aliases.insert(name, target);
                     }
                 }
                 "template_declaration"
@@ -375,6 +415,54 @@ impl FileCx {
         }
     }
 
+    /// A type with its aliases resolved (`avec` of `using avec = std::vector<..>`), where
+    /// it is one name.
+    fn real_type(&self, ty: &str) -> String {
+        let mut ty = ty.trim().to_string();
+        for _ in 0..4 {
+            let (konst, name) = match ty.strip_prefix("const ") {
+                Some(rest) => ("const ", rest.trim()),
+                None => ("", ty.as_str()),
+            };
+            match self.aliases.get(name) {
+                Some(t) => ty = format!("{konst}{t}"),
+                None => break,
+            }
+        }
+        ty
+    }
+
+    /// The variables a file-level declaration declares (not its constants nor functions).
+    fn global_vars(&mut self, d: Node<'_>) {
+        let ty = d.child_by_field_name("type").map_or("", |t| self.txt(t));
+        let ty = ty.to_string();
+        let is_static = named(d)
+            .iter()
+            .any(|c| c.kind() == "storage_class_specifier" && self.txt(*c) == "static");
+        let mut cur = d.walk();
+        let decls: Vec<Node<'_>> = d.children_by_field_name("declarator", &mut cur).collect();
+        for decl in decls {
+            let shape = self.declarator(&self.text, decl);
+            let Some(name) = shape.name.map(|n| self.txt(n).to_string()) else {
+                continue;
+            };
+            if self.consts.contains_key(&name) {
+                continue;
+            }
+            let key = match is_static {
+                true => format!("{}:{name}", self.file),
+                false => name.clone(),
+            };
+            let global = Global {
+                ty: ty.clone(),
+                pointers: shape.pointers,
+                array: shape.array,
+                key,
+            };
+            self.globals.insert(name, global);
+        }
+    }
+
     /// The fields of a struct or class with a body (and its methods, as defined names).
     fn record(&mut self, s: Node<'_>, alias: Option<String>) {
         let Some(body) = s.child_by_field_name("body") else {
@@ -397,7 +485,7 @@ impl FileCx {
                         if let Some(n) = shape.name {
                             fields.push((
                                 self.txt(n).to_string(),
-                                declared_hint(&ty, shape.array, shape.pointers),
+                                declared_hint(&self.real_type(&ty), shape.array, shape.pointers),
                             ));
                         }
                     }
@@ -448,10 +536,12 @@ impl FileCx {
                         .child_by_field_name("size")
                         .and_then(|s| self.int_of_in(text, s));
                     shape.array = Some(len);
+                    shape.dims += 1;
                 }
                 "init_declarator" => shape.init = n.child_by_field_name("value"),
                 "function_declarator" => return Shape::default(),
                 "reference_declarator" | "parenthesized_declarator" => {
+                    shape.reference |= n.kind() == "reference_declarator";
                     d = named(n).into_iter().next();
                     continue;
                 }
@@ -518,6 +608,13 @@ impl FileCx {
             event_outs: Vec::new(),
             statuses: HashMap::new(),
             elem_types: HashMap::new(),
+            n_params: 0,
+            refs: HashMap::new(),
+            dims: HashMap::new(),
+            unswitching: HashSet::new(),
+            unswitched: HashMap::new(),
+            init_names: HashMap::new(),
+            const_locals: HashMap::new(),
         };
         let mut params = Vec::new();
         // A method's receiver is its first parameter, as `self` is in Rust.
@@ -545,11 +642,19 @@ impl FileCx {
                     .unwrap_or_default();
                 let Some(name) = shape.name else { continue };
                 let name = l.txt(name).to_string();
-                let v = l.bind(&name, declared_hint(&ty, shape.array, shape.pointers));
+                let hint = declared_hint(&l.cx.real_type(&ty), shape.array, shape.pointers);
+                let v = l.bind(&name, hint);
                 l.type_var(v, &ty, shape.pointers);
+                if shape.reference {
+                    l.vars[v].member = Member::Ref;
+                }
+                if shape.dims > 1 {
+                    l.dims.insert(v, shape.dims);
+                }
                 params.push(v);
             }
         }
+        l.n_params = l.vars.len();
         l.stmt(body);
         let span = l.span(def);
         let function = Function {
@@ -570,6 +675,10 @@ struct Shape<'t> {
     pointers: usize,
     /// `Some(len)` for an array (`len` when it is a known constant).
     array: Option<Option<u64>>,
+    /// A C++ reference (`T &x`).
+    reference: bool,
+    /// How many array dimensions (`cl_event w[N][3]`: 2).
+    dims: usize,
     init: Option<Node<'t>>,
 }
 
@@ -609,6 +718,21 @@ struct Lowerer<'c> {
     statuses: HashMap<Var, Vec<Place>>,
     /// The element type of each `std::vector` variable (`cl::CommandQueue`).
     elem_types: HashMap<Var, String>,
+    /// The function's parameters are its first variables.
+    n_params: usize,
+    /// Local C++ references (`Gpu &g = gpu[d]`): the place each one names.
+    refs: HashMap<Var, Place>,
+    /// Arrays of more than one dimension, with their count (`cl_event w[N][3]`: 2).
+    dims: HashMap<Var, usize>,
+    /// Loops being lowered once per arm of an `if` in them, and the arm each such `if`
+    /// takes in the copy being lowered.
+    unswitching: HashSet<Span>,
+    unswitched: HashMap<Span, usize>,
+    /// The identifiers of each local's initializer (`props[] = {.., CL_QUEUE_..}`).
+    init_names: HashMap<Var, Vec<String>>,
+    /// `const` locals bound to a constant (`const float zero = 0.0f`): the constant's key,
+    /// so that fills naming them compare by value.
+    const_locals: HashMap<Var, String>,
 }
 
 impl Lowerer<'_> {
@@ -640,6 +764,7 @@ impl Lowerer<'_> {
             fields: Vec::new(),
             ty: None,
             member: Member::Dot,
+            global: None,
         });
         if let Some(s) = self.scopes.last_mut() {
             s.insert(name.to_string(), v);
@@ -652,7 +777,23 @@ impl Lowerer<'_> {
         if pointers > 1 {
             return;
         }
-        let name = last_name(ty);
+        // A struct, or a `std::vector`/`std::array` of them.
+        let elem = ty.find('<').map(|open| {
+            let inner = &ty[open + 1..];
+            let end = inner.find([',', '>']).unwrap_or(inner.len());
+            inner[..end].trim()
+        });
+        let name = match elem {
+            Some(e)
+                if matches!(
+                    last_name(&ty[..ty.find('<').unwrap_or(0)]),
+                    "vector" | "array"
+                ) =>
+            {
+                last_name(e)
+            }
+            _ => last_name(ty),
+        };
         if let Some(fields) = self.cx.structs.get(name) {
             self.vars[v].fields = fields.clone();
             self.vars[v].ty = Some(name.to_string());
@@ -660,6 +801,29 @@ impl Lowerer<'_> {
         if pointers == 1 {
             self.vars[v].member = Member::Arrow;
         }
+    }
+
+    /// The variable standing for the file-level variable `name` in this function, made
+    /// where the function first names it.
+    fn global(&mut self, name: &str) -> Option<Var> {
+        let g = self.cx.globals.get(name)?.clone();
+        let v = self.vars.len();
+        self.vars.push(VarInfo {
+            name: name.to_string(),
+            hint: declared_hint(&self.cx.real_type(&g.ty), g.array, g.pointers),
+            fields: Vec::new(),
+            ty: None,
+            member: Member::Dot,
+            global: Some(g.key),
+        });
+        self.type_var(v, &g.ty, g.pointers);
+        if let Some(e) = vector_elem(&g.ty) {
+            self.elem_types.insert(v, e.to_string());
+        }
+        if let Some(s) = self.scopes.first_mut() {
+            s.insert(name.to_string(), v);
+        }
+        Some(v)
     }
 
     fn lookup(&self, name: &str) -> Option<Var> {
@@ -733,6 +897,9 @@ impl Lowerer<'_> {
     }
 
     fn stmt_kind(&mut self, n: Node<'_>) {
+        if self.unswitch(n) {
+            return;
+        }
         match n.kind() {
             "compound_statement" => {
                 self.scopes.push(HashMap::new());
@@ -747,12 +914,29 @@ impl Lowerer<'_> {
                     self.expr(c);
                 }
             }
+            "if_statement" if self.unswitched.contains_key(&self.span(n)) => {
+                // An arm chosen for a copy of the loop around it.
+                if self.unswitched.get(&self.span(n)) == Some(&0) {
+                    if let Some(t) = n.child_by_field_name("consequence") {
+                        self.scopes.push(HashMap::new());
+                        self.stmt(t);
+                        self.scopes.pop();
+                    }
+                } else if let Some(e) = n.child_by_field_name("alternative") {
+                    self.scopes.push(HashMap::new());
+                    for c in named(e) {
+                        self.stmt(c);
+                    }
+                    if e.kind() != "else_clause" {
+                        self.stmt(e);
+                    }
+                    self.scopes.pop();
+                }
+            }
             "if_statement" => {
                 self.event_outs.clear();
                 let cond = n.child_by_field_name("condition");
-                if let Some(c) = cond {
-                    self.condition(c);
-                }
+                let cond_value = cond.map_or(Value::Unknown, |c| self.condition(c));
                 let checked = cond.map_or(Vec::new(), |c| self.checked_events(c));
                 let then_arm = match n.child_by_field_name("consequence") {
                     Some(t) => self.separate(|l| l.stmt(t)),
@@ -773,18 +957,19 @@ impl Lowerer<'_> {
                 let mut arms = [then_arm, else_arm].map(|arm| failed_exit(arm, &checked, span));
                 // `if (ev) clReleaseEvent(ev);`: on the arm where `ev` is null, no event
                 // exists to release.
-                // `if (i == 0)`: each arm goes on only where the comparison comes out so.
-                if let Some(cmp) = cond.and_then(|c| self.compared(c)) {
-                    for (arm, c) in arms.iter_mut().zip(cmp) {
-                        arm.insert(0, c);
-                    }
-                }
                 if let Some((ev, null_arm)) = cond.and_then(|c| self.null_test(c)) {
                     let none = Stmt::Release {
                         events: Value::Place(ev),
                         span,
                     };
                     arms[null_arm].insert(0, none);
+                }
+                self.guard(&cond_value, &mut arms);
+                if let Some(failed) = cond.and_then(|c| self.status_failed_arm(c)) {
+                    let arm = &mut arms[failed];
+                    if let Some(at) = arm.iter().position(|s| matches!(s, Stmt::Return { .. })) {
+                        arm.insert(at, Stmt::ErrorExit);
+                    }
                 }
                 self.out.push(Stmt::Branch(arms.into()));
             }
@@ -840,38 +1025,78 @@ impl Lowerer<'_> {
                 self.scopes.pop();
             }
             "for_range_loop" => {
-                let member = match n.child_by_field_name("right").map(|r| self.expr(r)) {
-                    Some(Value::Place(mut p)) => {
-                        p.proj.push(Proj::AnyIndex);
-                        Value::Place(p)
-                    }
-                    _ => Value::Unknown,
-                };
+                let list = n.child_by_field_name("right").map(|r| self.expr(r));
+                let ty = n
+                    .child_by_field_name("type")
+                    .map_or(String::new(), |t| self.txt(t).to_string());
+                let shape = n
+                    .child_by_field_name("declarator")
+                    .map(|d| self.cx.declarator(&self.text, d))
+                    .unwrap_or_default();
+                let body = n.child_by_field_name("body");
+                let name = shape.name.map(|x| self.txt(x).to_string());
+                // A reference the body stores through writes the members themselves.
+                let writes = shape.reference
+                    && name
+                        .as_ref()
+                        .zip(body)
+                        .is_some_and(|(nm, b)| stores_through(b, nm, &self.text));
                 self.in_switch.push(false);
-                let body = self.separate(|l| {
-                    let ty = n
-                        .child_by_field_name("type")
-                        .map_or(String::new(), |t| l.txt(t).to_string());
-                    let shape = n
-                        .child_by_field_name("declarator")
-                        .map(|d| l.cx.declarator(&l.text, d))
-                        .unwrap_or_default();
-                    if let Some(name) = shape.name {
-                        let name = l.txt(name).to_string();
-                        let v = l.bind(&name, declared_hint(&ty, None, shape.pointers));
-                        let span = l.span(n);
-                        l.out.push(Stmt::Assign {
-                            dst: Place::var(v),
-                            value: member,
-                            span,
+                self.scopes.push(HashMap::new());
+                let hint = declared_hint(&self.cx.real_type(&ty), None, shape.pointers);
+                let var = name.map(|nm| self.bind(&nm, hint));
+                // A list the function was given (a parameter, a global): each member an
+                // object of its own, as Rust's `for x in &list` takes them.
+                let given = |p: &Place| {
+                    p.proj.is_empty()
+                        && (p.var < self.n_params || self.vars[p.var].global.is_some())
+                };
+                match (list, var) {
+                    (Some(Value::Place(list)), Some(v)) if !writes && given(&list) => {
+                        let body = self.separate(|l| {
+                            if let Some(b) = body {
+                                l.stmt(b);
+                            }
+                        });
+                        self.out.push(Stmt::ForEach {
+                            sources: vec![EachSource::Members(Value::Place(list))],
+                            binds: vec![(Place::var(v), EachPart::Member(0))],
+                            body,
+                            tail: Value::Unknown,
+                            dst: None,
                         });
                     }
-                    if let Some(b) = n.child_by_field_name("body") {
-                        l.stmt(b);
+                    (list, var) => {
+                        let member = match list {
+                            Some(Value::Place(mut p)) => {
+                                p.proj.push(Proj::AnyIndex);
+                                Value::Place(p)
+                            }
+                            _ => Value::Unknown,
+                        };
+                        let span = self.span(n);
+                        let body = self.separate(|l| {
+                            match (var, shape.reference, member) {
+                                // `for (auto &b : list) b = ..`: some member itself.
+                                (Some(v), true, Value::Place(p)) => {
+                                    l.refs.insert(v, p);
+                                }
+                                (Some(v), _, member) => l.out.push(Stmt::Assign {
+                                    dst: Place::var(v),
+                                    value: member,
+                                    span,
+                                }),
+                                (None, _, _) => {}
+                            }
+                            if let Some(b) = body {
+                                l.stmt(b);
+                            }
+                        });
+                        self.out.push(Stmt::Loop(body));
                     }
-                });
+                }
+                self.scopes.pop();
                 self.in_switch.pop();
-                self.out.push(Stmt::Loop(body));
             }
             "while_statement" => {
                 self.in_switch.push(false);
@@ -1051,19 +1276,18 @@ impl Lowerer<'_> {
         let end = match (op, constant) {
             (_, Some(b)) => end_of(op, b)?,
             ("<" | "<=", None)
-                if matches!(
-                    right.kind(),
-                    "identifier" | "field_expression" | "binary_expression"
-                ) =>
+                if start == 0 && matches!(right.kind(), "identifier" | "field_expression") =>
             {
-                let mut to = self.expr(right);
-                if op == "<=" {
-                    to = arith(Some(ArithOp::Add), to, Value::Int(1));
-                }
-                return Some(match start {
-                    0 if op == "<" => (counter, EachSource::Upto(to)),
-                    _ => (counter, EachSource::Range(Value::Int(start), to)),
-                });
+                let bound = self.expr(right);
+                let end = match op {
+                    "<" => bound,
+                    _ => Value::Arith {
+                        op: ArithOp::Add,
+                        lhs: Box::new(bound),
+                        rhs: Box::new(Value::Int(1)),
+                    },
+                };
+                return Some((counter, EachSource::Upto(end)));
             }
             _ => return None,
         };
@@ -1122,13 +1346,153 @@ impl Lowerer<'_> {
         }
     }
 
-    /// An `if`, `while` or `switch` condition (C++ allows a declaration in it).
-    fn condition(&mut self, c: Node<'_>) {
-        for x in named(c) {
-            self.stmt_or_expr(x);
+    /// A loop whose body picks an arm on a condition the loop never changes (`if (strcmp(mode,
+    /// "timed") == 0) .. else ..`) takes the same arm on every pass: it is lowered once per
+    /// arm, as a branch of loops (in at most [`MAX_UNSWITCHED`] loops around each other, so
+    /// the copies do not multiply). Returns whether `n` was such a loop.
+    fn unswitch(&mut self, n: Node<'_>) -> bool {
+        const LOOPS: &[&str] = &[
+            "for_statement",
+            "for_range_loop",
+            "while_statement",
+            "do_statement",
+        ];
+        if !LOOPS.contains(&n.kind())
+            || self.unswitching.contains(&self.span(n))
+            || self.unswitching.len() >= MAX_UNSWITCHED
+        {
+            return false;
         }
+        let Some(body) = n.child_by_field_name("body") else {
+            return false;
+        };
+        let top = match body.kind() {
+            "compound_statement" => named(body),
+            _ => vec![body],
+        };
+        let Some(first) = top
+            .into_iter()
+            .find(|s| s.kind() == "if_statement" && self.invariant_if(*s, n))
+        else {
+            return false;
+        };
+        let choices = self.arm_choices(first, n, 7);
+        let key = self.span(n);
+        self.unswitching.insert(key);
+        let mut arms = Vec::new();
+        for choice in choices {
+            self.unswitched.extend(choice.iter().copied());
+            arms.push(self.separate(|l| l.stmt_kind(n)));
+            for (k, _) in choice {
+                self.unswitched.remove(&k);
+            }
+        }
+        self.unswitching.remove(&key);
+        self.out.push(Stmt::Branch(arms));
+        true
+    }
+
+    /// The arms an `if` chain (`if .. else if .. else`) of conditions the loop `lp` does not
+    /// change can take, up to `more` more `if`s of it: for each, the arm each `if` takes.
+    fn arm_choices(&self, first: Node<'_>, lp: Node<'_>, more: usize) -> Vec<Vec<(Span, usize)>> {
+        let key = self.span(first);
+        let mut out = vec![vec![(key, 0)]];
+        let nested = first.child_by_field_name("alternative").and_then(|e| {
+            let inner = named(e);
+            match inner.as_slice() {
+                [i] if more > 0 && i.kind() == "if_statement" && self.invariant_if(*i, lp) => {
+                    Some(*i)
+                }
+                _ => None,
+            }
+        });
+        match nested {
+            Some(i) => out.extend(self.arm_choices(i, lp, more - 1).into_iter().map(|mut c| {
+                c.insert(0, (key, 1));
+                c
+            })),
+            None => out.push(vec![(key, 1)]),
+        }
+        out
+    }
+
+    /// Whether an `if`'s condition reads only locals the loop `lp` does not store into,
+    /// constants, and pure functions of them (`strcmp`).
+    fn invariant_if(&self, i: Node<'_>, lp: Node<'_>) -> bool {
+        const PURE: &[&str] = &["strcmp", "strncmp", "strcasecmp", "memcmp", "strlen"];
+        let Some(cond) = i.child_by_field_name("condition") else {
+            return false;
+        };
+        let mut stack = vec![cond];
+        while let Some(x) = stack.pop() {
+            match x.kind() {
+                "assignment_expression" | "update_expression" | "lambda_expression" => {
+                    return false
+                }
+                "call_expression" => {
+                    let f = x.child_by_field_name("function");
+                    if !f.is_some_and(|f| PURE.contains(&self.txt(f))) {
+                        return false;
+                    }
+                    if let Some(a) = x.child_by_field_name("arguments") {
+                        stack.push(a);
+                    }
+                    continue;
+                }
+                "identifier" => {
+                    let name = self.txt(x);
+                    if self.cx.globals.contains_key(name) && self.lookup(name).is_none() {
+                        return false;
+                    }
+                    if stores_through(lp, name, &self.text) {
+                        return false;
+                    }
+                }
+                _ => {}
+            }
+            stack.extend(named(x));
+        }
+        true
+    }
+
+    /// An `if`, `while` or `switch` condition (C++ allows a declaration in it); its value
+    /// where it is an expression.
+    fn condition(&mut self, c: Node<'_>) -> Value {
         if !matches!(c.kind(), "condition_clause" | "parenthesized_expression") {
-            self.expr(c);
+            return self.expr(c);
+        }
+        let mut value = Value::Unknown;
+        for x in named(c) {
+            value = match x.kind() {
+                "declaration" => {
+                    self.declaration(x);
+                    Value::Unknown
+                }
+                "comment" => continue,
+                _ => self.expr(x),
+            };
+        }
+        value
+    }
+
+    /// The arms of a two-way choice on `cond`, each taken only where the condition can
+    /// have its outcome: a comparison or an integer the analysis knows decides the choice.
+    fn guard(&self, cond: &Value, arms: &mut [Vec<Stmt>; 2]) {
+        let decides = match cond {
+            Value::Arith { .. } => true,
+            Value::Place(p) => p.proj.is_empty() && self.vars[p.var].hint == TypeHint::Scalar,
+            _ => false,
+        };
+        if decides {
+            for (arm, some) in arms.iter_mut().zip([true, false]) {
+                arm.insert(
+                    0,
+                    Stmt::Assume {
+                        value: cond.clone(),
+                        some,
+                    },
+                );
+            }
         }
     }
 
@@ -1258,7 +1622,7 @@ impl Lowerer<'_> {
                 value = l.construct(ty, args, span);
             }
         });
-        let v = self.bind(&name, declared_hint(ty, None, 0));
+        let v = self.bind(&name, declared_hint(&self.cx.real_type(ty), None, 0));
         self.type_var(v, ty, 0);
         self.out.push(Stmt::Assign {
             dst: Place::var(v),
@@ -1283,7 +1647,7 @@ impl Lowerer<'_> {
                 continue;
             };
             let name = self.txt(name_node).to_string();
-            let hint = declared_hint(&ty, shape.array, shape.pointers);
+            let hint = declared_hint(&self.cx.real_type(&ty), shape.array, shape.pointers);
             let span = self.span(n);
             let mut text = None;
             self.event_outs.clear();
@@ -1313,6 +1677,28 @@ impl Lowerer<'_> {
             };
             let v = self.bind(&name, hint);
             self.type_var(v, &ty, shape.pointers);
+            if shape.dims > 1 {
+                self.dims.insert(v, shape.dims);
+            }
+            if let Some(init) = shape.init.filter(|i| i.kind() == "initializer_list") {
+                let names = identifiers(init, &self.text);
+                self.init_names.insert(v, names);
+            }
+            let konst = named(n)
+                .iter()
+                .any(|c| c.kind() == "type_qualifier" && self.txt(*c) == "const");
+            if let Some(k) = shape
+                .init
+                .filter(|_| konst && shape.pointers == 0)
+                .and_then(|i| self.const_key(i))
+            {
+                self.const_locals.insert(v, k);
+            }
+            if let (true, Value::Place(p)) = (shape.reference, &value) {
+                let p = self.frozen(p.clone(), span);
+                self.refs.insert(v, p);
+                continue;
+            }
             if let Some(e) = vector_elem(&ty) {
                 self.elem_types.insert(v, e.to_string());
             }
@@ -1333,6 +1719,23 @@ impl Lowerer<'_> {
                 span,
             });
         }
+    }
+
+    /// A place with each index a local holds (`gpu[d]`) taken as it is now: the local's
+    /// value copied to a temporary that nothing changes.
+    fn frozen(&mut self, mut p: Place, span: Span) -> Place {
+        for x in &mut p.proj {
+            if let Proj::Var(v) = x {
+                let t = self.new_temp(TypeHint::Scalar);
+                self.out.push(Stmt::Assign {
+                    dst: Place::var(t),
+                    value: Value::Place(Place::var(*v)),
+                    span,
+                });
+                *v = t;
+            }
+        }
+        p
     }
 
     /// `T x(args)` / `T x{args}`: a constructor call of the class `T`.
@@ -1369,10 +1772,13 @@ impl Lowerer<'_> {
             "identifier" | "field_identifier" => {
                 let name = self.txt(n).to_string();
                 if let Some(v) = self.lookup(&name) {
-                    return Value::Place(Place::var(v));
+                    return Value::Place(self.refs.get(&v).cloned().unwrap_or(Place::var(v)));
                 }
                 if let Some(this) = self.member_of_this(&name) {
                     return Value::Place(this);
+                }
+                if let Some(v) = self.global(&name) {
+                    return Value::Place(Place::var(v));
                 }
                 match self.cx.consts.get(&name) {
                     Some(Const::Int(v)) => Value::Int(*v),
@@ -1425,39 +1831,40 @@ impl Lowerer<'_> {
             }
             "subscript_expression" => {
                 let base = n.child_by_field_name("argument").map(|a| self.expr(a));
+                // C++ writes the index in an argument list (`gpu[d]`).
                 let index = n
                     .child_by_field_name("index")
-                    .or_else(|| n.child_by_field_name("indices"));
-                let constant = index.and_then(|i| {
-                    let i = if i.kind() == "subscript_argument_list" {
-                        named(i).into_iter().next()?
-                    } else {
-                        i
-                    };
-                    self.cx.int_of_in(&self.text, i)
-                });
+                    .or_else(|| n.child_by_field_name("indices"))
+                    .and_then(|i| match i.kind() {
+                        "subscript_argument_list" => named(i).into_iter().next(),
+                        _ => Some(i),
+                    });
+                let constant = index.and_then(|i| self.cx.int_of_in(&self.text, i));
+                let index_value = index.map(|i| self.expr(i));
                 // `q[i]` for a local `i`: the analysis takes the element when it knows `i`.
                 let local = index
                     .filter(|i| i.kind() == "identifier")
                     .and_then(|i| self.lookup(self.txt(i)));
-                let value = index.map(|i| self.expr(i));
+                // `g[1 - d]`: the member the arithmetic gives where the analysis knows it.
+                let computed = match index_value {
+                    Some(v @ Value::Arith { .. }) if constant.is_none() && local.is_none() => {
+                        let t = self.new_temp(TypeHint::Scalar);
+                        let span = self.span(n);
+                        self.out.push(Stmt::Assign {
+                            dst: Place::var(t),
+                            value: v,
+                            span,
+                        });
+                        Some(t)
+                    }
+                    _ => None,
+                };
                 match base {
                     Some(Value::Place(mut p)) => {
-                        p.proj.push(match (constant, local, value) {
-                            (Some(k), _, _) => Proj::Index(k),
-                            (None, Some(v), _) => Proj::Var(v),
-                            // `q[(i + 1) % n]`: the member at what the index comes to.
-                            (None, None, Some(a @ Value::Arith { .. })) => {
-                                let t = self.new_temp(TypeHint::Scalar);
-                                let span = index.map_or(self.span(n), |i| self.span(i));
-                                self.out.push(Stmt::Assign {
-                                    dst: Place::var(t),
-                                    value: a,
-                                    span,
-                                });
-                                Proj::Var(t)
-                            }
-                            _ => Proj::AnyIndex,
+                        p.proj.push(match (constant, local.or(computed)) {
+                            (Some(k), _) => Proj::Index(k),
+                            (None, Some(v)) => Proj::Var(v),
+                            (None, None) => Proj::AnyIndex,
                         });
                         Value::Place(p)
                     }
@@ -1474,51 +1881,79 @@ impl Lowerer<'_> {
                 let op = n
                     .child_by_field_name("operator")
                     .map(|o| self.txt(o).to_string());
-                let l = match n.child_by_field_name("left") {
-                    Some(l) => self.expr(l),
-                    None => Value::Unknown,
+                let lhs = n
+                    .child_by_field_name("left")
+                    .map_or(Value::Unknown, |l| self.expr(l));
+                let Some(r) = n.child_by_field_name("right") else {
+                    return Value::Scalar;
                 };
-                let mut r = Value::Unknown;
-                if let Some(right) = n.child_by_field_name("right") {
-                    if matches!(op.as_deref(), Some("&&" | "||")) {
-                        // The right side runs only on one outcome of the left.
-                        let arm = self.separate(|l| {
-                            l.expr(right);
-                        });
-                        self.out.push(Stmt::Branch(vec![arm, Vec::new()]));
-                    } else {
-                        r = self.expr(right);
+                if matches!(op.as_deref(), Some("&&" | "||")) {
+                    // The right side runs only on one outcome of the left.
+                    let arm = self.separate(|l| {
+                        l.expr(r);
+                    });
+                    self.out.push(Stmt::Branch(vec![arm, Vec::new()]));
+                    return Value::Scalar;
+                }
+                let rhs = self.expr(r);
+                // `h + off`: a pointer into the same host data.
+                if matches!(op.as_deref(), Some("+" | "-")) {
+                    if let Some(host) = self.host_pointer(&lhs) {
+                        return host;
                     }
                 }
-                arith(op.as_deref().and_then(ArithOp::of), l, r)
-            }
-            "unary_expression" | "update_expression" => {
-                for c in named(n) {
-                    self.expr(c);
+                if op.as_deref() == Some("+") {
+                    if let Some(host) = self.host_pointer(&rhs) {
+                        return host;
+                    }
                 }
-                Value::Scalar
+                match op.as_deref().and_then(ArithOp::of) {
+                    Some(op) => Value::Arith {
+                        op,
+                        lhs: Box::new(lhs),
+                        rhs: Box::new(rhs),
+                    },
+                    None => Value::Scalar,
+                }
+            }
+            "update_expression" => self.update(n),
+            "unary_expression" => {
+                let op = n
+                    .child_by_field_name("operator")
+                    .map(|o| self.txt(o) == "!");
+                let arg = n
+                    .child_by_field_name("argument")
+                    .map_or(Value::Unknown, |a| self.expr(a));
+                match op {
+                    // `!x`: whether `x` is zero.
+                    Some(true) => Value::Arith {
+                        op: ArithOp::Eq,
+                        lhs: Box::new(arg),
+                        rhs: Box::new(Value::Int(0)),
+                    },
+                    _ => Value::Scalar,
+                }
             }
             "conditional_expression" => {
-                if let Some(c) = n.child_by_field_name("condition") {
-                    self.expr(c);
-                }
+                let cond = match n.child_by_field_name("condition") {
+                    Some(c) => self.expr(c),
+                    None => Value::Unknown,
+                };
                 let t = self.new_temp(TypeHint::Unknown);
                 let span = self.span(n);
-                let arms: Vec<Vec<Stmt>> = ["consequence", "alternative"]
-                    .iter()
-                    .map(|f| {
-                        let arm = n.child_by_field_name(f);
-                        self.separate(|l| {
-                            let value = arm.map_or(Value::Unknown, |a| l.expr(a));
-                            l.out.push(Stmt::Assign {
-                                dst: Place::var(t),
-                                value,
-                                span,
-                            });
-                        })
+                let mut arms = ["consequence", "alternative"].map(|f| {
+                    let arm = n.child_by_field_name(f);
+                    self.separate(|l| {
+                        let value = arm.map_or(Value::Unknown, |a| l.expr(a));
+                        l.out.push(Stmt::Assign {
+                            dst: Place::var(t),
+                            value,
+                            span,
+                        });
                     })
-                    .collect();
-                self.out.push(Stmt::Branch(arms));
+                });
+                self.guard(&cond, &mut arms);
+                self.out.push(Stmt::Branch(arms.into()));
                 Value::Place(Place::var(t))
             }
             "comma_expression" => {
@@ -1553,6 +1988,131 @@ impl Lowerer<'_> {
                 Value::Unknown
             }
         }
+    }
+
+    /// `x + n` for host data `x`: a pointer into that data, to other bytes than `x` (a
+    /// slice of it, another one in each pass of a loop).
+    fn host_pointer(&self, v: &Value) -> Option<Value> {
+        let host = match v {
+            Value::Host { .. } => true,
+            Value::Place(p) => {
+                let var = &self.vars[p.var];
+                match p.proj.as_slice() {
+                    [] => matches!(var.hint, TypeHint::Host(_)),
+                    [Proj::Field(f)] | [_, Proj::Field(f)] => var
+                        .fields
+                        .iter()
+                        .any(|(n, h)| n == f && matches!(h, TypeHint::Host(_))),
+                    _ => false,
+                }
+            }
+            _ => false,
+        };
+        host.then_some(Value::Host {
+            kind: HostKind::Pointer,
+            base: None,
+        })
+    }
+
+    /// `i++`, `--i`: an integer local counts up or down (the value is the local's before,
+    /// or after for the prefix forms); anything else is only read.
+    fn update(&mut self, n: Node<'_>) -> Value {
+        let arg = n.child_by_field_name("argument");
+        let value = arg.map_or(Value::Unknown, |a| self.expr(a));
+        let op = n
+            .child_by_field_name("operator")
+            .map_or("", |o| self.txt(o))
+            .to_string();
+        let Value::Place(p) = &value else {
+            return Value::Scalar;
+        };
+        if !p.proj.is_empty() || self.vars[p.var].hint != TypeHint::Scalar {
+            return Value::Scalar;
+        }
+        let prefix = n.child(0).is_some_and(|c| !c.is_named());
+        let span = self.span(n);
+        let before = self.new_temp(TypeHint::Scalar);
+        self.out.push(Stmt::Assign {
+            dst: Place::var(before),
+            value: value.clone(),
+            span,
+        });
+        self.out.push(Stmt::Assign {
+            dst: p.clone(),
+            value: Value::Arith {
+                op: if op == "--" {
+                    ArithOp::Sub
+                } else {
+                    ArithOp::Add
+                },
+                lhs: Box::new(Value::Place(Place::var(before))),
+                rhs: Box::new(Value::Int(1)),
+            },
+            span,
+        });
+        match prefix {
+            true => value,
+            false => Value::Place(Place::var(before)),
+        }
+    }
+
+    /// The key of a constant expression (two fills whose pattern and range have equal keys
+    /// write the same bytes); `None` when it is not provably constant: literals, named
+    /// constants, `sizeof`, `const` locals bound to one, with casts, `&`, and arithmetic.
+    pub(super) fn const_key(&self, n: Node<'_>) -> Option<String> {
+        let text = |x: Node<'_>| -> String {
+            self.txt(x).chars().filter(|c| !c.is_whitespace()).collect()
+        };
+        Some(match n.kind() {
+            "number_literal" | "char_literal" | "string_literal" | "true" | "false" | "null"
+            | "nullptr" | "sizeof_expression" => text(n),
+            "identifier" => {
+                let name = self.txt(n);
+                if let Some(v) = self.lookup(name) {
+                    return self.const_locals.get(&v).cloned();
+                }
+                match self.cx.consts.get(name) {
+                    Some(Const::Int(i)) => i.to_string(),
+                    Some(Const::Str(_)) => text(n),
+                    None if name
+                        .chars()
+                        .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_') =>
+                    {
+                        text(n)
+                    }
+                    None => return None,
+                }
+            }
+            "parenthesized_expression" => self.const_key(named(n).into_iter().next()?)?,
+            "cast_expression" => format!(
+                "({}){}",
+                text(n.child_by_field_name("type")?),
+                self.const_key(n.child_by_field_name("value")?)?
+            ),
+            "pointer_expression" | "unary_expression" => format!(
+                "{}{}",
+                text(n.child_by_field_name("operator")?),
+                self.const_key(n.child_by_field_name("argument")?)?
+            ),
+            "binary_expression" => format!(
+                "({}{}{})",
+                self.const_key(n.child_by_field_name("left")?)?,
+                text(n.child_by_field_name("operator")?),
+                self.const_key(n.child_by_field_name("right")?)?
+            ),
+            // `static_cast<cl_uint>(0)`, `cl_uint(0)`.
+            "call_expression" => {
+                let args = named(n.child_by_field_name("arguments")?);
+                let f = n.child_by_field_name("function")?;
+                let cast = matches!(f.kind(), "template_function" | "primitive_type")
+                    && (text(f).starts_with("static_cast<") || f.kind() == "primitive_type");
+                match args.as_slice() {
+                    [a] if cast => format!("{}({})", text(f), self.const_key(*a)?),
+                    _ => return None,
+                }
+            }
+            _ => return None,
+        })
     }
 
     /// Whether an event written to `p` is owned by a C++ object (its variable is no
@@ -1592,34 +2152,24 @@ impl Lowerer<'_> {
         events
     }
 
-    /// A comparison of integers as a condition (`i == 0`): what each arm knows.
-    fn compared(&self, c: Node<'_>) -> Option<[Stmt; 2]> {
+    /// The arm of an `if` on a status (`err != CL_SUCCESS`: 0, the `then` arm;
+    /// `err == CL_SUCCESS`: 1) taken when it reports a failure.
+    fn status_failed_arm(&self, c: Node<'_>) -> Option<usize> {
         let c = strip(c);
+        let c = match c.kind() {
+            "condition_clause" => strip(named(c).into_iter().last()?),
+            _ => c,
+        };
         if c.kind() != "binary_expression" {
             return None;
         }
-        let op = CmpOp::of(self.txt(c.child_by_field_name("operator")?))?;
-        let l = self.pure_int(c.child_by_field_name("left")?)?;
-        let r = self.pure_int(c.child_by_field_name("right")?)?;
-        comparison(Some(op), l, r)
-    }
-
-    /// An integer expression without effects, as a value: a local, a constant, arithmetic.
-    fn pure_int(&self, n: Node<'_>) -> Option<Value> {
-        let n = strip(n);
-        match n.kind() {
-            "identifier" => match self.lookup(self.txt(n)) {
-                Some(v) => Some(Value::Place(Place::var(v))),
-                None => self.cx.int_of_in(&self.text, n).map(Value::Int),
-            },
-            "number_literal" => int_text(self.txt(n)).map(Value::Int),
-            "binary_expression" => {
-                let op = ArithOp::of(self.txt(n.child_by_field_name("operator")?));
-                let l = self.pure_int(n.child_by_field_name("left")?)?;
-                let r = self.pure_int(n.child_by_field_name("right")?)?;
-                let v = arith(op, l, r);
-                matches!(v, Value::Arith { .. }).then_some(v)
-            }
+        let success = |n: Option<Node<'_>>| n.is_some_and(|n| self.txt(strip(n)) == "CL_SUCCESS");
+        if !(success(c.child_by_field_name("left")) || success(c.child_by_field_name("right"))) {
+            return None;
+        }
+        match self.txt(c.child_by_field_name("operator")?) {
+            "!=" => Some(0),
+            "==" => Some(1),
             _ => None,
         }
     }
@@ -1667,6 +2217,11 @@ impl Lowerer<'_> {
         let event = match p.proj.last() {
             None => hint == TypeHint::Event,
             Some(Proj::Index(_) | Proj::Var(_)) => p.proj.len() == 1 && hint == TypeHint::EventList,
+            // `w[i].done`, `d->done`: an event field of a struct.
+            Some(Proj::Field(f)) => self.vars[p.var]
+                .fields
+                .iter()
+                .any(|(n, h)| n == f && *h == TypeHint::Event),
             _ => false,
         };
         event.then_some((p, null_arm))
@@ -1700,8 +2255,29 @@ impl Lowerer<'_> {
         let span = self.span(n);
         if op != "=" {
             let target = self.expr(left);
-            if !matches!(target, Value::Place(ref p) if self.vars[p.var].hint == TypeHint::Scalar) {
-                self.forget(vec![target], span);
+            let arith = ArithOp::of(op.trim_end_matches('='));
+            match (&target, arith) {
+                // `x += n` of an integer local.
+                (Value::Place(p), Some(arith))
+                    if p.proj.is_empty() && self.vars[p.var].hint == TypeHint::Scalar =>
+                {
+                    self.out.push(Stmt::Assign {
+                        dst: p.clone(),
+                        value: Value::Arith {
+                            op: arith,
+                            lhs: Box::new(target.clone()),
+                            rhs: Box::new(v),
+                        },
+                        span,
+                    });
+                    return target;
+                }
+                (Value::Place(p), _) if self.vars[p.var].hint == TypeHint::Scalar => {}
+                (Value::Place(p), _) if element_base(p).is_some() => {
+                    let base = element_base(p).map(Value::Place);
+                    self.forget(base.into_iter().collect(), span);
+                }
+                _ => self.forget(vec![target], span),
             }
             return Value::Scalar;
         }
@@ -1719,11 +2295,23 @@ impl Lowerer<'_> {
                     | TypeHint::Program
                     | TypeHint::Event
             ));
+        // `wait[nw++] = ev` into an array of events: that element.
+        let handle = handle
+            || (left.kind() == "subscript_expression"
+                && left
+                    .child_by_field_name("argument")
+                    .filter(|b| b.kind() == "identifier")
+                    .and_then(|b| self.lookup(self.txt(b)))
+                    .is_some_and(|b| self.vars[b].hint == TypeHint::EventList));
         match left.kind() {
             "subscript_expression" if !handle => {
                 let base = left
                     .child_by_field_name("argument")
                     .map_or(Value::Unknown, |b| self.expr(b));
+                // `h[n++] = x`: the index's own effects happen.
+                if let Some(i) = left.child_by_field_name("index") {
+                    self.expr(i);
+                }
                 self.forget(vec![base], span);
             }
             "pointer_expression" => {
@@ -1734,6 +2322,11 @@ impl Lowerer<'_> {
             }
             _ => {
                 if let Some(dst) = self.place_of(left) {
+                    // An element through a reference (`for (auto &x : host) x = ..`).
+                    if let (Some(base), false) = (element_base(&dst), handle) {
+                        self.forget(vec![Value::Place(base)], span);
+                        return v;
+                    }
                     if dst.proj.is_empty() {
                         self.note_status(dst.var);
                     }
@@ -1787,6 +2380,21 @@ impl Lowerer<'_> {
                 return self.apply(api, Some((rv, recv)), &args, span);
             }
             let rv = self.expr(recv);
+            // `g.queue()` of an `opencl.hpp` object in a struct: its raw handle.
+            if let (Value::Place(p), true) = (&rv, args.is_empty()) {
+                let field = self.vars[p.var]
+                    .fields
+                    .iter()
+                    .find(|(f, _)| *f == method)
+                    .map(|(_, h)| *h);
+                if field.is_some_and(is_handle)
+                    && !p.proj.iter().any(|x| matches!(x, Proj::Field(_)))
+                {
+                    let mut p = p.clone();
+                    p.proj.push(Proj::Field(method));
+                    return Value::Place(p);
+                }
+            }
             match (method.as_str(), &rv) {
                 ("push_back" | "emplace_back", Value::Place(list)) if args.len() == 1 => {
                     let item = self.expr(args[0]);
@@ -1827,6 +2435,14 @@ impl Lowerer<'_> {
             }
             return self.unknown_call(Some(rv), &args, span);
         }
+        // `q()` of an `opencl.hpp` object: its raw handle.
+        if func.kind() == "identifier" && args.is_empty() {
+            if let Some(v) = self.lookup(self.txt(func)) {
+                if is_handle(self.vars[v].hint) {
+                    return self.expr(func);
+                }
+            }
+        }
         let path = self.txt(func).to_string();
         let segs = path_segments(&path);
         if let Some(api) = b.function(&segs, args.len()) {
@@ -1845,6 +2461,15 @@ impl Lowerer<'_> {
             let vals = args.iter().map(|a| self.expr(*a)).collect();
             return self.emit_call(name, None, vals, span);
         }
+        if let Some(v) = self.thread_call(&name, &args, span) {
+            return v;
+        }
+        // `clGetEventProfilingInfo(ev, ..)` and the other `clGet*Info` queries read the
+        // object they are given and write only their out-parameters.
+        if name.starts_with("clGet") && name.ends_with("Info") && !args.is_empty() {
+            self.expr(args[0]);
+            return self.unknown_call(None, &args[1..], span);
+        }
         if READING_CALLS.contains(&name.as_str()) {
             for a in &args {
                 self.expr(*a);
@@ -1859,6 +2484,54 @@ impl Lowerer<'_> {
             return self.emit_call(name, None, vals, span);
         }
         self.unknown_call(None, &args, span)
+    }
+
+    /// `pthread_create(&t, attr, worker, arg)`: a host thread runs `worker(arg)`, a function
+    /// of the program; `pthread_join(t, ..)` waits for it; `pthread_barrier_wait(&b)` meets
+    /// the other threads at `b`. Returns `None` for other calls.
+    fn thread_call(&mut self, name: &str, args: &[Node<'_>], span: Span) -> Option<Value> {
+        // (function, arity, handle, start routine, its argument)
+        const STARTS: &[(&str, usize, usize, usize, usize)] =
+            &[("pthread_create", 4, 0, 2, 3), ("thrd_create", 3, 0, 1, 2)];
+        const JOINS: &[&str] = &["pthread_join", "thrd_join"];
+        if name == "pthread_barrier_wait" && args.len() == 1 {
+            let barrier = self.expr(args[0]);
+            self.out.push(Stmt::Rendezvous { barrier });
+            return Some(Value::Scalar);
+        }
+        if JOINS.contains(&name) && !args.is_empty() {
+            let handle = self.expr(args[0]);
+            for a in &args[1..] {
+                self.expr(*a);
+            }
+            let dst = Place::var(self.new_temp(TypeHint::Unknown));
+            self.out.push(Stmt::Join { handle, dst });
+            return Some(Value::Scalar);
+        }
+        let &(_, _, h, f, a) = STARTS.iter().find(|s| s.0 == name && s.1 == args.len())?;
+        let routine = strip(args[f]);
+        let callee = self.txt(routine).trim_start_matches('&').trim().to_string();
+        let Value::Place(handle) = self.expr(args[h]) else {
+            return None;
+        };
+        if routine.kind() != "identifier" || !self.cx.defined.contains(&callee) {
+            return None;
+        }
+        let arg = self.expr(args[a]);
+        let dst = Place::var(self.new_temp(TypeHint::Unknown));
+        self.out.push(Stmt::Spawn {
+            body: vec![Stmt::Call {
+                callee,
+                recv: None,
+                args: vec![arg],
+                dst,
+                span,
+            }],
+            value: Value::Unknown,
+            handle,
+            span,
+        });
+        Some(Value::Scalar)
     }
 
     /// A call nothing models: its arguments are read as code, then forgotten.
@@ -1967,6 +2640,14 @@ impl FileCx {
                 _ => None,
             },
             "parenthesized_expression" => self.int_of_in(text, named(n).into_iter().next()?),
+            // `2 * NBATCH`, `MAX_DEV + 1`.
+            "binary_expression" => {
+                let op = n.child_by_field_name("operator")?;
+                let op = ArithOp::of(text.get(op.byte_range())?)?;
+                let l = self.int_of_in(text, n.child_by_field_name("left")?)?;
+                let r = self.int_of_in(text, n.child_by_field_name("right")?)?;
+                op.apply(l, r)
+            }
             _ => None,
         }
     }
@@ -2039,6 +2720,78 @@ fn changes(n: Node<'_>, name: &str, text: &str) -> bool {
         _ => false,
     };
     own || named(n).into_iter().any(|c| changes(c, name, text))
+}
+
+/// Whether `n` stores into the variable `name` or through it: assigns it or a part of it
+/// (`name = ..`, `name.f = ..`, `name[i] = ..`), counts it up or down, or takes its address.
+fn stores_through(n: Node<'_>, name: &str, text: &str) -> bool {
+    fn root<'t>(mut x: Node<'t>) -> Node<'t> {
+        loop {
+            let inner = match x.kind() {
+                "field_expression" | "subscript_expression" | "pointer_expression" => {
+                    x.child_by_field_name("argument")
+                }
+                "parenthesized_expression" => named(x).into_iter().next(),
+                _ => None,
+            };
+            match inner {
+                Some(i) => x = i,
+                None => return x,
+            }
+        }
+    }
+    let is_name = |x: Option<Node<'_>>| {
+        x.map(root)
+            .is_some_and(|x| x.kind() == "identifier" && text.get(x.byte_range()) == Some(name))
+    };
+    let own = match n.kind() {
+        "assignment_expression" => is_name(n.child_by_field_name("left")),
+        "update_expression" => is_name(n.child_by_field_name("argument")),
+        "pointer_expression" => {
+            n.child_by_field_name("operator")
+                .is_some_and(|o| text.get(o.byte_range()) == Some("&"))
+                && is_name(n.child_by_field_name("argument"))
+        }
+        _ => false,
+    };
+    own || named(n).into_iter().any(|c| stores_through(c, name, text))
+}
+
+/// The identifiers under `n`, by their last segment.
+fn identifiers(n: Node<'_>, text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut stack = vec![n];
+    while let Some(x) = stack.pop() {
+        if matches!(x.kind(), "identifier" | "qualified_identifier") {
+            let t = text.get(x.byte_range()).unwrap_or("");
+            out.push(types::last_name(t).to_string());
+        }
+        stack.extend(named(x));
+    }
+    out
+}
+
+/// Whether a variable of this hint holds an OpenCL object or event.
+fn is_handle(h: TypeHint) -> bool {
+    matches!(
+        h,
+        TypeHint::Context
+            | TypeHint::Device
+            | TypeHint::Queue
+            | TypeHint::Buffer
+            | TypeHint::Kernel
+            | TypeHint::Program
+            | TypeHint::Event
+    )
+}
+
+/// The list an element place is a member of (`host` of `host[_]`).
+fn element_base(p: &Place) -> Option<Place> {
+    let (last, rest) = p.proj.split_last()?;
+    matches!(last, Proj::Index(_) | Proj::AnyIndex | Proj::Var(_)).then(|| Place {
+        var: p.var,
+        proj: rest.to_vec(),
+    })
 }
 
 /// The element type of a `std::vector<T>` type: `T`.

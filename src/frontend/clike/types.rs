@@ -76,8 +76,9 @@ pub fn last_name(ty: &str) -> &str {
 /// constant), `pointers` how many `*` the declarator has.
 pub fn declared_hint(ty: &str, array: Option<Option<u64>>, pointers: usize) -> TypeHint {
     let ty = ty.trim();
-    if let Some(elem) = template_arg(ty, "vector") {
-        let elem = last_name(elem);
+    if let Some(args) = template_arg(ty, "vector") {
+        // `std::vector<int, aligned_allocator<int>>`: the element type comes first.
+        let elem = last_name(first_arg(args));
         return match handle_hint(elem) {
             TypeHint::Event if array.is_none() && pointers == 0 => TypeHint::EventList,
             TypeHint::Unknown if is_host_elem(elem) && array.is_none() && pointers == 0 => {
@@ -107,9 +108,24 @@ pub fn declared_hint(ty: &str, array: Option<Option<u64>>, pointers: usize) -> T
         (Some(len), 0) if is_host_elem(name) && name != "void" => {
             TypeHint::Host(HostKind::Array { len })
         }
-        (None, 1) if is_host_elem(name) => TypeHint::Host(HostKind::Pointer),
+        // `void *` points to anything: a struct a thread is given, host data, a handle.
+        (None, 1) if is_host_elem(name) && name != "void" => TypeHint::Host(HostKind::Pointer),
         _ => TypeHint::Unknown,
     }
+}
+
+/// The first of a template's arguments (`int` of `int, alloc<int>`).
+fn first_arg(args: &str) -> &str {
+    let mut depth = 0i32;
+    for (i, c) in args.char_indices() {
+        match c {
+            '<' | '(' => depth += 1,
+            '>' | ')' => depth -= 1,
+            ',' if depth == 0 => return args[..i].trim(),
+            _ => {}
+        }
+    }
+    args.trim()
 }
 
 /// The text between `<` and the matching `>` of a template named `name`
@@ -159,5 +175,10 @@ mod tests {
         assert_eq!(declared_hint("cl_int", None, 0), TypeHint::Scalar);
         assert_eq!(declared_hint("size_t", None, 0), TypeHint::Scalar);
         assert_eq!(declared_hint("halo_t", None, 1), TypeHint::Unknown);
+        assert_eq!(declared_hint("void", None, 1), TypeHint::Unknown);
+        assert_eq!(
+            declared_hint("std::vector<int, aligned_allocator<int> >", None, 0),
+            TypeHint::Host(HostKind::Vec)
+        );
     }
 }

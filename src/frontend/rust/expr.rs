@@ -90,15 +90,15 @@ impl Lowerer<'_, '_> {
             return None;
         };
         let op = match b.op {
-            syn::BinOp::Eq(_) => CmpOp::Eq,
-            syn::BinOp::Ne(_) => CmpOp::Ne,
-            syn::BinOp::Lt(_) => CmpOp::Lt,
-            syn::BinOp::Le(_) => CmpOp::Le,
-            syn::BinOp::Gt(_) => CmpOp::Gt,
-            syn::BinOp::Ge(_) => CmpOp::Ge,
+            syn::BinOp::Eq(_) => ArithOp::Eq,
+            syn::BinOp::Ne(_) => ArithOp::Ne,
+            syn::BinOp::Lt(_) => ArithOp::Lt,
+            syn::BinOp::Le(_) => ArithOp::Le,
+            syn::BinOp::Gt(_) => ArithOp::Gt,
+            syn::BinOp::Ge(_) => ArithOp::Ge,
             _ => return None,
         };
-        comparison(Some(op), self.pure_int(&b.left)?, self.pure_int(&b.right)?)
+        comparison(op, self.pure_int(&b.left)?, self.pure_int(&b.right)?)
     }
 
     /// An integer expression without effects, as a value: a local, a literal, arithmetic.

@@ -262,6 +262,7 @@ impl Lowerer<'_, '_> {
             fields: Vec::new(),
             ty: None,
             member: Member::Dot,
+            global: None,
         });
         if let Some(s) = self.scopes.last_mut() {
             s.insert(name.to_string(), v);
