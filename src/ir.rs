@@ -545,10 +545,12 @@ pub enum Stmt {
         value: Value,
         some: bool,
     },
-    /// The call that made `value` failed on this path (a `match` arm `Err(_)`): the
-    /// command it enqueued, if any, made no event.
+    /// The call that made `value` failed on this path (a `match` arm `Err(_)`), or the
+    /// commands `commands` (by id) that a C status test is on (`if (err != CL_SUCCESS)`
+    /// after `err = clEnqueueWriteBuffer(..)`): they made no event and wrote nothing.
     Failed {
         value: Value,
+        commands: Vec<usize>,
     },
     /// The host thread waits at a barrier until every thread that uses it arrives
     /// (`pthread_barrier_wait(&b)`): what the other threads knew complete when they arrived,
@@ -996,7 +998,13 @@ fn write_stmt(f: &mut fmt::Formatter<'_>, func: &Function, s: &Stmt, depth: usiz
             Show(func, value),
             if *some { "Some" } else { "None" }
         ),
-        Stmt::Failed { value } => writeln!(f, "{pad}failed {}", Show(func, value)),
+        Stmt::Failed { value, commands } => {
+            write!(f, "{pad}failed {}", Show(func, value))?;
+            for c in commands {
+                write!(f, " #{c}")?;
+            }
+            writeln!(f)
+        }
         Stmt::Join { handle, dst } => writeln!(
             f,
             "{pad}{} = join {}",

@@ -250,7 +250,10 @@ fn shift_stmt(s: &Stmt, by: usize) -> Stmt {
             value: v(value),
             some: *some,
         },
-        Stmt::Failed { value } => Stmt::Failed { value: v(value) },
+        Stmt::Failed { value, commands } => Stmt::Failed {
+            value: v(value),
+            commands: commands.clone(),
+        },
         Stmt::Join { handle, dst } => Stmt::Join {
             handle: v(handle),
             dst: pl(dst),
@@ -318,10 +321,15 @@ pub fn method_key(name: &str) -> Option<(&str, &str)> {
 }
 
 impl<'f> Index<'f> {
-    pub fn new<I: IntoIterator<Item = &'f Function>>(functions: I) -> Index<'f> {
+    /// The index of a program's functions; `sources` are the strings its files keep in
+    /// constants that may be OpenCL C sources.
+    pub fn new<'s>(
+        functions: impl IntoIterator<Item = &'f Function>,
+        sources: impl IntoIterator<Item = &'s str>,
+    ) -> Index<'f> {
         let all: Vec<&'f Function> = functions.into_iter().collect();
         let mut index = Index::of(&all);
-        index.kernels = Arc::new(CrateKernels::new(all));
+        index.kernels = Arc::new(CrateKernels::new(all, sources));
         index
     }
 
@@ -356,7 +364,7 @@ impl<'f> Index<'f> {
         let all: Vec<&'f Function> = functions.into_iter().collect();
         let mut index = Index::of(&all);
         index.outer = Some(outer);
-        index.kernels = Arc::new(CrateKernels::new(all));
+        index.kernels = Arc::new(CrateKernels::new(all, []));
         index
     }
 

@@ -286,6 +286,7 @@ impl<'f> Analyzer<'f> {
             .get(&q)
             .cloned()
             .unwrap_or_else(|| self.objs[q].name.clone());
+        self.latest.insert(cmd.id, self.insts.len());
         self.insts.push(Inst {
             cmd,
             queue: q,

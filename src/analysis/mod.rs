@@ -244,6 +244,8 @@ struct Analyzer<'f> {
     objs: Vec<Obj>,
     hosts: Vec<String>,
     insts: Vec<Inst>,
+    /// Per command (by id): its latest instance.
+    latest: HashMap<usize, usize>,
     loops: Vec<LoopCx>,
     default_device: Option<ObjId>,
     /// Variables an instance's event was bound to, by instance and the frame of the
@@ -324,6 +326,7 @@ pub fn analyze<'f>(func: &Function, index: &'f Index<'f>, kernels: &mut Kernels)
         objs: Vec::new(),
         hosts: Vec::new(),
         insts: Vec::new(),
+        latest: HashMap::new(),
         loops: Vec::new(),
         default_device: None,
         event_vars: BTreeMap::new(),

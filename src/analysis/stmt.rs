@@ -409,11 +409,17 @@ impl<'f> Analyzer<'f> {
                     return None;
                 }
             }
-            Stmt::Failed { value } => {
-                if let AVal::Events(evs) = self.eval(&mut st, value, None, "result") {
-                    for i in evs {
-                        st.live_raw.remove(&RawKey::Inst(i));
-                    }
+            Stmt::Failed { value, commands } => {
+                let mut failed: Vec<usize> = match self.eval(&mut st, value, None, "result") {
+                    AVal::Events(evs) => evs.iter().copied().collect(),
+                    _ => Vec::new(),
+                };
+                // A command named by id: its latest instance, the one the test is on.
+                failed.extend(commands.iter().filter_map(|c| self.latest.get(c)));
+                for i in failed {
+                    st.live_raw.remove(&RawKey::Inst(i));
+                    // A failed upload put nothing in its buffer.
+                    st.init.retain(|_, init| init.uploads.last() != Some(&i));
                 }
             }
             Stmt::Join { handle, dst } => {

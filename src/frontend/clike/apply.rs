@@ -224,13 +224,14 @@ impl Lowerer<'_> {
                     }
                 }
                 if let Some(p) = &event {
-                    self.event_outs.push(p.clone());
+                    self.outs.events.push(p.clone());
                 }
                 // In C++, an event written into an object that is no `cl_event` (a
                 // wrapper such as `clEventWrapper`) is owned by that object.
                 let raw_event = api.raw_event && event.as_ref().is_none_or(|p| !self.owned(p));
                 let id = self.cx.next_cmd;
                 self.cx.next_cmd += 1;
+                self.outs.commands.push(id);
                 let cmd = Command {
                     id,
                     api: api.last_name().to_string(),

@@ -189,6 +189,7 @@ pub fn lower_file(file_id: usize, src: &SourceFile, lang: Lang) -> Result<FileIr
     Ok(FileIr {
         functions: cx.functions,
         structs,
+        sources: Vec::new(),
     })
 }
 
@@ -605,7 +606,7 @@ impl FileCx {
             out: Vec::new(),
             in_switch: Vec::new(),
             event_elems: Vec::new(),
-            event_outs: Vec::new(),
+            outs: Outs::default(),
             statuses: HashMap::new(),
             elem_types: HashMap::new(),
             n_params: 0,
@@ -712,10 +713,10 @@ struct Lowerer<'c> {
     in_switch: Vec<bool>,
     /// Elements of arrays (`ev[0]`) that commands wrote their events to.
     event_elems: Vec<Place>,
-    /// The event out-parameters of the calls lowered since the last statement began.
-    event_outs: Vec<Place>,
-    /// Status variables (`err = clEnqueue..(.., &ev)`) and the events of those calls.
-    statuses: HashMap<Var, Vec<Place>>,
+    /// The commands lowered since the last statement began.
+    outs: Outs,
+    /// Status variables (`err = clEnqueue..(.., &ev)`) and the commands of those calls.
+    statuses: HashMap<Var, Outs>,
     /// The element type of each `std::vector` variable (`cl::CommandQueue`).
     elem_types: HashMap<Var, String>,
     /// The function's parameters are its first variables.
@@ -934,10 +935,10 @@ impl Lowerer<'_> {
                 }
             }
             "if_statement" => {
-                self.event_outs.clear();
+                self.outs = Outs::default();
                 let cond = n.child_by_field_name("condition");
                 let cond_value = cond.map_or(Value::Unknown, |c| self.condition(c));
-                let checked = cond.map_or(Vec::new(), |c| self.checked_events(c));
+                let checked = cond.map_or(Outs::default(), |c| self.checked_commands(c));
                 let then_arm = match n.child_by_field_name("consequence") {
                     Some(t) => self.separate(|l| l.stmt(t)),
                     None => Vec::new(),
@@ -954,7 +955,8 @@ impl Lowerer<'_> {
                     None => Vec::new(),
                 };
                 let span = cond.map_or(self.span(n), |c| self.span(c));
-                let mut arms = [then_arm, else_arm].map(|arm| failed_exit(arm, &checked, span));
+                let mut arms =
+                    [then_arm, else_arm].map(|arm| failed_exit(arm, &checked.events, span));
                 // `if (ev) clReleaseEvent(ev);`: on the arm where `ev` is null, no event
                 // exists to release.
                 if let Some((ev, null_arm)) = cond.and_then(|c| self.null_test(c)) {
@@ -965,10 +967,32 @@ impl Lowerer<'_> {
                     arms[null_arm].insert(0, none);
                 }
                 self.guard(&cond_value, &mut arms);
-                if let Some(failed) = cond.and_then(|c| self.status_failed_arm(c)) {
+                let failed_arm = cond.and_then(|c| {
+                    self.status_failed_arm(c).or_else(|| {
+                        (!checked.commands.is_empty()).then(|| self.truth_failed_arm(c))?
+                    })
+                });
+                if let Some(failed) = failed_arm {
+                    let arm_node = match failed {
+                        0 => n.child_by_field_name("consequence"),
+                        _ => n.child_by_field_name("alternative"),
+                    };
+                    let goes_on = arm_node.is_none_or(|a| self.goes_on(a));
                     let arm = &mut arms[failed];
-                    if let Some(at) = arm.iter().position(|s| matches!(s, Stmt::Return { .. })) {
-                        arm.insert(at, Stmt::ErrorExit);
+                    match arm.iter().position(|s| matches!(s, Stmt::Return { .. })) {
+                        Some(at) => arm.insert(at, Stmt::ErrorExit),
+                        // The program goes on where the commands failed (an error it
+                        // provoked on purpose, a fallback): they did nothing.
+                        None if goes_on && !checked.commands.is_empty() => arm.insert(
+                            0,
+                            Stmt::Failed {
+                                value: Value::List(
+                                    checked.events.iter().cloned().map(Value::Place).collect(),
+                                ),
+                                commands: checked.commands.clone(),
+                            },
+                        ),
+                        None => {}
                     }
                 }
                 self.out.push(Stmt::Branch(arms.into()));
@@ -1650,7 +1674,7 @@ impl Lowerer<'_> {
             let hint = declared_hint(&self.cx.real_type(&ty), shape.array, shape.pointers);
             let span = self.span(n);
             let mut text = None;
-            self.event_outs.clear();
+            self.outs = Outs::default();
             let value = match shape.init {
                 Some(init) if init.kind() == "argument_list" => self.construct(&ty, init, span),
                 Some(init)
@@ -2125,31 +2149,93 @@ impl Lowerer<'_> {
             && !v.name.starts_with('%')
     }
 
-    /// Records that `status` holds the result of the calls lowered since `event_outs` was
-    /// emptied: when it says they failed, their events do not exist.
+    /// Records that `status` holds the result of the calls lowered since `outs` was
+    /// emptied: when it says they failed, their commands did nothing.
     fn note_status(&mut self, status: Var) {
-        let events = std::mem::take(&mut self.event_outs);
-        if events.is_empty() {
+        let outs = std::mem::take(&mut self.outs);
+        if outs.commands.is_empty() {
             self.statuses.remove(&status);
         } else {
-            self.statuses.insert(status, events);
+            self.statuses.insert(status, outs);
         }
     }
 
-    /// The events of a condition that tests a status (`err != CL_SUCCESS`) or an enqueue
+    /// The commands of a condition that tests a status (`err != CL_SUCCESS`) or an enqueue
     /// itself (`if (clEnqueue..(.., &ev) != CL_SUCCESS)`).
-    fn checked_events(&mut self, cond: Node<'_>) -> Vec<Place> {
-        let mut events = std::mem::take(&mut self.event_outs);
+    fn checked_commands(&mut self, cond: Node<'_>) -> Outs {
+        let mut outs = std::mem::take(&mut self.outs);
         let mut stack = vec![cond];
         while let Some(x) = stack.pop() {
             if x.kind() == "identifier" {
-                if let Some(v) = self.lookup(self.txt(x)) {
-                    events.extend(self.statuses.get(&v).cloned().unwrap_or_default());
+                if let Some(o) = self.lookup(self.txt(x)).and_then(|v| self.statuses.get(&v)) {
+                    outs.events.extend(o.events.iter().cloned());
+                    outs.commands.extend(o.commands.iter().copied());
                 }
             }
             stack.extend(named(x));
         }
-        events
+        outs
+    }
+
+    /// Whether the code of `n` surely goes on past its end: the calls it makes as
+    /// statements are of functions that print (any other may be one that exits: `exit(1)`,
+    /// a helper that reports and aborts; a call whose value is used, such as the message of
+    /// `printf("%s", err_str(e))`, returns), and it has no `throw` or `goto`.
+    fn goes_on(&self, n: Node<'_>) -> bool {
+        let mut stack = vec![n];
+        while let Some(x) = stack.pop() {
+            match x.kind() {
+                "throw_statement" | "throw_expression" | "goto_statement" => return false,
+                "call_expression"
+                    if x.parent()
+                        .is_some_and(|p| p.kind() == "expression_statement") =>
+                {
+                    let f = x
+                        .child_by_field_name("function")
+                        .map_or("", |f| self.txt(f));
+                    let printing = matches!(
+                        f.strip_prefix("std::").unwrap_or(f),
+                        "printf" | "fprintf" | "puts" | "fputs" | "putchar" | "perror"
+                    );
+                    if !printing {
+                        return false;
+                    }
+                }
+                _ => {}
+            }
+            stack.extend(named(x));
+        }
+        true
+    }
+
+    /// The arm of an `if` that tests a status for truth taken when it reports a failure
+    /// (every error code is nonzero, and negative): `if (err)`, `if ((err = clEnqueue..(..)))`,
+    /// `if (err < 0)` and `if (err != 0)` take the `then` arm (0), `if (!err)` and
+    /// `if (err == 0)` the `else` arm (1).
+    fn truth_failed_arm(&self, c: Node<'_>) -> Option<usize> {
+        let c = strip(c);
+        let c = match c.kind() {
+            "condition_clause" => strip(named(c).into_iter().last()?),
+            _ => c,
+        };
+        match c.kind() {
+            "identifier" | "assignment_expression" | "call_expression" => Some(0),
+            "unary_expression" if c.child(0).is_some_and(|o| self.txt(o) == "!") => {
+                Some(1 - self.truth_failed_arm(c.child_by_field_name("argument")?)?)
+            }
+            "binary_expression" => {
+                let zero = |n: Option<Node<'_>>| n.is_some_and(|n| self.txt(strip(n)) == "0");
+                if !zero(c.child_by_field_name("right")) {
+                    return None;
+                }
+                match self.txt(c.child_by_field_name("operator")?) {
+                    "!=" | "<" => Some(0),
+                    "==" => Some(1),
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
     }
 
     /// The arm of an `if` on a status (`err != CL_SUCCESS`: 0, the `then` arm;
@@ -2247,7 +2333,7 @@ impl Lowerer<'_> {
             .to_string();
         let right = n.child_by_field_name("right");
         let text = right.and_then(|r| self.str_value(r));
-        self.event_outs.clear();
+        self.outs = Outs::default();
         let v = right.map_or(Value::Unknown, |r| self.expr(r));
         let Some(left) = n.child_by_field_name("left") else {
             return v;
@@ -2656,6 +2742,14 @@ impl FileCx {
 /// An arm of an `if` that tests whether enqueues failed: when the arm leaves the function
 /// (a `return`, `goto` or `throw` at its top level), the enqueues failed on it, so their
 /// events do not exist: they are complete and released as far as the analysis goes.
+/// Calls lowered in one statement or tested by one condition: their event out-parameters
+/// and their commands (by id).
+#[derive(Clone, Debug, Default)]
+struct Outs {
+    events: Vec<Place>,
+    commands: Vec<usize>,
+}
+
 fn failed_exit(arm: Vec<Stmt>, events: &[Place], span: Span) -> Vec<Stmt> {
     let exits = arm.iter().any(|s| matches!(s, Stmt::Return { .. }));
     if events.is_empty() || !exits {
@@ -2674,8 +2768,6 @@ fn failed_exit(arm: Vec<Stmt>, events: &[Place], span: Span) -> Vec<Stmt> {
     .collect()
 }
 
-/// Whether a loop body holds a `break`, `continue` or `return` of its own (not of a loop
-/// nested in it).
 /// A `for` loop's initializer, `int i = S` or `i = S`: the counter and the start's node.
 fn for_init(init: Node<'_>) -> Option<(Node<'_>, Node<'_>)> {
     match init.kind() {

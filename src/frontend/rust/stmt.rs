@@ -339,6 +339,7 @@ impl Lowerer<'_, '_> {
             if t.path.segments.last().is_some_and(|s| s.ident == "Err") {
                 self.out.push(Stmt::Failed {
                     value: value.clone(),
+                    commands: Vec::new(),
                 });
             }
         }
