@@ -353,7 +353,9 @@ impl<'f> Analyzer<'f> {
                     || !e.proj.is_empty()
                         && (self.params.contains(&root.var)
                             || st.env.get(&root).is_none_or(|r| *r == AVal::External));
-                if root_outside {
+                // An element at an index not known (`&ev[count]` of a ring of events): which
+                // element a later release names is not known either.
+                if root_outside || !e.is_definite() {
                     self.hand_on(st, &AVal::Events(BTreeSet::from([i])));
                 }
             }

@@ -133,6 +133,10 @@ impl<'f> Analyzer<'f> {
 
     /// A place is about to be overwritten: a raw event only it refers to is lost, unreleased.
     pub(super) fn overwrite(&mut self, st: &mut State, p: &Place) {
+        // An element at an index not known may be another one each time.
+        if !p.is_definite() {
+            return;
+        }
         let Some(AVal::Events(old)) = st.env.get(p) else {
             return;
         };
