@@ -258,7 +258,8 @@ impl CrateIndex {
             .enumerate()
             .flat_map(|(i, m)| m.linked.iter().map(move |(f, c)| (i, f, c.as_slice())))
             .collect();
-        let index = Index::new(all.iter().map(|(_, f, _)| *f));
+        let sources = (self.members.iter()).flat_map(|m| m.raw.sources.iter().map(String::as_str));
+        let index = Index::new(all.iter().map(|(_, f, _)| *f), sources);
         let at: HashMap<*const Function, usize> = all
             .iter()
             .enumerate()

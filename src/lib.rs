@@ -669,7 +669,12 @@ fn check_crate(
         lowered.iter_mut().flat_map(|l| &mut l.ir.functions),
         &structs,
     );
-    let index = analysis::Index::new(lowered.iter().flat_map(|l| &l.ir.functions));
+    let index = analysis::Index::new(
+        lowered.iter().flat_map(|l| &l.ir.functions),
+        lowered
+            .iter()
+            .flat_map(|l| l.ir.sources.iter().map(String::as_str)),
+    );
     let input_of: HashMap<usize, &Input> = members.iter().map(|(id, i)| (*id, i)).collect();
     let analyzed = par_guarded(
         lowered.iter().collect(),

@@ -390,7 +390,11 @@ impl<'f> Analyzer<'f> {
                     span,
                     text: String::new(),
                 });
-                let a = self.classify_arg(st, kernel, index, &value, &aspan, aspan.span);
+                let site = SetSite {
+                    span: aspan.span,
+                    call: None,
+                };
+                let a = self.classify_arg(st, kernel, index, &value, &aspan, &site);
                 if a == Arg::Unknown {
                     if let ObjKind::KernelBuilder { unknown_args, .. } = &mut self.objs[o].kind {
                         *unknown_args = true;

@@ -8,8 +8,12 @@
 //! against it, and a launch reads and writes what its parameters say. A field given two
 //! different kernels anywhere in the crate, or a kernel name two sources declare
 //! differently, gives nothing.
+//!
+//! A field the crate gives no value at all (a struct the program fills elsewhere) holds the
+//! kernel of its own name, where the crate's sources declare one so named: `k.prefix` of
+//! `struct SortKernels { prefix: cl_kernel, .. }` beside `kernel void prefix(..)`.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use super::KernelFiles;
 use crate::ir::*;
@@ -19,25 +23,38 @@ use crate::kernel_src::KernelSig;
 pub struct CrateKernels {
     /// The kernel name each field holds; `None` where the crate gives it several.
     by_field: HashMap<String, Option<String>>,
-    /// The kernels of the program sources the crate names.
+    /// The fields the crate gives a value anywhere, by name.
+    given: HashSet<String>,
+    /// The kernels of the program sources the crate names, and of those it keeps in
+    /// constants.
     sources: KernelFiles,
 }
 
 impl CrateKernels {
-    pub fn new<'f>(functions: impl IntoIterator<Item = &'f Function>) -> CrateKernels {
+    pub fn new<'f, 's>(
+        functions: impl IntoIterator<Item = &'f Function>,
+        constants: impl IntoIterator<Item = &'s str>,
+    ) -> CrateKernels {
         let mut seen = Seen::default();
         for f in functions {
             let mut names = HashMap::new();
             seen.block(&f.body, &mut names);
         }
+        let mut sources: Vec<&str> = seen.sources.iter().map(String::as_str).collect();
+        for c in constants {
+            sources.push(c);
+        }
+        sources.sort_unstable();
+        sources.dedup();
         CrateKernels {
             by_field: seen.by_field,
-            sources: KernelFiles::new(seen.sources.iter().map(String::as_str)),
+            given: seen.given,
+            sources: KernelFiles::new(sources),
         }
     }
 
     /// The kernel a place ending in field `f` (or in a member of it, `f[1]`) holds.
-    pub fn kernel_of(&self, p: &Place) -> Option<&str> {
+    pub fn kernel_of<'a>(&'a self, p: &'a Place) -> Option<&'a str> {
         let field = p.proj.iter().rev().find_map(|x| match x {
             Proj::Field(f) => Some(f),
             _ => None,
@@ -53,7 +70,11 @@ impl CrateKernels {
             1 => members_of(field),
             _ => return None,
         };
-        self.by_field.get(&key)?.as_deref()
+        match self.by_field.get(&key) {
+            Some(k) => k.as_deref(),
+            None if members == 0 && !self.given.contains(field) => Some(field.as_str()),
+            None => None,
+        }
     }
 
     /// The signature of kernel `name` in the crate's program sources, when exactly one is
@@ -66,6 +87,7 @@ impl CrateKernels {
 #[derive(Default)]
 struct Seen {
     by_field: HashMap<String, Option<String>>,
+    given: HashSet<String>,
     sources: Vec<String>,
 }
 
@@ -106,6 +128,7 @@ impl Seen {
         match v {
             Value::Struct(fields) => {
                 for (f, x) in fields {
+                    self.given.insert(f.clone());
                     if let Some(k) = self.kernel(x, names) {
                         self.record(f.clone(), k);
                     } else if let Some(k) = self.members(x, names) {
@@ -139,6 +162,7 @@ impl Seen {
                     match dst.proj.last() {
                         None => Self::local(names, dst.var, kernel),
                         Some(Proj::Field(f)) => {
+                            self.given.insert(f.clone());
                             if let Some(k) = kernel {
                                 self.record(f.clone(), k);
                             }

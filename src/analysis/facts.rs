@@ -96,6 +96,9 @@ pub enum Fact {
         param: Option<String>,
         /// The one buffer made from that host data.
         suggestion: Option<String>,
+        /// The call of the helper that set the argument at an index it was given, and the
+        /// helper's name: the caller chose the index.
+        call: Option<(Span, String)>,
     },
     /// A kernel argument that cannot match the kernel's signature in its source.
     ArgMismatch {
@@ -104,6 +107,8 @@ pub enum Fact {
         kernel: String,
         index: u64,
         problem: Mismatch,
+        /// As for [`Fact::HostArg`].
+        call: Option<(Span, String)>,
     },
     /// Two commands on different queues touch a buffer, one writes, nothing orders them.
     Unordered {

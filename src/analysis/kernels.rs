@@ -74,6 +74,21 @@ impl Kernels {
     }
 }
 
+/// Where a kernel argument is set: the set-arg call, and the call of the helper that set it
+/// at an index it was given (`arg_mem(k, 2, &b)`), with the helper's name.
+#[derive(Clone, Debug)]
+pub(super) struct SetSite {
+    pub(super) span: Span,
+    pub(super) call: Option<(Span, String)>,
+}
+
+impl SetSite {
+    /// Where findings on it are kept apart: the helper's call, else the set-arg call.
+    fn key(&self) -> Span {
+        self.call.as_ref().map_or(self.span, |c| c.0)
+    }
+}
+
 impl<'f> Analyzer<'f> {
     pub(super) fn classify_arg(
         &mut self,
@@ -82,10 +97,18 @@ impl<'f> Analyzer<'f> {
         index: u64,
         value: &Value,
         arg: &ArgSpan,
-        span: Span,
+        site: &SetSite,
     ) -> Arg {
-        let a = self.eval(st, value, None, "arg");
-        self.check_signature(kernel, index, &a, arg, span);
+        // A value from outside given for a `__global` or `__constant` pointer is a buffer
+        // (host memory is no value from outside: it is host data).
+        let role = match &self.objs[kernel].kind {
+            ObjKind::Kernel { sig: Some(sig) } => (sig.params.get(index as usize))
+                .filter(|p| p.takes_mem_object())
+                .map(|_| RoleHint::Buffer),
+            _ => None,
+        };
+        let a = self.eval(st, value, role, "arg");
+        self.check_signature(kernel, index, &a, arg, site);
         match a {
             AVal::Obj(o) if matches!(self.objs[o].kind, ObjKind::Buffer) => Arg::Buffer(o),
             AVal::Host { kind, id } => {
@@ -103,15 +126,17 @@ impl<'f> Analyzer<'f> {
                 }
                 let bufs = st.host_buffers.get(&id).cloned().unwrap_or_default();
                 let suggestion = (bufs.len() == 1).then(|| *bufs.iter().next().unwrap_or(&0));
-                if self.seen.insert((1, span.start, span.file)) {
+                let key = site.key();
+                if self.seen.insert((1, key.start, key.file)) {
                     self.raw.push(RawFact::Ready(Box::new(Fact::HostArg {
-                        set_arg: span,
+                        set_arg: site.span,
                         arg: arg.clone(),
                         kernel: self.objs[kernel].name.clone(),
                         index,
                         host: kind,
                         param: param.map(|p| p.name.clone()),
                         suggestion: suggestion.map(|b| self.objs[b].name.clone()),
+                        call: site.call.clone(),
                     })));
                 }
                 match suggestion {
@@ -128,7 +153,14 @@ impl<'f> Analyzer<'f> {
     }
 
     /// Compares an argument with the kernel's signature, when its source is visible.
-    fn check_signature(&mut self, kernel: ObjId, index: u64, a: &AVal, arg: &ArgSpan, span: Span) {
+    fn check_signature(
+        &mut self,
+        kernel: ObjId,
+        index: u64,
+        a: &AVal,
+        arg: &ArgSpan,
+        site: &SetSite,
+    ) {
         let ObjKind::Kernel { sig: Some(sig) } = &self.objs[kernel].kind else {
             return;
         };
@@ -156,13 +188,15 @@ impl<'f> Analyzer<'f> {
             },
         };
         if let Some(problem) = problem {
-            if self.seen.insert((7, span.start, span.file)) {
+            let key = site.key();
+            if self.seen.insert((7, key.start, key.file)) {
                 self.raw.push(RawFact::Ready(Box::new(Fact::ArgMismatch {
-                    set_arg: span,
+                    set_arg: site.span,
                     arg: arg.clone(),
                     kernel: self.objs[kernel].name.clone(),
                     index,
                     problem,
+                    call: site.call.clone(),
                 })));
             }
         }

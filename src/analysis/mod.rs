@@ -45,6 +45,7 @@ pub use calls::{method_key, Callee, Index};
 use crate_kernels::CrateKernels;
 use facts::RawFact;
 pub use facts::{CmdInfo, Fact, Hop, Mismatch, Mode};
+use kernels::SetSite;
 pub use kernels::{KernelFiles, Kernels};
 use loops::LoopCx;
 

@@ -203,6 +203,13 @@ impl<'f> Analyzer<'f> {
                 arg,
                 span,
             } => {
+                // A helper given the index (`arg_mem(k, 2, &b)`): its caller chose it.
+                let call = index_at
+                    .as_ref()
+                    .filter(|p| self.callee_params.contains(&p.var))
+                    .and_then(|_| self.frame_sites.get(&self.frame()))
+                    .map(|(_, call, callee)| (*call, callee.clone()));
+                let site = SetSite { span: *span, call };
                 // An index a local holds: the constant it holds (a helper's parameter).
                 let index = &match (index, index_at) {
                     (None, Some(p)) => match self.resolve(&mut st, p, None) {
@@ -220,7 +227,7 @@ impl<'f> Analyzer<'f> {
                     };
                     if let Some(index) = index {
                         let anon = self.new_obj(ObjKind::Kernel { sig: None }, name);
-                        self.classify_arg(&mut st, anon, *index, value, arg, *span);
+                        self.classify_arg(&mut st, anon, *index, value, arg, &site);
                     }
                     self.forget(&mut st, std::slice::from_ref(value));
                     return Some(st);
@@ -242,7 +249,7 @@ impl<'f> Analyzer<'f> {
                     self.forget(&mut st, std::slice::from_ref(value));
                     return Some(st);
                 };
-                let a = self.classify_arg(&mut st, k, index, value, arg, *span);
+                let a = self.classify_arg(&mut st, k, index, value, arg, &site);
                 let entry = st.kernel_args.entry(k).or_insert(KernelArgs {
                     known: false,
                     args: Vec::new(),
@@ -262,7 +269,11 @@ impl<'f> Analyzer<'f> {
                         (&self.objs[l].kind, st.launches.get(&l))
                     {
                         let (k, index) = (*k, ls.args.len() as u64);
-                        let a = self.classify_arg(&mut st, k, index, value, arg, *span);
+                        let site = SetSite {
+                            span: *span,
+                            call: None,
+                        };
+                        let a = self.classify_arg(&mut st, k, index, value, arg, &site);
                         if let Some(ls) = st.launches.get_mut(&l) {
                             ls.args.push(a);
                         }

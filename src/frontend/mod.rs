@@ -29,6 +29,9 @@ pub struct FileIr {
     pub functions: Vec<Function>,
     /// By the struct's name.
     pub structs: Vec<(String, Fields)>,
+    /// Strings the file keeps in constants that may be OpenCL C program sources
+    /// (`const SRC: &str = "__kernel void scale(..) { .. }";`), built or not.
+    pub sources: Vec<String>,
 }
 
 /// Gives each `self` and parameter whose struct another file of the crate defines the

@@ -24,6 +24,7 @@ fn check(fact: &Fact, spelling: Spelling) -> Option<Finding> {
         host,
         param,
         suggestion,
+        ..
     } = fact
     else {
         return None;

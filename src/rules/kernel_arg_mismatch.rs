@@ -21,6 +21,7 @@ fn check(fact: &Fact, _: Spelling) -> Option<Finding> {
         kernel,
         index,
         problem,
+        ..
     } = fact
     else {
         return None;

@@ -166,8 +166,17 @@ fn shared<T: PartialEq>(own: &[T], related: &[Vec<T>]) -> usize {
 /// before), so the finding is where the user fixes it, on the call that leads to the
 /// command from the innermost function both commands run in; the helper's command becomes
 /// a secondary label.
-fn at_caller(fact: &Fact, mut f: Finding) -> Finding {
+fn at_caller(fact: &Fact, f: Finding) -> Finding {
     let (cmd, common) = match fact {
+        // A helper set the argument at the index its caller gave it.
+        Fact::HostArg {
+            call: Some((call, callee)),
+            ..
+        }
+        | Fact::ArgMismatch {
+            call: Some((call, callee)),
+            ..
+        } => return to_call(f, *call, callee, callee),
         // The helper had the producer's event and did not wait on it, or was given the events
         // to wait for and chose too few: the fix is in it.
         Fact::Unordered { waitable: true, .. } => return f,
@@ -199,19 +208,25 @@ fn at_caller(fact: &Fact, mut f: Finding) -> Finding {
     if f.anchor != cmd.span {
         return f;
     }
+    to_call(f, hop.call, &hop.callee, &inner.callee)
+}
+
+/// Moves a finding onto `call`, a call of `callee` that leads to the helper `inner` where
+/// the finding's command or argument is; that one becomes a secondary label.
+fn to_call(mut f: Finding, call: Span, callee: &str, inner: &str) -> Finding {
     // After the rule's own labels: the first of those stays the related command.
     f.secondary.push(Label {
         span: f.primary.span,
-        message: format!("{}, in `{}`", f.primary.message, inner.callee),
+        message: format!("{}, in `{inner}`", f.primary.message),
     });
     // An edit inside the helper would change it for every caller, and what is wrong here
     // is what this caller passes.
     f.fix = None;
     f.primary = Label {
-        span: hop.call,
-        message: format!("in this call of `{}`", hop.callee),
+        span: call,
+        message: format!("in this call of `{callee}`"),
     };
-    f.anchor = hop.call;
+    f.anchor = call;
     f
 }
 

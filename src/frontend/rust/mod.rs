@@ -69,9 +69,17 @@ pub fn lower_file(file_id: usize, src: &SourceFile, ast: &syn::File, module: &[S
         functions: Vec::new(),
     };
     cx.items(&ast.items, root.as_deref());
+    let mut sources: Vec<String> = (cx.consts.into_values())
+        .filter_map(|c| match c {
+            Const::Str(s) if s.contains("kernel") => Some(s),
+            _ => None,
+        })
+        .collect();
+    sources.sort();
     FileIr {
         functions: cx.functions,
         structs,
+        sources,
     }
 }
 
