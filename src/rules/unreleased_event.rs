@@ -61,6 +61,10 @@ fn check(fact: &Fact, spelling: Spelling) -> Option<Finding> {
     };
     f.help = Some(match event_var {
         Some(v) => format!("call `{release}({v})` after its last use{owner}"),
+        // cl3 returns the event of every enqueue; a raw call can be given no event pointer.
+        None if release == "release_event" => {
+            format!("keep the returned event and call `{release}` on it after its last use{owner}")
+        }
         None => format!(
             "keep the event and call `{release}` after its last use, or pass a null event pointer"
         ),
