@@ -40,6 +40,9 @@ enum Walk {
     Outside(Place),
     /// `from..n` for an `n` not known.
     Counted(u64),
+    /// Something the analysis does not follow, walked beside something it does
+    /// (`queues.iter().zip(out.chunks_mut(n))`): its members are not known, nor how many.
+    Opaque,
 }
 
 impl<'f> Analyzer<'f> {
@@ -138,10 +141,10 @@ impl<'f> Analyzer<'f> {
     ) -> Option<State> {
         let mut walks = Vec::new();
         for src in sources {
-            match self.walk_of(&mut st, src) {
-                Some(w) => walks.push(w),
-                None => break,
-            }
+            walks.push(self.walk_of(&mut st, src).unwrap_or(Walk::Opaque));
+        }
+        if walks.iter().all(|w| matches!(w, Walk::Opaque)) {
+            walks.clear();
         }
         let unknown_count = walks.iter().any(|w| !matches!(w, Walk::Known(..)));
         let n = walks
@@ -193,7 +196,7 @@ impl<'f> Analyzer<'f> {
                             self.ext_alias.insert(p.var, member);
                             continue;
                         }
-                        Walk::Outside(_) => AVal::Unknown,
+                        Walk::Outside(_) | Walk::Opaque => AVal::Unknown,
                     },
                     EachPart::Count => AVal::Int(k as u64),
                     EachPart::Unknown => AVal::Unknown,

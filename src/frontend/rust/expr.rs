@@ -78,7 +78,10 @@ impl Lowerer<'_, '_> {
         }
         match strip_pat_type(pat) {
             syn::Pat::TupleStruct(t) if t.path.segments.last().is_some_and(|s| s.ident == "Ok") => {
-                Some(Stmt::Failed { value: v.clone() })
+                Some(Stmt::Failed {
+                    value: v.clone(),
+                    commands: Vec::new(),
+                })
             }
             _ => None,
         }
@@ -290,12 +293,13 @@ impl Lowerer<'_, '_> {
                     base: None,
                 }
             }
-            Expr::Tuple(t) => {
-                let items: Vec<Value> = t.elems.iter().map(|x| self.expr(x)).collect();
-                let span = self.span(spans::expr(e));
-                self.forget(items, span);
-                Value::Unknown
-            }
+            // `(bufs, events)`: a struct of fields `0`, `1`, .. as `let (a, b) = ..` and
+            // `pair.1` name them.
+            Expr::Tuple(t) if !t.elems.is_empty() => Value::Struct(
+                (t.elems.iter().enumerate())
+                    .map(|(i, x)| (i.to_string(), self.expr(x)))
+                    .collect(),
+            ),
             Expr::Struct(s) if s.rest.is_none() => {
                 let fields = s
                     .fields
@@ -456,6 +460,7 @@ impl Lowerer<'_, '_> {
                                 0,
                                 Stmt::Failed {
                                     value: Value::Place(e),
+                                    commands: Vec::new(),
                                 },
                             );
                         }
