@@ -54,6 +54,18 @@ fn check(fact: &Fact, _: Spelling) -> Option<Finding> {
                 "`{buffer}` is written on `{pq}` and on `{cq}`, and nothing orders the two writes"
             )
         }
+    } else if *same_queue {
+        // One out-of-order queue: naming it twice would read as if nothing were wrong.
+        let (v, w) = (verb(*consumer_mode), what(producer));
+        match producer_mode {
+            Mode::Read => format!(
+                "`{buffer}` is {v} on the out-of-order queue `{cq}` while {w}, enqueued before it there, may still read it"
+            ),
+            m => format!(
+                "`{buffer}` is {v} on the out-of-order queue `{cq}` without waiting for {w}, which {} it on the same queue",
+                does(*m)
+            ),
+        }
     } else if *producer_mode == Mode::Read {
         format!(
             "`{buffer}` is {} on `{cq}` while {} on `{pq}` may still read it",
