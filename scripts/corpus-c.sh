@@ -14,6 +14,9 @@ TREES=(
     "Xilinx/Vitis_Accel_Examples 7249a1af37375a0de47f3d96047482a7aabc11b1 hello_world sys_opt performance common"
     "pocl/pocl 5066640dcbff6df32241da2416c964ea69659999 tests/runtime examples"
     "KhronosGroup/OpenCL-CTS b8f8906c251926b1b3679323bfbf3df730b40fb8 test_conformance/buffers test_conformance/events test_conformance/multiple_device_context"
+    "Xilinx/SDAccel_Examples f58f1616d92db70b7182eab7884d15c7e675b37a getting_started acceleration vision libs"
+    "HandsOnOpenCL/Exercises-Solutions be2fb26d7c478627598ffba369014a4adb57b6f4 Exercises Solutions"
+    "KhronosGroup/OpenCL-SDK 6f25f5d0571eae335f7fb6f494682dc0b7df546f samples"
 )
 
 scratch="${1:-target/corpus-c}"
