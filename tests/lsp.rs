@@ -196,7 +196,7 @@ fn ranges_count_utf16_units_and_edits_apply_to_the_editor_text() {
     assert_eq!(p.version, Some(2));
     assert_eq!(
         codes(&p.diagnostics),
-        ["CLM004", "CLM003", "CLM003", "CLM002", "CLM003", "CLM002"]
+        ["CLM004", "CLM003", "CLM002", "CLM003", "CLM002", "CLM003"]
     );
     let clm004 = with_code(&p.diagnostics, "CLM004");
     let related = clm004.related_information.as_ref().expect("related");

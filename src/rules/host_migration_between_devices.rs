@@ -23,17 +23,26 @@ fn check(fact: &Fact, _: Spelling) -> Option<Finding> {
     else {
         return None;
     };
+    // The finding is on the migration, where a reader looks for it; its flags, which may
+    // be lines below in a call spread over several, carry their own label.
+    let host_flag = "`CL_MIGRATE_MEM_OBJECT_HOST` moves the buffer to the host";
     let mut f = RULE.finding(
         format!("`{buffer}` is migrated to host memory, but its next use is on a device"),
         migration.span,
         Label {
-            span: migration
-                .flags_arg
-                .as_ref()
-                .map_or(migration.span, |a| a.span),
-            message: "`CL_MIGRATE_MEM_OBJECT_HOST` moves the buffer to the host".into(),
+            span: migration.span,
+            message: match migration.flags_arg {
+                Some(_) => "migrated to host memory here".into(),
+                None => host_flag.into(),
+            },
         },
     );
+    if let Some(flags) = &migration.flags_arg {
+        f.secondary.push(Label {
+            span: flags.span,
+            message: host_flag.into(),
+        });
+    }
     f.secondary.push(Label {
         span: next.span,
         message: format!("next used here by {} on `{}`", what(next), next.queue),

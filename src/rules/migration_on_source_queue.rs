@@ -31,10 +31,16 @@ fn check(fact: &Fact, _: Spelling) -> Option<Finding> {
         ),
         migration.span,
         Label {
-            span: migration.queue_arg.as_ref().map_or(migration.span, |a| a.span),
+            span: migration.span,
             message: format!("enqueued on the source queue `{}`", migration.queue),
         },
     );
+    if let Some(q) = &migration.queue_arg {
+        f.secondary.push(Label {
+            span: q.span,
+            message: "the queue of the device the buffer is on".into(),
+        });
+    }
     f.secondary.push(Label {
         span: last.span,
         message: format!("last used here on `{}`", last.queue),
