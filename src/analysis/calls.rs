@@ -422,9 +422,12 @@ impl<'f> Analyzer<'f> {
         let offset = self.vars.len();
         self.vars.extend(f.vars.iter().cloned());
         self.enter_globals(&mut st, offset);
+        let here = self.frame();
         for (param, arg) in f.params.iter().zip(&all) {
             let p = Place::var(param + offset);
             self.callee_params.insert(p.var);
+            let origin = self.origin_of(arg).unwrap_or(here);
+            self.param_origin.insert(p.var, origin);
             match arg {
                 // An outside value keeps its identity; a local aggregate not known yet
                 // (`Sys s; setup(&s);`) is filled in by the callee through its parameter,
@@ -592,6 +595,18 @@ impl<'f> Analyzer<'f> {
     /// The frame being interpreted.
     pub(super) fn frame(&self) -> usize {
         self.inlined.last().map_or(0, |c| c.frame)
+    }
+
+    /// The outermost frame that wrote what the parameters `v` names hold: `None` where it
+    /// names no parameter of a callee.
+    pub(super) fn origin_of(&self, v: &Value) -> Option<usize> {
+        match v {
+            Value::Place(p) | Value::Host { base: Some(p), .. } => {
+                self.param_origin.get(&p.var).copied()
+            }
+            Value::List(items) => items.iter().filter_map(|x| self.origin_of(x)).min(),
+            _ => None,
+        }
     }
 }
 

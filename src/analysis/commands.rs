@@ -281,6 +281,9 @@ impl<'f> Analyzer<'f> {
         // Events the caller gave, of which the callee waits for some.
         let waits_given = r.waits.as_ref().is_some_and(|w| !w.is_empty())
             && (cmd.waits.iter().flatten()).any(|w| names_param(w, &self.callee_params));
+        let wait_from = (cmd.waits.iter().flatten())
+            .filter_map(|w| self.origin_of(w))
+            .min();
         let queue_name = self
             .shown
             .get(&q)
@@ -295,6 +298,7 @@ impl<'f> Analyzer<'f> {
             kernel: r.kernel_name,
             frame: self.frame(),
             waits_given,
+            wait_from,
         });
         for (b, mode, info) in &r.uses {
             // The host writes a region mapped for writing between the map and the unmap, and

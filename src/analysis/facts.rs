@@ -27,6 +27,10 @@ pub struct CmdInfo {
     /// Its wait list names what a parameter of the function that made it holds: the caller
     /// gave the events, and the function chose which to wait for.
     pub waits_given: bool,
+    /// The frame whose code wrote its wait list, where the list came in through
+    /// parameters (`pull(.., &[], ..)` of a helper that waits for its `wait`): 0 for the
+    /// analyzed function, else a [`Hop::frame`].
+    pub wait_from: Option<usize>,
 }
 
 /// One call on the way from the analyzed function to a command.
@@ -257,6 +261,7 @@ impl<'f> Analyzer<'f> {
             kernel: inst.kernel.clone(),
             event_var,
             waits_given: inst.waits_given,
+            wait_from: inst.wait_from,
             via: self
                 .frames_of(inst.frame)
                 .into_iter()

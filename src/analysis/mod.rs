@@ -231,6 +231,8 @@ struct Inst {
     frame: usize,
     /// Its wait list names events a callee's parameter holds: the caller gave them.
     waits_given: bool,
+    /// The frame whose code wrote the wait list, where it came in through parameters.
+    wait_from: Option<usize>,
 }
 
 struct Analyzer<'f> {
@@ -242,6 +244,9 @@ struct Analyzer<'f> {
     inlined: Vec<InlineCx>,
     /// Callee parameter variables standing for places of their callers.
     ext_alias: HashMap<Var, Place>,
+    /// Per callee parameter: the frame whose code wrote what it was given (its caller's,
+    /// or one further out where the caller passed on a parameter of its own).
+    param_origin: HashMap<Var, usize>,
     objs: Vec<Obj>,
     hosts: Vec<String>,
     insts: Vec<Inst>,
@@ -324,6 +329,7 @@ pub fn analyze<'f>(func: &Function, index: &'f Index<'f>, kernels: &mut Kernels)
         index,
         inlined: Vec::new(),
         ext_alias: HashMap::new(),
+        param_origin: HashMap::new(),
         objs: Vec::new(),
         hosts: Vec::new(),
         insts: Vec::new(),

@@ -91,6 +91,13 @@ impl<'f> Analyzer<'f> {
         match s {
             Stmt::Assign { dst, value, span } => {
                 self.cur_span = *span;
+                // A local made from a parameter (`let wl = wait.as_ptr();`) was written where
+                // the parameter was; kept on every path, as it only places findings.
+                if dst.proj.is_empty() && !self.callee_params.contains(&dst.var) {
+                    if let Some(o) = self.origin_of(value) {
+                        self.param_origin.insert(dst.var, o);
+                    }
+                }
                 // A callee's store through its parameter (`s->q0 = ..` of `setup(&s)`)
                 // is a store into the caller's place; a store into the parameter itself
                 // rebinds it alone.

@@ -181,9 +181,20 @@ fn at_caller(fact: &Fact, f: Finding) -> Finding {
         // to wait for and chose too few: the fix is in it.
         Fact::Unordered { waitable: true, .. } => return f,
         Fact::Unordered { consumer, .. } if consumer.waits_given => return f,
+        // A wait list written further in than where both commands meet and handed down to
+        // the helper is where a wait is missing (`pull(.., &[], ..)`).
         Fact::Unordered {
             producer, consumer, ..
-        } => (consumer, shared(&sites(consumer), &[sites(producer)])),
+        } => {
+            let common = shared(&sites(consumer), &[sites(producer)]);
+            let written = consumer.wait_from.and_then(|o| match o {
+                0 => Some(0),
+                o => (consumer.via.iter())
+                    .position(|h| h.frame == o)
+                    .map(|j| j + 1),
+            });
+            (consumer, written.map_or(common, |w| w.max(common)))
+        }
         Fact::Reinit {
             write,
             first_frames,
