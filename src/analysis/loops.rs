@@ -278,8 +278,15 @@ impl<'f> Analyzer<'f> {
                 span: Span::default(),
             })
             .collect();
+        // `for h in handles { h.join() }`: a join of a handle not known joins every thread
+        // spawned so far, and a list with no handle in it is no reason to think a thread
+        // still runs, so the loop is taken to run at least once.
+        let joins_each = body.iter().any(|s| {
+            matches!(s, Stmt::Join { handle: Value::Place(h), .. }
+                if binds.iter().any(|(p, _)| p.var == h.var))
+        });
         looped.extend(body.iter().cloned());
-        let mut out = self.run_loop(&looped, st, false)?;
+        let mut out = self.run_loop(&looped, st, joins_each)?;
         if let Some(d) = dst {
             out.env.insert(d.clone(), collected(tail));
         }
