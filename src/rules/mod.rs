@@ -219,7 +219,19 @@ fn at_caller(fact: &Fact, f: Finding) -> Finding {
     if f.anchor != cmd.span {
         return f;
     }
-    to_call(f, hop.call, &hop.callee, &inner.callee)
+    let mut f = to_call(f, hop.call, &hop.callee, &inner.callee);
+    // The command's own wait list is in the helper: what this call can do is different.
+    if let Fact::Unordered { producer, .. } = fact {
+        let event = match &producer.event_var {
+            Some(ev) => format!("`{ev}`"),
+            None => format!("the event of {} on `{}`", what(producer), producer.queue),
+        };
+        f.help = Some(format!(
+            "hand `{}` {event} for its wait list, or wait for it before this call",
+            hop.callee
+        ));
+    }
+    f
 }
 
 /// Moves a finding onto `call`, a call of `callee` that leads to the helper `inner` where
