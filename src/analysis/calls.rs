@@ -453,8 +453,16 @@ impl<'f> Analyzer<'f> {
         // them is its own doing.
         let mut handed = BTreeSet::new();
         for param in &f.params {
-            let v = self.resolve(&mut st, &Place::var(param + offset), None);
+            let p = Place::var(param + offset);
+            let v = self.resolve(&mut st, &p, None);
             events_in(&v, &mut handed);
+            // `const cl_event *wait` given `ev_up`: the events its members hold.
+            if let Some(base) = self.ext_alias.get(&p.var) {
+                let base = self.canonical(base);
+                (st.env.range(base.clone()..))
+                    .take_while(|(k, _)| k.var == base.var && k.proj.starts_with(&base.proj))
+                    .for_each(|(_, v)| events_in(v, &mut handed));
+            }
         }
         let body = shift_block(&f.body, offset);
         self.frames += 1;

@@ -463,6 +463,11 @@ impl<'f> Analyzer<'f> {
         for &(a, am) in &unordered {
             if !later.contains(a) && self.seen.insert((3, self.insts[a].cmd.id, q)) {
                 self.unordered.push((a, i));
+                // A command that waits for nothing from a queue misses one wait list, however
+                // many of its buffers that queue wrote: one finding.
+                if !self.seen.insert((9, cmd_id, self.insts[a].queue)) {
+                    continue;
+                }
                 self.raw.push(RawFact::Unordered {
                     producer: a,
                     pm: am,
