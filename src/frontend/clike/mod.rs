@@ -616,6 +616,7 @@ impl FileCx {
             unswitched: HashMap::new(),
             init_names: HashMap::new(),
             const_locals: HashMap::new(),
+            in_cleanup: false,
         };
         let mut params = Vec::new();
         // A method's receiver is its first parameter, as `self` is in Rust.
@@ -734,9 +735,33 @@ struct Lowerer<'c> {
     /// `const` locals bound to a constant (`const float zero = 0.0f`): the constant's key,
     /// so that fills naming them compare by value.
     const_locals: HashMap<Var, String>,
+    /// Lowering the statements a `goto` jumps to: a jump in them leaves the function.
+    in_cleanup: bool,
 }
 
+/// Statements a cleanup label's tail may have and still be copied at each jump to it.
+const MAX_CLEANUP_STMTS: usize = 48;
+
 impl Lowerer<'_> {
+    /// The statements from the label a `goto` names to the end of the function's body,
+    /// when the label is a statement of the body itself, after the jump, and the tail is
+    /// short (`out: if (ev) clReleaseEvent(ev); return err;`).
+    fn cleanup_tail<'t>(&self, goto: Node<'t>) -> Option<Vec<Node<'t>>> {
+        let label = goto.child_by_field_name("label")?;
+        let mut body = goto.parent()?;
+        while body.parent()?.kind() != "function_definition" {
+            body = body.parent()?;
+        }
+        let stmts = named(body);
+        let at = stmts.iter().position(|s| {
+            s.kind() == "labeled_statement"
+                && s.start_byte() > goto.start_byte()
+                && (s.child_by_field_name("label")).is_some_and(|l| self.txt(l) == self.txt(label))
+        })?;
+        let tail = stmts[at..].to_vec();
+        (tail.len() <= MAX_CLEANUP_STMTS).then_some(tail)
+    }
+
     fn txt(&self, n: Node<'_>) -> &str {
         self.text.get(n.byte_range()).unwrap_or("")
     }
@@ -1194,10 +1219,21 @@ impl Lowerer<'_> {
                 };
                 self.out.push(Stmt::Return { value });
             }
-            // A jump (often to a cleanup label) or a throw leaves the straight path.
+            // A jump forward to a label of the function's body (`goto cleanup;`) runs the
+            // statements from the label on; a throw or another jump leaves the straight path.
             "goto_statement" | "throw_statement" => {
                 for c in named(n) {
                     self.expr(c);
+                }
+                let tail = (n.kind() == "goto_statement" && !self.in_cleanup)
+                    .then(|| self.cleanup_tail(n))
+                    .flatten();
+                if let Some(tail) = tail {
+                    self.in_cleanup = true;
+                    for t in tail {
+                        self.stmt(t);
+                    }
+                    self.in_cleanup = false;
                 }
                 self.out.push(Stmt::Return {
                     value: Value::Unknown,
