@@ -84,7 +84,11 @@ impl<'f> Analyzer<'f> {
                         Walk::Known((a..b).map(AVal::Int).collect(), None)
                     }
                     (AVal::Int(_), AVal::Int(_)) => return None,
-                    (AVal::Int(a), _) => Walk::Counted(a),
+                    // Up to a count the function found out: as far as every loop up to it.
+                    (AVal::Int(a), _) => match self.assume_count(st, b) {
+                        Some(n) => Walk::Known((a..n.max(a)).map(AVal::Int).collect(), None),
+                        None => Walk::Counted(a),
+                    },
                     _ => return None,
                 }
             }

@@ -27,7 +27,7 @@ use crate::frontend::bindings::Bindings;
 use crate::frontend::{list_or_host, Const, Fields, FileIr};
 use crate::ir::*;
 use crate::source::SourceFile;
-use types::{declared_hint, handle_hint, last_name};
+use types::{declared_hint, handle_hint, last_name, member_hint};
 
 /// The embedded tables of the C API and of the C++ wrapper.
 const TABLES: &[(&str, &str)] = &[
@@ -484,10 +484,12 @@ impl FileCx {
                     for d in f.children_by_field_name("declarator", &mut cur) {
                         let shape = self.declarator(&self.text, d);
                         if let Some(n) = shape.name {
-                            fields.push((
-                                self.txt(n).to_string(),
-                                declared_hint(&self.real_type(&ty), shape.array, shape.pointers),
-                            ));
+                            let real = self.real_type(&ty);
+                            let name = self.txt(n).to_string();
+                            if let Some(h) = member_hint(&real, shape.array, shape.pointers) {
+                                fields.push((members_of(&name), h));
+                            }
+                            fields.push((name, declared_hint(&real, shape.array, shape.pointers)));
                         }
                     }
                 }
@@ -647,6 +649,7 @@ impl FileCx {
                 let hint = declared_hint(&l.cx.real_type(&ty), shape.array, shape.pointers);
                 let v = l.bind(&name, hint);
                 l.type_var(v, &ty, shape.pointers);
+                l.type_members(v, &ty, shape.array, shape.pointers);
                 if shape.reference {
                     l.vars[v].member = Member::Ref;
                 }
@@ -799,6 +802,13 @@ impl Lowerer<'_> {
     }
 
     /// Gives a variable of a struct type of the file its fields.
+    /// Gives an array, pointer or vector of OpenCL handles its members' kind.
+    fn type_members(&mut self, v: Var, ty: &str, array: Option<Option<u64>>, pointers: usize) {
+        if let Some(h) = member_hint(&self.cx.real_type(ty), array, pointers) {
+            self.vars[v].fields.push((members_of(""), h));
+        }
+    }
+
     fn type_var(&mut self, v: Var, ty: &str, pointers: usize) {
         if pointers > 1 {
             return;
@@ -843,6 +853,7 @@ impl Lowerer<'_> {
             global: Some(g.key),
         });
         self.type_var(v, &g.ty, g.pointers);
+        self.type_members(v, &g.ty, g.array, g.pointers);
         if let Some(e) = vector_elem(&g.ty) {
             self.elem_types.insert(v, e.to_string());
         }
@@ -1301,9 +1312,9 @@ impl Lowerer<'_> {
     /// Whether a `for` loop counts up from a constant below a constant bound
     /// (`for (int i = 0; i < N; i++)`), so its body runs at least once.
     /// A counted loop, `for (i = S; i < E; i++)` (`<=`, `++i`, `i += 1` too), whose body
-    /// does not change `i`: the counter, and the values it takes. From 0 to any `E` the
-    /// analysis evaluates (a constant, a local known to hold one); from another start,
-    /// constant bounds only (at most 64 values).
+    /// does not change `i`: the counter, and the values it takes. From a constant to any `E`
+    /// the analysis evaluates (a constant, a local known to hold one, a count); between
+    /// constants, at most 64 values.
     fn counted(&mut self, n: Node<'_>) -> Option<(Var, EachSource)> {
         let text = self.text.clone();
         let txt = |x: Node<'_>| text.get(x.byte_range()).unwrap_or("");
@@ -1315,11 +1326,30 @@ impl Lowerer<'_> {
         (name.kind() == "identifier").then_some(())?;
         let name = txt(name).to_string();
         let start = self.cx.int_of_in(&text, start)?;
-        let cond = n.child_by_field_name("condition")?;
+        let mut cond = n.child_by_field_name("condition")?;
+        // `i < n && err == CL_SUCCESS`: the count, which the other test can only cut short
+        // on a failure.
+        while cond.kind() == "binary_expression"
+            && (cond.child_by_field_name("operator")).is_some_and(|o| txt(o) == "&&")
+        {
+            cond = cond.child_by_field_name("left")?;
+        }
         (cond.kind() == "binary_expression").then_some(())?;
         let left = cond.child_by_field_name("left")?;
         let right = cond.child_by_field_name("right")?;
-        (left.kind() == "identifier" && txt(left) == name).then_some(())?;
+        // `i + 1 < n` (every device with a right-hand neighbour): up to `n - 1`.
+        let ahead = match left.kind() {
+            "identifier" if txt(left) == name => 0,
+            "binary_expression"
+                if (left.child_by_field_name("operator")).is_some_and(|o| txt(o) == "+")
+                    && (left.child_by_field_name("left"))
+                        .is_some_and(|l| l.kind() == "identifier" && txt(l) == name) =>
+            {
+                self.cx
+                    .int_of_in(&text, left.child_by_field_name("right")?)?
+            }
+            _ => return None,
+        };
         let op = txt(cond.child_by_field_name("operator")?);
         let update = n.child_by_field_name("update")?;
         let step = txt(update).split_whitespace().collect::<String>();
@@ -1334,10 +1364,8 @@ impl Lowerer<'_> {
         let counter = self.lookup(&name)?;
         let constant = self.cx.int_of_in(&text, right);
         let end = match (op, constant) {
-            (_, Some(b)) => end_of(op, b)?,
-            ("<" | "<=", None)
-                if start == 0 && matches!(right.kind(), "identifier" | "field_expression") =>
-            {
+            (_, Some(b)) => end_of(op, b)?.checked_sub(ahead)?,
+            ("<" | "<=", None) if matches!(right.kind(), "identifier" | "field_expression") => {
                 let bound = self.expr(right);
                 let end = match op {
                     "<" => bound,
@@ -1347,7 +1375,19 @@ impl Lowerer<'_> {
                         rhs: Box::new(Value::Int(1)),
                     },
                 };
-                return Some((counter, EachSource::Upto(end)));
+                let end = match ahead {
+                    0 => end,
+                    k => Value::Arith {
+                        op: ArithOp::Sub,
+                        lhs: Box::new(end),
+                        rhs: Box::new(Value::Int(k)),
+                    },
+                };
+                // From 1 (`for (d = 1; d < ndev; d++)`): the devices after the first.
+                return Some(match start {
+                    0 => (counter, EachSource::Upto(end)),
+                    s => (counter, EachSource::Range(Value::Int(s), end)),
+                });
             }
             _ => return None,
         };
@@ -1737,6 +1777,7 @@ impl Lowerer<'_> {
             };
             let v = self.bind(&name, hint);
             self.type_var(v, &ty, shape.pointers);
+            self.type_members(v, &ty, shape.array, shape.pointers);
             if shape.dims > 1 {
                 self.dims.insert(v, shape.dims);
             }

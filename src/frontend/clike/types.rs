@@ -114,6 +114,22 @@ pub fn declared_hint(ty: &str, array: Option<Option<u64>>, pointers: usize) -> T
     }
 }
 
+/// What the members of an array, pointer or `std::vector` of OpenCL handles are
+/// (`cl_mem parts[MAX_DEV]`, `cl_command_queue *queues`): `None` for anything else, and for
+/// events, whose lists are wait lists.
+pub fn member_hint(ty: &str, array: Option<Option<u64>>, pointers: usize) -> Option<TypeHint> {
+    let elem = match template_arg(ty.trim(), "vector") {
+        Some(args) if array.is_none() && pointers == 0 => last_name(first_arg(args)),
+        Some(_) => return None,
+        None if matches!((array, pointers), (Some(_), 0) | (None, 1)) => last_name(ty.trim()),
+        None => return None,
+    };
+    match handle_hint(elem) {
+        TypeHint::Unknown | TypeHint::Event => None,
+        h => Some(h),
+    }
+}
+
 /// The first of a template's arguments (`int` of `int, alloc<int>`).
 fn first_arg(args: &str) -> &str {
     let mut depth = 0i32;
