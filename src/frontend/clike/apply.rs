@@ -287,7 +287,16 @@ impl Lowerer<'_> {
                         program: Box::new(role_val(Role::Program)),
                         name: role_arg(Role::KernelName).and_then(|k| self.str_value(k)),
                     },
-                    NewKind::UserEvent => NewObject::UserEvent { raw: api.raw_event },
+                    NewKind::UserEvent => {
+                        // `clCreateUserEvent(ctx, &err)`: `err` says whether it was made.
+                        self.made_status = (args.last().copied().map(strip))
+                            .filter(|a| a.kind() == "pointer_expression")
+                            .filter(|a| a.child(0).is_some_and(|o| self.txt(o) == "&"))
+                            .and_then(|a| a.child_by_field_name("argument"))
+                            .filter(|x| x.kind() == "identifier")
+                            .and_then(|x| self.lookup(self.txt(x)));
+                        NewObject::UserEvent { raw: api.raw_event }
+                    }
                     NewKind::Event => NewObject::EmptyEvent,
                     NewKind::EventList => return Value::List(Vec::new()),
                     NewKind::Launch => return self.forget_call(recv_val, vals, span),

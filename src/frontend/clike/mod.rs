@@ -619,6 +619,7 @@ impl FileCx {
             init_names: HashMap::new(),
             const_locals: HashMap::new(),
             in_cleanup: false,
+            made_status: None,
         };
         let mut params = Vec::new();
         // A method's receiver is its first parameter, as `self` is in Rust.
@@ -740,6 +741,8 @@ struct Lowerer<'c> {
     const_locals: HashMap<Var, String>,
     /// Lowering the statements a `goto` jumps to: a jump in them leaves the function.
     in_cleanup: bool,
+    /// The status variable the user event just made reports to (`&err`).
+    made_status: Option<Var>,
 }
 
 /// Statements a cleanup label's tail may have and still be copied at each jump to it.
@@ -972,6 +975,7 @@ impl Lowerer<'_> {
             }
             "if_statement" => {
                 self.outs = Outs::default();
+                self.made_status = None;
                 let cond = n.child_by_field_name("condition");
                 let cond_value = cond.map_or(Value::Unknown, |c| self.condition(c));
                 let checked = cond.map_or(Outs::default(), |c| self.checked_commands(c));
@@ -1336,7 +1340,11 @@ impl Lowerer<'_> {
         }
         (cond.kind() == "binary_expression").then_some(())?;
         let left = cond.child_by_field_name("left")?;
-        let right = cond.child_by_field_name("right")?;
+        let mut right = cond.child_by_field_name("right")?;
+        // `d < (int)nd`: the count, whatever its type.
+        while right.kind() == "cast_expression" {
+            right = right.child_by_field_name("value")?;
+        }
         // `i + 1 < n` (every device with a right-hand neighbour): up to `n - 1`.
         let ahead = match left.kind() {
             "identifier" if txt(left) == name => 0,
@@ -1751,6 +1759,7 @@ impl Lowerer<'_> {
             let span = self.span(n);
             let mut text = None;
             self.outs = Outs::default();
+            self.made_status = None;
             let value = match shape.init {
                 Some(init) if init.kind() == "argument_list" => self.construct(&ty, init, span),
                 Some(init)
@@ -2230,6 +2239,16 @@ impl Lowerer<'_> {
     /// emptied: when it says they failed, their commands did nothing.
     fn note_status(&mut self, status: Var) {
         let outs = std::mem::take(&mut self.outs);
+        // A user event stored in `status` whose creation reported to `err`: when `err` says
+        // it failed, there is no event to release.
+        if let Some(err) = self.made_status.take() {
+            let made = Outs {
+                events: vec![Place::var(status)],
+                commands: Vec::new(),
+            };
+            self.statuses.insert(err, made);
+            return;
+        }
         if outs.commands.is_empty() {
             self.statuses.remove(&status);
         } else {
@@ -2411,6 +2430,7 @@ impl Lowerer<'_> {
         let right = n.child_by_field_name("right");
         let text = right.and_then(|r| self.str_value(r));
         self.outs = Outs::default();
+        self.made_status = None;
         let v = right.map_or(Value::Unknown, |r| self.expr(r));
         let Some(left) = n.child_by_field_name("left") else {
             return v;
