@@ -9,6 +9,13 @@
 //! different kernels anywhere in the crate, or a kernel name two sources declare
 //! differently, gives nothing.
 //!
+//! A kernel built with its arguments where the struct that keeps it is built (ocl's
+//! `Kernel::builder()..arg(&gray)..queue(features.clone())`, `k.set_arg(0, &buf)` before
+//! `Self { k, buf, .. }`), and kept beside those buffers and that queue in the struct, has
+//! them in any method: `self.gradient`'s argument 0 is `self.gray`. Where anything else
+//! in the crate sets that argument of that field, or an argument at that index of a kernel
+//! the code was given, nothing is known. So for a buffer built with its default queue.
+//!
 //! A field the crate gives no value at all (a struct the program fills elsewhere) holds the
 //! kernel of its own name, where the crate's sources declare one so named: `k.prefix` of
 //! `struct SortKernels { prefix: cl_kernel, .. }` beside `kernel void prefix(..)`.
@@ -28,6 +35,8 @@ pub struct CrateKernels {
     /// The kernels of the program sources the crate names, and of those it keeps in
     /// constants.
     sources: KernelFiles,
+    /// Per field: what its kernel or buffer was built with, as sibling fields.
+    bound: HashMap<String, Vec<(Slot, String)>>,
 }
 
 impl CrateKernels {
@@ -38,7 +47,9 @@ impl CrateKernels {
         let mut seen = Seen::default();
         for f in functions {
             let mut names = HashMap::new();
+            let mut built = HashMap::new();
             seen.block(&f.body, &mut names);
+            seen.built(&f.body, &mut built, &f.params, &mut HashMap::new());
         }
         let mut sources: Vec<&str> = seen.sources.iter().map(String::as_str).collect();
         for c in constants {
@@ -46,10 +57,41 @@ impl CrateKernels {
         }
         sources.sort_unstable();
         sources.dedup();
+        let mut bound: HashMap<String, Vec<(Slot, String)>> = HashMap::new();
+        for ((field, slot), sibling) in seen.bound {
+            let reset = match slot {
+                Slot::Arg(i) => {
+                    seen.reset.contains(&(field.clone(), Some(i))) || seen.reset_index.contains(&i)
+                }
+                Slot::Queue => false,
+            };
+            if let (Some(g), false) = (
+                sibling,
+                reset || seen.reset.contains(&(field.clone(), None)),
+            ) {
+                bound.entry(field).or_default().push((slot, g));
+            }
+        }
+        for slots in bound.values_mut() {
+            slots.sort_by_key(|(s, _)| match s {
+                Slot::Arg(i) => *i,
+                Slot::Queue => u64::MAX,
+            });
+        }
         CrateKernels {
             by_field: seen.by_field,
             given: seen.given,
             sources: KernelFiles::new(sources),
+            bound,
+        }
+    }
+
+    /// What the kernel or buffer in a place ending in field `f` was built with, as
+    /// sibling fields: `[(Arg(0), "gray"), (Queue, "features")]`.
+    pub fn bound(&self, p: &Place) -> &[(Slot, String)] {
+        match p.proj.last() {
+            Some(Proj::Field(f)) => self.bound.get(f).map_or(&[], Vec::as_slice),
+            _ => &[],
         }
     }
 
@@ -84,14 +126,172 @@ impl CrateKernels {
     }
 }
 
+/// What a field's kernel or buffer was built with: an argument, or its default queue.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Slot {
+    Arg(u64),
+    Queue,
+}
+
+/// What a local holds that was built with other locals: an ocl builder's arguments in
+/// order and its queue, or the arguments set on a kernel.
+#[derive(Clone, Default)]
+struct Built {
+    args: Vec<(u64, Option<Var>)>,
+    queue: Option<Option<Var>>,
+}
+
 #[derive(Default)]
 struct Seen {
     by_field: HashMap<String, Option<String>>,
     given: HashSet<String>,
     sources: Vec<String>,
+    /// Per field and slot: the sibling field it was built with, `None` where several.
+    bound: HashMap<(String, Slot), Option<String>>,
+    /// Slots set somewhere other than where the struct is built: by field (`None` for
+    /// every slot of it), and argument indexes set on kernels the code was given.
+    reset: HashSet<(String, Option<u64>)>,
+    reset_index: HashSet<u64>,
 }
 
 impl Seen {
+    /// Follows what locals are built with, and records the fields of a struct built from
+    /// them (`Self { gradient, gray, features, .. }`).
+    fn built(
+        &mut self,
+        body: &[Stmt],
+        built: &mut HashMap<Var, Built>,
+        params: &[Var],
+        alias: &mut HashMap<Var, String>,
+    ) {
+        let local = |v: &Value| match v {
+            Value::Place(p) if p.proj.is_empty() => Some(p.var),
+            _ => None,
+        };
+        for s in body {
+            match s {
+                Stmt::Op {
+                    op,
+                    recv,
+                    args,
+                    dst,
+                    ..
+                } if dst.proj.is_empty() => {
+                    let mut b = match (op, local(recv).and_then(|r| built.get(&r))) {
+                        (Op::Builder(BuilderKind::Kernel | BuilderKind::Buffer), _) => {
+                            Built::default()
+                        }
+                        (_, Some(b)) => b.clone(),
+                        _ => continue,
+                    };
+                    match op {
+                        Op::Arg { named } => {
+                            let v = args.get(usize::from(*named)).and_then(local);
+                            b.args.push((b.args.len() as u64, v));
+                        }
+                        Op::Queue => b.queue = Some(args.first().and_then(local)),
+                        _ => {}
+                    }
+                    built.insert(dst.var, b);
+                }
+                Stmt::Assign { dst, value, .. } => {
+                    if let (true, Some(v)) = (dst.proj.is_empty(), local(value)) {
+                        if let Some(b) = built.get(&v).cloned() {
+                            built.insert(dst.var, b);
+                        }
+                    }
+                    // `let k = &self.kernel;`: what is set on `k` is set on the field.
+                    if let (true, Value::Place(p)) = (dst.proj.is_empty(), value) {
+                        if let Some(Proj::Field(f)) = p.proj.last() {
+                            alias.insert(dst.var, f.clone());
+                        }
+                    }
+                    self.struct_built(value, built);
+                }
+                Stmt::SetArg {
+                    kernel,
+                    index,
+                    name,
+                    value,
+                    ..
+                } => match (kernel, index) {
+                    (Value::Place(k), _) if k.proj.is_empty() && alias.contains_key(&k.var) => {
+                        let i = if name.is_some() { None } else { *index };
+                        self.reset.insert((alias[&k.var].clone(), i));
+                    }
+                    (Value::Place(k), Some(i)) if k.proj.is_empty() && !params.contains(&k.var) => {
+                        let b = built.entry(k.var).or_default();
+                        b.args.retain(|(j, _)| j != i);
+                        b.args.push((*i, local(value)));
+                    }
+                    (Value::Place(k), _) => match k.proj.last() {
+                        Some(Proj::Field(f)) => {
+                            let i = if name.is_some() { None } else { *index };
+                            self.reset.insert((f.clone(), i));
+                        }
+                        _ => match index {
+                            Some(i) => {
+                                self.reset_index.insert(*i);
+                            }
+                            None => {
+                                self.reset_index.extend(0..64);
+                            }
+                        },
+                    },
+                    _ => {}
+                },
+                Stmt::Return { value } => self.struct_built(value, built),
+                Stmt::Branch(arms) => {
+                    for a in arms {
+                        self.built(a, built, params, alias);
+                    }
+                }
+                Stmt::Loop(b) => self.built(b, built, params, alias),
+                Stmt::ForEach { body, .. } => self.built(body, built, params, alias),
+                Stmt::Spawn { body, .. } | Stmt::Closure { body, .. } => {
+                    self.built(body, built, params, alias)
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// A struct literal whose fields hold locals built with each other.
+    fn struct_built(&mut self, v: &Value, built: &HashMap<Var, Built>) {
+        let Value::Struct(fields) = v else {
+            return;
+        };
+        let field_of: HashMap<Var, &String> = (fields.iter())
+            .filter_map(|(f, x)| match x {
+                Value::Place(p) if p.proj.is_empty() => Some((p.var, f)),
+                _ => None,
+            })
+            .collect();
+        for (f, x) in fields {
+            let Some(b) = (match x {
+                Value::Place(p) if p.proj.is_empty() => built.get(&p.var),
+                _ => None,
+            }) else {
+                continue;
+            };
+            let slots = (b.args.iter().map(|(i, v)| (Slot::Arg(*i), *v)))
+                .chain(b.queue.map(|q| (Slot::Queue, q)));
+            for (slot, v) in slots {
+                let Some(g) = v.and_then(|v| field_of.get(&v)) else {
+                    continue;
+                };
+                self.bound
+                    .entry((f.clone(), slot))
+                    .and_modify(|x| {
+                        if x.as_ref() != Some(*g) {
+                            *x = None;
+                        }
+                    })
+                    .or_insert(Some((*g).clone()));
+            }
+        }
+    }
+
     fn record(&mut self, field: String, kernel: String) {
         self.by_field
             .entry(field)

@@ -216,6 +216,19 @@ impl<'f> Analyzer<'f> {
             match &self.objs[*o].kind {
                 ObjKind::Kernel { .. } => match st.kernel_args.get(o) {
                     Some(ka) if ka.known => (*o, ka.args.clone(), Some(BTreeSet::new())),
+                    // A kernel from outside the crate built with buffers of its struct: those,
+                    // and the ones set here; what the others touch is not known.
+                    ka if self.built_args.contains_key(o) => {
+                        let mut args = ka.map_or(Vec::new(), |ka| ka.args.clone());
+                        for (i, b) in &self.built_args[o] {
+                            if !args.iter().any(|(j, _)| j == i) {
+                                args.push((*i, Arg::Buffer(*b)));
+                            }
+                        }
+                        args.sort_by_key(|(i, _)| *i);
+                        args.push((u64::MAX, Arg::Unknown));
+                        (*o, args, Some(BTreeSet::new()))
+                    }
                     // A kernel from outside with arguments set here: those accesses are
                     // known; what the others touch is not.
                     Some(ka) if !ka.args.is_empty() => {

@@ -42,7 +42,7 @@ use crate::kernel_src::{self, AddrSpace, KernelSig, ParamAccess};
 use bitset::BitSet;
 use calls::InlineCx;
 pub use calls::{method_key, Callee, Index};
-use crate_kernels::CrateKernels;
+use crate_kernels::{CrateKernels, Slot};
 use facts::RawFact;
 pub use facts::{CmdInfo, Fact, Hop, Mismatch, Mode};
 use kernels::SetSite;
@@ -272,6 +272,8 @@ struct Analyzer<'f> {
     returns: Vec<State>,
     /// Per kernel: its default queue (ocl).
     default_queue: HashMap<ObjId, ObjId>,
+    /// Per kernel from outside: the buffers the crate built it with, by argument index.
+    built_args: HashMap<ObjId, Vec<(u64, ObjId)>>,
     /// Per kernel: the names of its arguments, by index (ocl named arguments).
     arg_names: HashMap<ObjId, Vec<(String, u64)>>,
     /// Per kernel made by a builder: its program's source, when visible.
@@ -346,6 +348,7 @@ pub fn analyze<'f>(func: &Function, index: &'f Index<'f>, kernels: &mut Kernels)
         user_sites: HashMap::new(),
         returns: Vec::new(),
         default_queue: HashMap::new(),
+        built_args: HashMap::new(),
         arg_names: HashMap::new(),
         program_sources: HashMap::new(),
         threads: Vec::new(),

@@ -306,9 +306,47 @@ impl<'f> Analyzer<'f> {
                 self.found.insert(p.clone(), v.clone());
             }
             st.env.insert(p.clone(), v.clone());
+            if let AVal::Obj(o) = v {
+                self.built_with(st, o, p);
+            }
             return v;
         }
         AVal::Unknown
+    }
+
+    /// A kernel or buffer from outside kept in a field that the crate builds with sibling
+    /// fields (its arguments, its default queue): those siblings of the same struct.
+    fn built_with(&mut self, st: &mut State, o: ObjId, p: &Place) {
+        let is_kernel = matches!(self.objs[o].kind, ObjKind::Kernel { .. });
+        if !is_kernel && !matches!(self.objs[o].kind, ObjKind::Buffer) {
+            return;
+        }
+        let slots = self.index.crate_kernels().bound(p).to_vec();
+        let owner = Place {
+            var: p.var,
+            proj: p.proj[..p.proj.len().saturating_sub(1)].to_vec(),
+        };
+        for (slot, g) in slots {
+            let mut sibling = owner.clone();
+            sibling.proj.push(Proj::Field(g));
+            match slot {
+                Slot::Arg(i) if is_kernel => {
+                    if let AVal::Obj(b) = self.resolve(st, &sibling, Some(RoleHint::Buffer)) {
+                        if matches!(self.objs[b].kind, ObjKind::Buffer) {
+                            self.built_args.entry(o).or_default().push((i, b));
+                        }
+                    }
+                }
+                Slot::Queue => {
+                    if let AVal::Obj(q) = self.resolve(st, &sibling, Some(RoleHint::Queue)) {
+                        if matches!(self.objs[q].kind, ObjKind::Queue { .. }) {
+                            self.default_queue.entry(o).or_insert(q);
+                        }
+                    }
+                }
+                Slot::Arg(_) => {}
+            }
+        }
     }
 
     /// A kernel from outside kept in a field the crate gives one kernel: that kernel's
