@@ -669,6 +669,10 @@ pub struct Function {
     pub vars: Vec<VarInfo>,
     pub params: Vec<Var>,
     pub body: Vec<Stmt>,
+    /// The host data it returns, by its declared type (`-> Vec<f32>`, `-> Result<Vec<f32>,
+    /// E>`): what it returns is such data even where the lowering cannot follow how it is
+    /// made (`(0..n).map(..).collect()`).
+    pub returns_host: Option<HostKind>,
 }
 
 impl Function {

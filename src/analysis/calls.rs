@@ -491,6 +491,14 @@ impl<'f> Analyzer<'f> {
             .iter()
             .map(|(_, v)| v.clone())
             .reduce(|a, b| join_val(&a, &b))?;
+        // Host data by the callee's declared type, however it was made.
+        let value = match (value, f.returns_host) {
+            (v @ AVal::Host { .. }, _) | (v, None) => v,
+            (_, Some(kind)) => AVal::Host {
+                kind,
+                id: self.new_host(format!("{callee}()")),
+            },
+        };
         let mut st = self.join_all(outs.into_iter().map(|(s, _)| s).collect())?;
         st.env.insert(dst.clone(), value);
         Some(st)

@@ -669,6 +669,7 @@ impl FileCx {
             vars: l.vars,
             params,
             body: l.out,
+            returns_host: None,
         };
         self.functions.push(function);
     }

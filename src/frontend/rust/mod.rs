@@ -201,6 +201,13 @@ impl FileCx<'_> {
         }
         let tail = lw.block_inline(block);
         lw.out.push(Stmt::Return { value: tail });
+        let returns_host = match &sig.output {
+            syn::ReturnType::Type(_, ty) => match lw.hint_of(ok_type(ty)) {
+                TypeHint::Host(kind) => Some(kind),
+                _ => None,
+            },
+            syn::ReturnType::Default => None,
+        };
         let span = lw.cx.src.span(lw.cx.file, sig.ident.span());
         let body = std::mem::take(&mut lw.out);
         let vars = std::mem::take(&mut lw.vars);
@@ -210,6 +217,7 @@ impl FileCx<'_> {
             vars,
             params,
             body,
+            returns_host,
         });
     }
 }
@@ -343,4 +351,20 @@ impl Lowerer<'_, '_> {
     fn forget(&mut self, values: Vec<Value>, span: Span) {
         self.out.extend(crate::ir::forget(values, span));
     }
+}
+
+/// The type a `Result<T, E>` or `Option<T>` holds on success: `T`; any other type itself.
+fn ok_type(t: &syn::Type) -> &syn::Type {
+    if let syn::Type::Path(p) = t {
+        if let Some(seg) = p.path.segments.last() {
+            if matches!(seg.ident.to_string().as_str(), "Result" | "Option") {
+                if let syn::PathArguments::AngleBracketed(a) = &seg.arguments {
+                    if let Some(syn::GenericArgument::Type(inner)) = a.args.first() {
+                        return inner;
+                    }
+                }
+            }
+        }
+    }
+    t
 }
