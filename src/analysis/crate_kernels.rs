@@ -37,6 +37,8 @@ pub struct CrateKernels {
     sources: KernelFiles,
     /// Per field: what its kernel or buffer was built with, as sibling fields.
     bound: HashMap<String, Vec<(Slot, String)>>,
+    /// Fields that hold an out-of-order queue wherever the crate builds their struct.
+    out_of_order: HashSet<String>,
 }
 
 impl CrateKernels {
@@ -83,7 +85,17 @@ impl CrateKernels {
             given: seen.given,
             sources: KernelFiles::new(sources),
             bound,
+            out_of_order: (seen.out_of_order.into_iter())
+                .filter(|(_, o)| *o == Some(true))
+                .map(|(f, _)| f)
+                .collect(),
         }
+    }
+
+    /// Whether the queue in a place ending in field `f` is one the crate makes out of order
+    /// wherever it builds a struct with it.
+    pub fn out_of_order(&self, p: &Place) -> bool {
+        matches!(p.proj.last(), Some(Proj::Field(f)) if self.out_of_order.contains(f))
     }
 
     /// What the kernel or buffer in a place ending in field `f` was built with, as
@@ -139,6 +151,8 @@ pub enum Slot {
 struct Built {
     args: Vec<(u64, Option<Var>)>,
     queue: Option<Option<Var>>,
+    /// For a queue made here: whether it runs its commands out of order.
+    out_of_order: Option<bool>,
 }
 
 #[derive(Default)]
@@ -152,6 +166,9 @@ struct Seen {
     /// every slot of it), and argument indexes set on kernels the code was given.
     reset: HashSet<(String, Option<u64>)>,
     reset_index: HashSet<u64>,
+    /// Per field given a queue made where the struct is built: whether it is out of order,
+    /// `None` where the crate gives it both kinds.
+    out_of_order: HashMap<String, Option<bool>>,
 }
 
 impl Seen {
@@ -199,6 +216,12 @@ impl Seen {
                         if let Some(b) = built.get(&v).cloned() {
                             built.insert(dst.var, b);
                         }
+                    }
+                    if let (true, Value::New(NewObject::Queue { out_of_order, .. })) =
+                        (dst.proj.is_empty(), value)
+                    {
+                        let b = built.entry(dst.var).or_default();
+                        b.out_of_order = Some(*out_of_order);
                     }
                     // `let k = &self.kernel;`: what is set on `k` is set on the field.
                     if let (true, Value::Place(p)) = (dst.proj.is_empty(), value) {
@@ -274,6 +297,16 @@ impl Seen {
             }) else {
                 continue;
             };
+            if let Some(ooo) = b.out_of_order {
+                self.out_of_order
+                    .entry(f.clone())
+                    .and_modify(|x| {
+                        if *x != Some(ooo) {
+                            *x = None;
+                        }
+                    })
+                    .or_insert(Some(ooo));
+            }
             let slots = (b.args.iter().map(|(i, v)| (Slot::Arg(*i), *v)))
                 .chain(b.queue.map(|q| (Slot::Queue, q)));
             for (slot, v) in slots {

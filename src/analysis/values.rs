@@ -315,8 +315,13 @@ impl<'f> Analyzer<'f> {
     }
 
     /// A kernel or buffer from outside kept in a field that the crate builds with sibling
-    /// fields (its arguments, its default queue): those siblings of the same struct.
+    /// fields (its arguments, its default queue): those siblings of the same struct. A
+    /// queue kept in a field the crate always gives an out-of-order queue is one.
     fn built_with(&mut self, st: &mut State, o: ObjId, p: &Place) {
+        if let ObjKind::Queue { ooo, .. } = &mut self.objs[o].kind {
+            *ooo |= self.index.crate_kernels().out_of_order(p);
+            return;
+        }
         let is_kernel = matches!(self.objs[o].kind, ObjKind::Kernel { .. });
         if !is_kernel && !matches!(self.objs[o].kind, ObjKind::Buffer) {
             return;
