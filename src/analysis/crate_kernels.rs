@@ -291,22 +291,23 @@ impl Seen {
             })
             .collect();
         for (f, x) in fields {
-            let Some(b) = (match x {
+            let b = match x {
                 Value::Place(p) if p.proj.is_empty() => built.get(&p.var),
                 _ => None,
-            }) else {
+            };
+            // A queue made elsewhere (a parameter, a clone) may be of either kind.
+            let ooo = b.and_then(|b| b.out_of_order);
+            self.out_of_order
+                .entry(f.clone())
+                .and_modify(|x| {
+                    if *x != ooo {
+                        *x = None;
+                    }
+                })
+                .or_insert(ooo);
+            let Some(b) = b else {
                 continue;
             };
-            if let Some(ooo) = b.out_of_order {
-                self.out_of_order
-                    .entry(f.clone())
-                    .and_modify(|x| {
-                        if *x != Some(ooo) {
-                            *x = None;
-                        }
-                    })
-                    .or_insert(Some(ooo));
-            }
             let slots = (b.args.iter().map(|(i, v)| (Slot::Arg(*i), *v)))
                 .chain(b.queue.map(|q| (Slot::Queue, q)));
             for (slot, v) in slots {
