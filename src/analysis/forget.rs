@@ -192,6 +192,16 @@ impl<'f> Analyzer<'f> {
         }
     }
 
+    /// Raw events kept in structs, in a value or in the lists it holds, belong to the
+    /// structs.
+    pub(super) fn hand_on_structs(&mut self, st: &mut State, a: &AVal) {
+        match a {
+            AVal::Struct(_) => self.hand_on(st, a),
+            AVal::List(items) => items.iter().for_each(|x| self.hand_on_structs(st, x)),
+            _ => {}
+        }
+    }
+
     /// Releases raw events, or hands them to something that will.
     pub(super) fn release(&mut self, st: &mut State, a: &AVal) {
         match a {

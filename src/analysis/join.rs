@@ -65,6 +65,19 @@ pub(super) fn join_val(a: &AVal, b: &AVal) -> AVal {
     }
 }
 
+/// The raw events a value holds: command events and user events.
+fn raw_in(a: &AVal, out: &mut BTreeSet<RawKey>) {
+    match a {
+        AVal::Events(s) => out.extend(s.iter().map(|&i| RawKey::Inst(i))),
+        AVal::Obj(o) => {
+            out.insert(RawKey::User(*o));
+        }
+        AVal::List(items) => items.iter().for_each(|x| raw_in(x, out)),
+        AVal::Struct(fields) => fields.values().for_each(|x| raw_in(x, out)),
+        _ => {}
+    }
+}
+
 /// What `env` holds at `p` where it has no binding of its own: the member of a list or
 /// struct an ancestor holds (`out[0]` of `out = [null, null]`), or the object a part of an
 /// outside value was found to be (`self.b`) on another path, which it is on every path.
@@ -87,11 +100,25 @@ fn unbound(env: &BTreeMap<Place, AVal>, p: &Place, found: &BTreeMap<Place, AVal>
 impl State {
     pub(super) fn join(&self, o: &State, found: &BTreeMap<Place, AVal>) -> State {
         let mut env = BTreeMap::new();
+        // Raw events in lists that the paths disagree on: where the list goes, and so which
+        // loop releases them, is no longer known.
+        let mut lost = BTreeSet::new();
+        let mut keep = |k: &Place, v: &AVal, w: &AVal, env: &mut BTreeMap<Place, AVal>| {
+            let j = join_val(v, w);
+            if !matches!(j, AVal::List(_)) {
+                for x in [v, w] {
+                    if let AVal::List(_) = x {
+                        raw_in(x, &mut lost);
+                    }
+                }
+            }
+            env.insert(k.clone(), j);
+        };
         for (k, v) in &self.env {
             // A member stored on one path only (`out[d] = ev`): on the other, the member of
             // the list the variable holds.
             if let Some(w) = o.env.get(k).cloned().or_else(|| unbound(&o.env, k, found)) {
-                env.insert(k.clone(), join_val(v, &w));
+                keep(k, v, &w, &mut env);
             }
         }
         for (k, w) in &o.env {
@@ -99,7 +126,7 @@ impl State {
                 continue;
             }
             if let Some(v) = unbound(&self.env, k, found) {
-                env.insert(k.clone(), join_val(&v, w));
+                keep(k, &v, w, &mut env);
             }
         }
         let mut trace = self.trace.clone();
@@ -158,7 +185,10 @@ impl State {
             pending_src: union_vec_map(&self.pending_src, &o.pending_src),
             residency: join_map(&self.residency, &o.residency),
             escaped: self.escaped.union(&o.escaped).copied().collect(),
-            live_raw: self.live_raw.union(&o.live_raw).copied().collect(),
+            live_raw: (self.live_raw.union(&o.live_raw))
+                .filter(|k| !lost.contains(*k))
+                .copied()
+                .collect(),
             mapped_for_write: self
                 .mapped_for_write
                 .intersection(&o.mapped_for_write)

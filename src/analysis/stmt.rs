@@ -165,17 +165,21 @@ impl<'f> Analyzer<'f> {
                         }
                     }
                 }
-                // A value stored outside the function's locals, or gathered into a list,
-                // is handed on: raw events in it are no longer this function's to release.
+                // A value stored outside the function's locals, or kept in a struct (which
+                // may release it when dropped), is handed on: raw events in it are no longer
+                // this function's to release. Raw events gathered into a local list
+                // (`let waits = [upload, gate];`) are still the function's.
                 let root_outside = self.vars[dst.var].global.is_some()
                     || !dst.proj.is_empty()
                         && st
                             .env
                             .get(&Place::var(dst.var))
                             .is_none_or(|r| *r == AVal::External);
-                if root_outside || matches!(v, AVal::List(_) | AVal::Struct(_)) {
+                if root_outside {
                     let v2 = v.clone();
                     self.hand_on(&mut st, &v2);
+                } else {
+                    self.hand_on_structs(&mut st, &v);
                 }
                 self.overwrite(&mut st, dst);
                 remove_parts(&mut st.env, dst, false);
@@ -306,6 +310,12 @@ impl<'f> Analyzer<'f> {
             Stmt::Push { list, item } => {
                 let v = self.eval(&mut st, item, None, "item");
                 self.hand_on(&mut st, &v);
+                // A list that grows is one whose members are released together, however
+                // many it holds: so are those it was made with (`vec![gate]`).
+                if let Some(AVal::List(items)) = st.env.get(list) {
+                    let items = AVal::List(items.clone());
+                    self.hand_on(&mut st, &items);
+                }
                 match st.env.get_mut(list) {
                     Some(AVal::List(items)) => items.push(v),
                     Some(other) => *other = AVal::Unknown,

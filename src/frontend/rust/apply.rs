@@ -418,6 +418,11 @@ impl Lowerer<'_, '_> {
             }
             Effect::Wrap => {
                 let v = vals.first().cloned().unwrap_or(Value::Unknown);
+                // `Event::new(create_user_event(ctx)?)`: the wrapper owns the event made in
+                // place (releasing that value and returning it would make two).
+                if let Value::New(NewObject::UserEvent { raw: true }) = v {
+                    return Value::New(NewObject::UserEvent { raw: false });
+                }
                 self.out.push(Stmt::Release {
                     events: v.clone(),
                     span,
