@@ -273,7 +273,7 @@ impl<'f> Analyzer<'f> {
         let (kind, blocking, raw) = (cmd.kind, cmd.blocking, cmd.raw_event);
         fn names_param(v: &Value, params: &HashSet<Var>) -> bool {
             match v {
-                Value::Place(p) => params.contains(&p.var),
+                Value::Place(p) | Value::Host { base: Some(p), .. } => params.contains(&p.var),
                 Value::List(items) => items.iter().any(|x| names_param(x, params)),
                 _ => false,
             }
@@ -281,6 +281,11 @@ impl<'f> Analyzer<'f> {
         // Events the caller gave, of which the callee waits for some.
         let waits_given = r.waits.as_ref().is_some_and(|w| !w.is_empty())
             && (cmd.waits.iter().flatten()).any(|w| names_param(w, &self.callee_params));
+        // Its buffers or host data came from the caller.
+        let operands_given = (cmd.buffers.iter()).any(|b| {
+            names_param(&b.buffer, &self.callee_params)
+                || (b.host.as_ref()).is_some_and(|h| names_param(h, &self.callee_params))
+        });
         let wait_from = (cmd.waits.iter().flatten())
             .filter_map(|w| self.origin_of(w))
             .min();
@@ -299,6 +304,7 @@ impl<'f> Analyzer<'f> {
             frame: self.frame(),
             waits_given,
             wait_from,
+            operands_given,
         });
         for (b, mode, info) in &r.uses {
             // The host writes a region mapped for writing between the map and the unmap, and

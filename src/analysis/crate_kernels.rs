@@ -47,11 +47,20 @@ impl CrateKernels {
         constants: impl IntoIterator<Item = &'s str>,
     ) -> CrateKernels {
         let mut seen = Seen::default();
+        let functions: Vec<&Function> = functions.into_iter().collect();
+        for f in &functions {
+            let s = Setter::of(f);
+            seen.setters
+                .entry(f.name.clone())
+                .and_modify(|x| *x = None)
+                .or_insert(s);
+        }
         for f in functions {
             let mut names = HashMap::new();
             let mut built = HashMap::new();
             seen.block(&f.body, &mut names);
-            seen.built(&f.body, &mut built, &f.params, &mut HashMap::new());
+            let setter = seen.setters.get(&f.name).is_some_and(Option::is_some);
+            seen.built(&f.body, &mut built, &f.params, &mut HashMap::new(), setter);
         }
         let mut sources: Vec<&str> = seen.sources.iter().map(String::as_str).collect();
         for c in constants {
@@ -169,6 +178,60 @@ struct Seen {
     /// Per field given a queue made where the struct is built: whether it is out of order,
     /// `None` where the crate gives it both kinds.
     out_of_order: HashMap<String, Option<bool>>,
+    /// Functions that only set an argument of the kernel they are given, by name (`None`
+    /// where two functions share the name).
+    setters: HashMap<String, Option<Setter>>,
+}
+
+/// A function that sets argument `index` of its parameter `kernel` to its parameter
+/// `value` (`fn set_arg(k: cl_kernel, i: cl_uint, v: &T) { set_kernel_arg(k, i, ..) }`).
+#[derive(Clone, Copy)]
+struct Setter {
+    kernel: usize,
+    index: SetterIndex,
+    value: usize,
+}
+
+#[derive(Clone, Copy)]
+enum SetterIndex {
+    Param(usize),
+    Fixed(u64),
+}
+
+impl Setter {
+    /// Whether `f` is such a function: one argument set, of its parameters, at its top level.
+    fn of(f: &Function) -> Option<Setter> {
+        let pos = |v: Var| f.params.iter().position(|p| *p == v);
+        let param = |x: &Value| match x {
+            Value::Place(p) if p.proj.is_empty() => pos(p.var),
+            _ => None,
+        };
+        let mut sets = f.body.iter().filter(|s| matches!(s, Stmt::SetArg { .. }));
+        let (
+            Some(Stmt::SetArg {
+                kernel,
+                index,
+                index_at,
+                name: None,
+                value,
+                ..
+            }),
+            None,
+        ) = (sets.next(), sets.next())
+        else {
+            return None;
+        };
+        let index = match (index, index_at) {
+            (Some(n), _) => SetterIndex::Fixed(*n),
+            (None, Some(p)) if p.proj.is_empty() => SetterIndex::Param(pos(p.var)?),
+            _ => return None,
+        };
+        Some(Setter {
+            kernel: param(kernel)?,
+            index,
+            value: param(value)?,
+        })
+    }
 }
 
 impl Seen {
@@ -180,6 +243,7 @@ impl Seen {
         built: &mut HashMap<Var, Built>,
         params: &[Var],
         alias: &mut HashMap<Var, String>,
+        setter: bool,
     ) {
         let local = |v: &Value| match v {
             Value::Place(p) if p.proj.is_empty() => Some(p.var),
@@ -237,45 +301,87 @@ impl Seen {
                     name,
                     value,
                     ..
-                } => match (kernel, index) {
-                    (Value::Place(k), _) if k.proj.is_empty() && alias.contains_key(&k.var) => {
-                        let i = if name.is_some() { None } else { *index };
-                        self.reset.insert((alias[&k.var].clone(), i));
-                    }
-                    (Value::Place(k), Some(i)) if k.proj.is_empty() && !params.contains(&k.var) => {
-                        let b = built.entry(k.var).or_default();
-                        b.args.retain(|(j, _)| j != i);
-                        b.args.push((*i, local(value)));
-                    }
-                    (Value::Place(k), _) => match k.proj.last() {
-                        Some(Proj::Field(f)) => {
-                            let i = if name.is_some() { None } else { *index };
-                            self.reset.insert((f.clone(), i));
+                } if !setter => {
+                    let index = if name.is_some() { None } else { *index };
+                    self.set_arg(kernel, index, value, built, params, alias);
+                }
+                // `set_arg(fir, 0, &raw)` of a helper that sets its kernel's argument.
+                Stmt::Call {
+                    callee,
+                    recv: None,
+                    args,
+                    ..
+                } => {
+                    if let Some(s) = self.setters.get(callee).copied().flatten() {
+                        let index = match s.index {
+                            SetterIndex::Param(i) => match args.get(i) {
+                                Some(Value::Int(n)) => Some(*n),
+                                _ => None,
+                            },
+                            SetterIndex::Fixed(n) => Some(n),
+                        };
+                        if let (Some(k), Some(v)) = (args.get(s.kernel), args.get(s.value)) {
+                            self.set_arg(k, index, v, built, params, alias);
                         }
-                        _ => match index {
-                            Some(i) => {
-                                self.reset_index.insert(*i);
-                            }
-                            None => {
-                                self.reset_index.extend(0..64);
-                            }
-                        },
-                    },
-                    _ => {}
-                },
+                    }
+                }
                 Stmt::Return { value } => self.struct_built(value, built),
                 Stmt::Branch(arms) => {
                     for a in arms {
-                        self.built(a, built, params, alias);
+                        self.built(a, built, params, alias, setter);
                     }
                 }
-                Stmt::Loop(b) => self.built(b, built, params, alias),
-                Stmt::ForEach { body, .. } => self.built(body, built, params, alias),
+                Stmt::Loop(b) => self.built(b, built, params, alias, setter),
+                Stmt::ForEach { body, .. } => self.built(body, built, params, alias, setter),
                 Stmt::Spawn { body, .. } | Stmt::Closure { body, .. } => {
-                    self.built(body, built, params, alias)
+                    self.built(body, built, params, alias, setter)
                 }
                 _ => {}
             }
+        }
+    }
+
+    /// An argument set on a kernel: on a local, what the local is built with; on a field
+    /// (or a local naming one), that field's argument is reset; on a kernel the code was
+    /// given, that index of any field's kernel may be.
+    fn set_arg(
+        &mut self,
+        kernel: &Value,
+        index: Option<u64>,
+        value: &Value,
+        built: &mut HashMap<Var, Built>,
+        params: &[Var],
+        alias: &HashMap<Var, String>,
+    ) {
+        let Value::Place(k) = kernel else {
+            return;
+        };
+        match (k.proj.last(), index) {
+            (None, _) if alias.contains_key(&k.var) => {
+                self.reset.insert((alias[&k.var].clone(), index));
+            }
+            (None, Some(i)) if !params.contains(&k.var) => {
+                let v = match value {
+                    Value::Place(p) if p.proj.is_empty() => Some(p.var),
+                    _ => None,
+                };
+                let b = built.entry(k.var).or_default();
+                b.args.retain(|(j, _)| *j != i);
+                b.args.push((i, v));
+            }
+            // Which argument of the local's kernel is not known: none of them is.
+            (None, None) if !params.contains(&k.var) => {
+                if let Some(b) = built.get_mut(&k.var) {
+                    b.args.clear();
+                }
+            }
+            (Some(Proj::Field(f)), _) => {
+                self.reset.insert((f.clone(), index));
+            }
+            (_, Some(i)) => {
+                self.reset_index.insert(i);
+            }
+            (_, None) => self.reset_index.extend(0..64),
         }
     }
 

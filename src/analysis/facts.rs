@@ -31,6 +31,9 @@ pub struct CmdInfo {
     /// parameters (`pull(.., &[], ..)` of a helper that waits for its `wait`): 0 for the
     /// analyzed function, else a [`Hop::frame`].
     pub wait_from: Option<usize>,
+    /// Its buffers or host data came in through the parameters of the function that made
+    /// it: its caller chose them.
+    pub operands_given: bool,
 }
 
 /// One call on the way from the analyzed function to a command.
@@ -262,6 +265,7 @@ impl<'f> Analyzer<'f> {
             event_var,
             waits_given: inst.waits_given,
             wait_from: inst.wait_from,
+            operands_given: inst.operands_given,
             via: self
                 .frames_of(inst.frame)
                 .into_iter()

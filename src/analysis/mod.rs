@@ -233,6 +233,8 @@ struct Inst {
     waits_given: bool,
     /// The frame whose code wrote the wait list, where it came in through parameters.
     wait_from: Option<usize>,
+    /// Its buffers or host data name what a callee's parameter holds.
+    operands_given: bool,
 }
 
 struct Analyzer<'f> {

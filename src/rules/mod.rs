@@ -195,6 +195,9 @@ fn at_caller(fact: &Fact, f: Finding) -> Finding {
             });
             (consumer, written.map_or(common, |w| w.max(common)))
         }
+        // A helper that uploads a global buffer from global data on its own decides so:
+        // the fix is in it.
+        Fact::Reinit { write, .. } if !write.operands_given => return f,
         Fact::Reinit {
             write,
             first_frames,
