@@ -521,6 +521,7 @@ impl<'f> Analyzer<'f> {
                 let parent = self.frame();
                 self.frame_sites
                     .insert(self.frames, (parent, self.cur_span, n.to_string()));
+                self.closure_frames.insert(self.frames);
                 self.frames
             }
             None => self.frame(),

@@ -18,6 +18,17 @@ pub(super) struct Resolved {
     /// The command may also touch buffers that code outside the analysis holds (a kernel
     /// from outside, some of whose arguments were set before the function was entered).
     pub(super) outside_buffers: bool,
+    /// The buffers it names through what a callee's parameter holds: its caller's.
+    pub(super) given: BTreeSet<ObjId>,
+}
+
+/// Whether a value names what one of `params` holds.
+fn names_param(v: &Value, params: &HashSet<Var>) -> bool {
+    match v {
+        Value::Place(p) | Value::Host { base: Some(p), .. } => params.contains(&p.var),
+        Value::List(items) => items.iter().any(|x| names_param(x, params)),
+        _ => false,
+    }
 }
 
 /// Whether a command with host data initializes its buffer: a write of the whole buffer,
@@ -134,6 +145,9 @@ impl<'f> Analyzer<'f> {
             let a = self.eval(st, &bu.buffer, Some(RoleHint::Buffer), "buffer");
             let mut found = Vec::new();
             flatten_buffers(&a, &self.objs, &mut found, &mut r.unknown_buffers);
+            if names_param(&bu.buffer, &self.callee_params) {
+                r.given.extend(found.iter().copied());
+            }
             let mode = match bu.access {
                 Access::Read => Mode::Read,
                 Access::Write | Access::ReadWrite => Mode::Write,
@@ -271,13 +285,6 @@ impl<'f> Analyzer<'f> {
             before.union_with(&self.queue_closure(st, q));
         }
         let (kind, blocking, raw) = (cmd.kind, cmd.blocking, cmd.raw_event);
-        fn names_param(v: &Value, params: &HashSet<Var>) -> bool {
-            match v {
-                Value::Place(p) | Value::Host { base: Some(p), .. } => params.contains(&p.var),
-                Value::List(items) => items.iter().any(|x| names_param(x, params)),
-                _ => false,
-            }
-        }
         // Events the caller gave, of which the callee waits for some.
         let waits_given = r.waits.as_ref().is_some_and(|w| !w.is_empty())
             && (cmd.waits.iter().flatten()).any(|w| names_param(w, &self.callee_params));
@@ -286,6 +293,9 @@ impl<'f> Analyzer<'f> {
             names_param(&b.buffer, &self.callee_params)
                 || (b.host.as_ref()).is_some_and(|h| names_param(h, &self.callee_params))
         });
+        let in_closure = self.closure_frames.contains(&self.frame());
+        let operands_given = operands_given || in_closure;
+        let queue_given = in_closure || names_param(&cmd.queue, &self.callee_params);
         let wait_from = (cmd.waits.iter().flatten())
             .filter_map(|w| self.origin_of(w))
             .min();
@@ -305,6 +315,8 @@ impl<'f> Analyzer<'f> {
             waits_given,
             wait_from,
             operands_given,
+            queue_given,
+            given: r.given.clone(),
         });
         for (b, mode, info) in &r.uses {
             // The host writes a region mapped for writing between the map and the unmap, and

@@ -34,6 +34,8 @@ pub struct CmdInfo {
     /// Its buffers or host data came in through the parameters of the function that made
     /// it: its caller chose them.
     pub operands_given: bool,
+    /// Its queue came in through a parameter of the function that made it.
+    pub queue_given: bool,
 }
 
 /// One call on the way from the analyzed function to a command.
@@ -266,6 +268,7 @@ impl<'f> Analyzer<'f> {
             waits_given: inst.waits_given,
             wait_from: inst.wait_from,
             operands_given: inst.operands_given,
+            queue_given: inst.queue_given,
             via: self
                 .frames_of(inst.frame)
                 .into_iter()
@@ -303,6 +306,10 @@ impl<'f> Analyzer<'f> {
                         p.queue = self.objs[pq].name.clone();
                         c.queue = self.objs[cq].name.clone();
                     }
+                    // Whether the caller chose the consumer's queue or this buffer.
+                    let ci = &self.insts[*consumer];
+                    c.operands_given =
+                        ci.given.contains(buffer) || self.closure_frames.contains(&ci.frame);
                     let frame = self.insts[*consumer].frame;
                     let waitable = frame != 0
                         && (self.frame_events.get(&frame)).is_some_and(|e| e.contains(producer));

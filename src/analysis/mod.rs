@@ -235,6 +235,10 @@ struct Inst {
     wait_from: Option<usize>,
     /// Its buffers or host data name what a callee's parameter holds.
     operands_given: bool,
+    /// Its queue is what a callee's parameter holds.
+    queue_given: bool,
+    /// The buffers it names through a callee's parameter.
+    given: BTreeSet<ObjId>,
 }
 
 struct Analyzer<'f> {
@@ -297,6 +301,9 @@ struct Analyzer<'f> {
     params: HashSet<Var>,
     /// Per call frame: its caller's frame, the call and the callee.
     frame_sites: HashMap<usize, (usize, Span, String)>,
+    /// The call frames of named closures: what their commands use, the caller gave them
+    /// or they captured.
+    closure_frames: HashSet<usize>,
     /// Per call frame: the command instances whose events its arguments held.
     frame_events: HashMap<usize, BTreeSet<usize>>,
     /// What each part of an outside value was found to be, on whichever path first named it
@@ -361,6 +368,7 @@ pub fn analyze<'f>(func: &Function, index: &'f Index<'f>, kernels: &mut Kernels)
         callee_params: HashSet::new(),
         params: func.params.iter().copied().collect(),
         frame_sites: HashMap::new(),
+        closure_frames: HashSet::new(),
         frame_events: HashMap::new(),
         found: BTreeMap::new(),
         outside: HashSet::new(),

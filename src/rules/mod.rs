@@ -181,6 +181,15 @@ fn at_caller(fact: &Fact, f: Finding) -> Finding {
         // to wait for and chose too few: the fix is in it.
         Fact::Unordered { waitable: true, .. } => return f,
         Fact::Unordered { consumer, .. } if consumer.waits_given => return f,
+        // A helper that picks its queue and buffers itself and waits for nothing it could be
+        // given: the missing wait is its own.
+        Fact::Unordered { consumer, .. }
+            if consumer.wait_from.is_none()
+                && !consumer.queue_given
+                && !consumer.operands_given =>
+        {
+            return f
+        }
         // A wait list written further in than where both commands meet and handed down to
         // the helper is where a wait is missing (`pull(.., &[], ..)`).
         Fact::Unordered {
@@ -206,6 +215,12 @@ fn at_caller(fact: &Fact, f: Finding) -> Finding {
             write,
             shared(&frames(write), std::slice::from_ref(first_frames)),
         ),
+        // The host flag written in the helper is the helper's choice.
+        Fact::HostMigration { migration, .. }
+            if (migration.flags_arg.as_ref()).is_some_and(|a| a.text.contains("HOST")) =>
+        {
+            return f
+        }
         Fact::HostMigration {
             migration, next, ..
         } => (migration, shared(&sites(migration), &[sites(next)])),
