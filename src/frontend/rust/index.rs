@@ -59,6 +59,18 @@ impl Defs {
                 for (g, h) in inner.iter().filter(|(g, _)| !g.contains("[].")) {
                     fields.push((member_field(&field, g), *h));
                 }
+                // A `Vec` of structs that hold OpenCL objects is no host data: its members
+                // are followed part by part (`lanes[1].queue`).
+                let holds_objects = (inner.iter()).any(|(_, h)| {
+                    !matches!(h, TypeHint::Unknown | TypeHint::Scalar | TypeHint::Host(_))
+                });
+                if holds_objects {
+                    for (g, h) in fields.iter_mut() {
+                        if *g == field && matches!(h, TypeHint::Host(_)) {
+                            *h = TypeHint::Unknown;
+                        }
+                    }
+                }
             }
         }
     }
