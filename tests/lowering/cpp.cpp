@@ -17,6 +17,7 @@ void api(cl::Context &ctx, cl::Device &dev, std::vector<float> &host)
     qs.emplace_back(ctx, dev);
     cl::Program p(ctx, "__kernel void k(__global float* a) { a[0] = 1.0f; }");
     cl::Program p2(ctx, "__kernel void k(__global float* a) { }", true);
+    cl::Program p3(ctx, "__kernel void k3(__global float* a, float s) { }", false, &err);
     cl::Kernel k(p, "k");
     cl::Buffer a(ctx, CL_MEM_READ_WRITE, 1024);
     cl::Buffer b(ctx, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR, 1024, host.data());

@@ -750,6 +750,22 @@ struct Lowerer<'c> {
 const MAX_CLEANUP_STMTS: usize = 48;
 
 impl Lowerer<'_> {
+    /// The operand of a C++ named cast (`static_cast`, `const_cast`, `reinterpret_cast`).
+    fn cpp_cast<'t>(&self, n: Node<'t>) -> Option<Node<'t>> {
+        let f = n.child_by_field_name("function")?;
+        let name = f.child_by_field_name("name")?;
+        let cast = f.kind() == "template_function"
+            && matches!(
+                self.txt(name),
+                "static_cast" | "const_cast" | "reinterpret_cast"
+            );
+        let args = named(n.child_by_field_name("arguments")?);
+        match (cast, args.as_slice()) {
+            (true, [x]) => Some(*x),
+            _ => None,
+        }
+    }
+
     /// The statements from the label a `goto` names to the end of the function's body,
     /// when the label is a statement of the body itself, after the jump, and the tail is
     /// short (`out: if (ev) clReleaseEvent(ev); return err;`).
@@ -1986,6 +2002,11 @@ impl Lowerer<'_> {
                     _ => Value::Unknown,
                 }
             }
+            // `const_cast<float *>(x)`, `static_cast<..>(x)`: what `x` is.
+            "call_expression" if self.cpp_cast(n).is_some() => match self.cpp_cast(n) {
+                Some(x) => self.expr(x),
+                None => Value::Unknown,
+            },
             "call_expression" => self.call(n),
             "assignment_expression" => self.assign(n),
             "binary_expression" => {
