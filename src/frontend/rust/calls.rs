@@ -237,6 +237,13 @@ impl Lowerer<'_, '_> {
                 return Value::Null
             }
             ("Some" | "Ok", 1) if segs.len() == 1 => return self.expr(args[0]),
+            // `mem::size_of_val(data)` reads no more than the size: the data is unchanged.
+            ("size_of_val" | "align_of_val", 1)
+                if segs.len() == 1 || segs[segs.len() - 2] == "mem" =>
+            {
+                self.expr(args[0]);
+                return Value::Scalar;
+            }
             // `slice::from_ref(&buf)`: a list of one (ocl-core's buffers to migrate).
             ("from_ref" | "from_mut", 1) if segs.len() >= 2 && segs[segs.len() - 2] == "slice" => {
                 return Value::List(vec![self.expr(args[0])]);
