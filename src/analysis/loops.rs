@@ -128,6 +128,17 @@ impl<'f> Analyzer<'f> {
         count
     }
 
+    /// A list collected from out-of-order queues made per pass: its members are out of
+    /// order wherever they are named (`queues[1]`).
+    fn note_collected(&mut self, d: &Place, tail: &Value) {
+        if let Value::New(NewObject::Queue {
+            out_of_order: true, ..
+        }) = tail
+        {
+            self.ooo_lists.insert(d.clone());
+        }
+    }
+
     /// A loop over lists or a range. Over known lists, once per member. Over lists from
     /// outside or ranges of a count not known, as two passes, at members 0 and 1 (`queues[0]`,
     /// `queues[1]`): code that loops over devices is followed as it runs on two, and every
@@ -240,6 +251,7 @@ impl<'f> Analyzer<'f> {
             } else {
                 collected(tail)
             };
+            self.note_collected(d, tail);
             out.env.insert(d.clone(), v);
         }
         Some(out)
@@ -292,6 +304,7 @@ impl<'f> Analyzer<'f> {
         looped.extend(body.iter().cloned());
         let mut out = self.run_loop(&looped, st, joins_each)?;
         if let Some(d) = dst {
+            self.note_collected(d, tail);
             out.env.insert(d.clone(), collected(tail));
         }
         Some(out)

@@ -278,6 +278,9 @@ struct Analyzer<'f> {
     returns: Vec<State>,
     /// Per kernel: its default queue (ocl).
     default_queue: HashMap<ObjId, ObjId>,
+    /// Lists collected from out-of-order queues made per pass (`map(|d| Queue::new(..,
+    /// Some(ooo))).collect()`).
+    ooo_lists: HashSet<Place>,
     /// Per kernel from outside: the buffers the crate built it with, by argument index.
     built_args: HashMap<ObjId, Vec<(u64, ObjId)>>,
     /// Per kernel: the names of its arguments, by index (ocl named arguments).
@@ -358,6 +361,7 @@ pub fn analyze<'f>(func: &Function, index: &'f Index<'f>, kernels: &mut Kernels)
         returns: Vec::new(),
         default_queue: HashMap::new(),
         built_args: HashMap::new(),
+        ooo_lists: HashSet::new(),
         arg_names: HashMap::new(),
         program_sources: HashMap::new(),
         threads: Vec::new(),

@@ -91,6 +91,11 @@ impl<'f> Analyzer<'f> {
         match s {
             Stmt::Assign { dst, value, span } => {
                 self.cur_span = *span;
+                if let Value::Place(src) = value {
+                    if self.ooo_lists.contains(src) {
+                        self.ooo_lists.insert(dst.clone());
+                    }
+                }
                 // A local made from a parameter (`let wl = wait.as_ptr();`) was written where
                 // the parameter was; kept on every path, as it only places findings.
                 if dst.proj.is_empty() && !self.callee_params.contains(&dst.var) {

@@ -319,7 +319,15 @@ impl<'f> Analyzer<'f> {
     /// queue kept in a field the crate always gives an out-of-order queue is one.
     fn built_with(&mut self, st: &mut State, o: ObjId, p: &Place) {
         if let ObjKind::Queue { ooo, .. } = &mut self.objs[o].kind {
-            *ooo |= self.index.crate_kernels().out_of_order(p);
+            let member_of = match p.proj.split_last() {
+                Some((Proj::Index(_), list)) => Some(Place {
+                    var: p.var,
+                    proj: list.to_vec(),
+                }),
+                _ => None,
+            };
+            *ooo |= self.index.crate_kernels().out_of_order(p)
+                || member_of.is_some_and(|l| self.ooo_lists.contains(&l));
             return;
         }
         let is_kernel = matches!(self.objs[o].kind, ObjKind::Kernel { .. });

@@ -3,14 +3,14 @@
 
 use syn::Expr;
 
-use super::syntax::{int_lit, mentions_any, path_segments, strip};
+use super::syntax::{expr_idents, int_lit, mentions_any, path_segments, strip};
 use super::Lowerer;
 use crate::frontend::bindings::{Api, Effect, NewKind, Role};
 use crate::ir::*;
 
 /// The out-of-order queue property, as each binding spells it (ocl-core: the constant, the
 /// bitflag and the builder method).
-const OUT_OF_ORDER: &[&str] = &[
+pub(super) const OUT_OF_ORDER: &[&str] = &[
     "CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE",
     "QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE",
     "OUT_OF_ORDER_EXEC_MODE_ENABLE",
@@ -289,8 +289,13 @@ impl Lowerer<'_, '_> {
                         device: api
                             .arg_index(Role::Device)
                             .map(|i| Box::new(vals[i].clone())),
-                        out_of_order: role_arg(Role::QueueProps)
-                            .is_some_and(|e| mentions_any(e, OUT_OF_ORDER)),
+                        out_of_order: role_arg(Role::QueueProps).is_some_and(|e| {
+                            mentions_any(e, OUT_OF_ORDER)
+                                || (expr_idents(e).iter()).any(|i| {
+                                    (self.lookup(i))
+                                        .is_some_and(|v| self.out_of_order_props.contains(&v))
+                                })
+                        }),
                     },
                     NewKind::Buffer => {
                         let copies =

@@ -162,6 +162,7 @@ impl FileCx<'_> {
             struct_of: HashMap::new(),
             event_outs: Vec::new(),
             statuses: HashMap::new(),
+            out_of_order_props: std::collections::HashSet::new(),
         };
         let body_span = lw.span(block.brace_token.span.join());
         lw.inline_budget = 4 * (body_span.end - body_span.start) + 4_096;
@@ -253,6 +254,8 @@ struct Lowerer<'c, 'a> {
     /// Status variables (`let status = clEnqueue..(.., &mut ev)`) and the events of those
     /// calls: where the status says the calls failed, the events do not exist.
     statuses: HashMap<Var, Vec<Place>>,
+    /// Locals holding queue properties that ask for out-of-order execution.
+    out_of_order_props: std::collections::HashSet<Var>,
 }
 
 impl Lowerer<'_, '_> {

@@ -5,7 +5,8 @@ use std::collections::HashMap;
 
 use syn::{Expr, Pat, Stmt as SynStmt};
 
-use super::syntax::{int_lit, pat_idents, pat_type, strip, strip_pat_type};
+use super::apply::OUT_OF_ORDER;
+use super::syntax::{int_lit, mentions_any, pat_idents, pat_type, strip, strip_pat_type};
 use super::types::constructed_type;
 use super::{spans, Lowerer};
 use crate::ir::*;
@@ -92,6 +93,12 @@ impl Lowerer<'_, '_> {
                 if let (Some(init), Pat::Ident(pi)) = (&l.init, strip_pat_type(&l.pat)) {
                     if let (None, Some(v)) = (&init.diverge, self.lookup(&pi.ident.to_string())) {
                         self.note_const_local(&l.pat, v, &init.expr);
+                    }
+                    // `let props = CommandQueueProperties::new().out_of_order();`
+                    if let Some(v) = self.lookup(&pi.ident.to_string()) {
+                        if mentions_any(&init.expr, OUT_OF_ORDER) {
+                            self.out_of_order_props.insert(v);
+                        }
                     }
                 }
                 if let (Some(t), [(name, true)]) = (text, pat_idents(&l.pat).as_slice()) {
