@@ -84,7 +84,11 @@ impl Lowerer<'_, '_> {
                 }
                 // `let solver = Solver::new(..)?;`: its methods are the crate's.
                 if let (Some(init), Pat::Ident(pi)) = (&l.init, strip_pat_type(&l.pat)) {
-                    if let Some(ty) = constructed_type(&init.expr) {
+                    let ty = constructed_type(&init.expr).and_then(|t| match t.as_str() {
+                        "Self" => self.self_ty.clone(),
+                        _ => Some(t),
+                    });
+                    if let Some(ty) = ty {
                         if let Some(v) = self.lookup(&pi.ident.to_string()) {
                             self.struct_of.insert(v, ty);
                         }

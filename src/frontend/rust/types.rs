@@ -250,6 +250,12 @@ pub(super) fn constructed_type(e: &Expr) -> Option<String> {
             }
             _ => None,
         },
+        // `Self { context, queues, .. }`, `Halo { .. }`: `Self` is the caller's to resolve.
+        Expr::Struct(s) => {
+            let t = s.path.segments.last()?.ident.to_string();
+            (t.starts_with(|c: char| c.is_ascii_uppercase()) && !STD_TYPES.contains(&t.as_str()))
+                .then_some(t)
+        }
         _ => None,
     }
 }
