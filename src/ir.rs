@@ -400,6 +400,8 @@ pub enum EachSource {
     UptoLen(Value),
     /// `for i in from..to`: `1..n`, `(i = 1; i < n; i++)`.
     Range(Value, Value),
+    /// The members of a list from an index on: `&list[1..]`, `list.iter().skip(1)`.
+    MembersFrom(Value, u64),
 }
 
 /// What a loop binds on each iteration.
@@ -953,6 +955,9 @@ fn write_stmt(f: &mut fmt::Formatter<'_>, func: &Function, s: &Stmt, depth: usiz
             for src in sources {
                 match src {
                     EachSource::Members(v) => write!(f, " members({})", Show(func, v))?,
+                    EachSource::MembersFrom(v, s) => {
+                        write!(f, " members({})[{s}..]", Show(func, v))?
+                    }
                     EachSource::Upto(v) => write!(f, " upto({})", Show(func, v))?,
                     EachSource::UptoLen(v) => write!(f, " upto_len({})", Show(func, v))?,
                     EachSource::Range(a, b) => {

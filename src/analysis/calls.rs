@@ -212,6 +212,7 @@ fn shift_stmt(s: &Stmt, by: usize) -> Stmt {
                 .iter()
                 .map(|s| match s {
                     EachSource::Members(x) => EachSource::Members(v(x)),
+                    EachSource::MembersFrom(x, s) => EachSource::MembersFrom(v(x), *s),
                     EachSource::Upto(x) => EachSource::Upto(v(x)),
                     EachSource::UptoLen(x) => EachSource::UptoLen(v(x)),
                     EachSource::Range(a, b) => EachSource::Range(v(a), v(b)),

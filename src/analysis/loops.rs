@@ -32,12 +32,12 @@ pub(super) struct LoopCx {
 
 /// What a loop source walks, as far as the analysis knows it.
 enum Walk {
-    /// The members of a known list (held at a place, when it is a variable's), or the
-    /// integers of a known range.
-    Known(Vec<AVal>, Option<Place>),
-    /// The members of a list from outside (a parameter, a field): its members are named by
-    /// their index (`queues[0]`), each an object of its own.
-    Outside(Place),
+    /// The members of a known list (held at a place, when it is a variable's, with the
+    /// index of the first member walked), or the integers of a known range.
+    Known(Vec<AVal>, Option<(Place, u64)>),
+    /// The members of a list from outside (a parameter, a field), from an index on: its
+    /// members are named by their index (`queues[0]`), each an object of its own.
+    Outside(Place, u64),
     /// `from..n` for an `n` not known.
     Counted(u64),
     /// Something the analysis does not follow, walked beside something it does
@@ -46,21 +46,33 @@ enum Walk {
 }
 
 impl<'f> Analyzer<'f> {
+    /// The walk of a list's members from index `from` on.
+    fn members_walk(&mut self, st: &mut State, v: &Value, from: u64) -> Option<Walk> {
+        Some(match (self.eval(st, v, None, "list"), v) {
+            (AVal::List(items), Value::Place(l)) => {
+                let l = self.canonical(&self.concrete(st, l));
+                Walk::Known(
+                    items.into_iter().skip(from as usize).collect(),
+                    Some((l, from)),
+                )
+            }
+            (AVal::List(items), _) => {
+                Walk::Known(items.into_iter().skip(from as usize).collect(), None)
+            }
+            // A list from outside, or host data (`batches: Vec<Vec<f32>>`, whose members
+            // the analysis does not follow but whose walk has a count).
+            (AVal::External | AVal::Host { .. }, Value::Place(l)) => {
+                Walk::Outside(self.canonical(&self.concrete(st, l)), from)
+            }
+            _ => return None,
+        })
+    }
+
     /// What one source walks; `None` when the analysis cannot tell.
     fn walk_of(&mut self, st: &mut State, src: &EachSource) -> Option<Walk> {
         Some(match src {
-            EachSource::Members(v) => match (self.eval(st, v, None, "list"), v) {
-                (AVal::List(items), Value::Place(l)) => {
-                    Walk::Known(items, Some(self.canonical(&self.concrete(st, l))))
-                }
-                (AVal::List(items), _) => Walk::Known(items, None),
-                // A list from outside, or host data (`batches: Vec<Vec<f32>>`, whose members
-                // the analysis does not follow but whose walk has a count).
-                (AVal::External | AVal::Host { .. }, Value::Place(l)) => {
-                    Walk::Outside(self.canonical(&self.concrete(st, l)))
-                }
-                _ => return None,
-            },
+            EachSource::Members(v) => self.members_walk(st, v, 0)?,
+            EachSource::MembersFrom(v, from) => self.members_walk(st, v, *from)?,
             EachSource::Upto(v) => match self.eval(st, v, None, "n") {
                 AVal::Int(n) if n as usize <= MAX_UNROLL => {
                     Walk::Known((0..n).map(AVal::Int).collect(), None)
@@ -168,7 +180,15 @@ impl<'f> Analyzer<'f> {
                 Walk::Known(items, _) => Some(items.len()),
                 _ => None,
             })
-            .chain(unknown_count.then_some(2))
+            // A list of a count not known has as many members as loops run passes, less those
+            // a sub-slice skips (`&queues[1..]`).
+            .chain(walks.iter().filter_map(|w| match w {
+                Walk::Known(..) => None,
+                Walk::Outside(_, from) => {
+                    Some((ASSUMED_COUNT as usize).saturating_sub(*from as usize))
+                }
+                _ => Some(ASSUMED_COUNT as usize),
+            }))
             .min()
             .unwrap_or(0);
         let cost = stmt_count(body) * n;
@@ -190,10 +210,10 @@ impl<'f> Analyzer<'f> {
                 let v = match part {
                     EachPart::Member(src) => match &walks[*src] {
                         // A member object is shown as the list's member (`queues[1]`).
-                        Walk::Known(items, Some(l)) => {
+                        Walk::Known(items, Some((l, from))) => {
                             if let AVal::Obj(o) = items[k] {
                                 let mut member = l.clone();
-                                member.proj.push(Proj::Index(k as u64));
+                                member.proj.push(Proj::Index(k as u64 + from));
                                 let name = self.place_name(&member);
                                 self.shown.insert(o, name);
                             }
@@ -203,15 +223,15 @@ impl<'f> Analyzer<'f> {
                         Walk::Counted(from) => AVal::Int(from + k as u64),
                         // The member is the list's own place: it is made an object of the
                         // role it plays there, one per index.
-                        Walk::Outside(l) if p.proj.is_empty() => {
+                        Walk::Outside(l, from) if p.proj.is_empty() => {
                             remove_parts(&mut s.env, p, true);
                             s.env.remove(p);
                             let mut member = l.clone();
-                            member.proj.push(Proj::Index(k as u64));
+                            member.proj.push(Proj::Index(k as u64 + from));
                             self.ext_alias.insert(p.var, member);
                             continue;
                         }
-                        Walk::Outside(_) | Walk::Opaque => AVal::Unknown,
+                        Walk::Outside(..) | Walk::Opaque => AVal::Unknown,
                     },
                     EachPart::Count => AVal::Int(k as u64),
                     EachPart::Unknown => AVal::Unknown,
@@ -279,7 +299,13 @@ impl<'f> Analyzer<'f> {
                         _ => usize::MAX,
                     }),
                 ) {
-                    (EachPart::Member(_), Some(EachSource::Members(Value::Place(l)))) => {
+                    (
+                        EachPart::Member(_),
+                        Some(
+                            EachSource::Members(Value::Place(l))
+                            | EachSource::MembersFrom(Value::Place(l), _),
+                        ),
+                    ) => {
                         let mut l = l.clone();
                         l.proj.push(Proj::AnyIndex);
                         Value::Place(l)

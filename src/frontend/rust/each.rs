@@ -89,7 +89,14 @@ impl Lowerer<'_, '_> {
         match e {
             Expr::MethodCall(mc) => matches!(
                 mc.method.to_string().as_str(),
-                "iter" | "iter_mut" | "into_iter" | "enumerate" | "zip" | "copied" | "cloned"
+                "iter"
+                    | "iter_mut"
+                    | "into_iter"
+                    | "enumerate"
+                    | "zip"
+                    | "copied"
+                    | "cloned"
+                    | "skip"
             ),
             Expr::Range(_) => true,
             Expr::Paren(p) => self.is_iter_chain(&p.expr),
@@ -125,8 +132,39 @@ impl Lowerer<'_, '_> {
                     let b = self.iter_shape(&mc.args[0], sources);
                     return Shape::Pair(Box::new(a), Box::new(b));
                 }
+                // `queues.iter().skip(1)`: the members after the first.
+                ("skip", 1) if int_lit(&mc.args[0]).is_some() => {
+                    let n = int_lit(&mc.args[0]).unwrap_or(0);
+                    let shape = self.iter_shape(&mc.receiver, sources);
+                    if let Shape::Member(i) = shape {
+                        match &sources[i] {
+                            EachSource::Members(v) => {
+                                sources[i] = EachSource::MembersFrom(v.clone(), n);
+                                return Shape::Member(i);
+                            }
+                            EachSource::MembersFrom(v, from) => {
+                                sources[i] = EachSource::MembersFrom(v.clone(), from + n);
+                                return Shape::Member(i);
+                            }
+                            _ => {}
+                        }
+                    }
+                    // Anything else skipped: what is walked is not known.
+                    sources.push(EachSource::Members(Value::Unknown));
+                    return Shape::Member(sources.len() - 1);
+                }
                 _ => {}
             },
+            // `&queues[1..]`: the members from the second on.
+            Expr::Index(ix) => {
+                if let Expr::Range(r) = strip(&ix.index) {
+                    if let (Some(from), None) = (r.start.as_deref().and_then(int_lit), &r.end) {
+                        let v = self.expr(&ix.expr);
+                        sources.push(EachSource::MembersFrom(v, from));
+                        return Shape::Member(sources.len() - 1);
+                    }
+                }
+            }
             Expr::Range(r)
                 if matches!(r.limits, syn::RangeLimits::HalfOpen(_))
                     && r.start.as_deref().is_none_or(|x| int_lit(x) == Some(0))
