@@ -689,7 +689,11 @@ fn check_crate(
             let index = match spelling {
                 rules::Spelling::Rust => &index,
                 _ => {
-                    own_index = analysis::Index::within(&l.ir.functions, &index);
+                    own_index = analysis::Index::within(
+                        &l.ir.functions,
+                        l.ir.sources.iter().map(String::as_str),
+                        &index,
+                    );
                     &own_index
                 }
             };

@@ -356,16 +356,18 @@ impl<'f> Index<'f> {
 
     /// The index of `functions` in front of `outer`: a name they define is theirs even
     /// where `outer` has it too (a C file's own functions before its program's). Kernels are
-    /// those of `functions` alone: the C files under one build file are often programs of
-    /// their own (tests, samples), whose kernels share names (`k`, `add`).
-    pub fn within<I: IntoIterator<Item = &'f Function>>(
+    /// those of `functions` and of the file's own source strings (`sources`) alone: the C
+    /// files under one build file are often programs of their own (tests, samples), whose
+    /// kernels share names (`k`, `add`).
+    pub fn within<'s, I: IntoIterator<Item = &'f Function>>(
         functions: I,
+        sources: impl IntoIterator<Item = &'s str>,
         outer: &'f Index<'f>,
     ) -> Index<'f> {
         let all: Vec<&'f Function> = functions.into_iter().collect();
         let mut index = Index::of(&all);
         index.outer = Some(outer);
-        index.kernels = Arc::new(CrateKernels::new(all, []));
+        index.kernels = Arc::new(CrateKernels::new(all, sources));
         index
     }
 

@@ -186,10 +186,19 @@ pub fn lower_file(file_id: usize, src: &SourceFile, lang: Lang) -> Result<FileIr
     cx.items(root, None);
     let mut structs: Vec<(String, Fields)> = cx.structs.into_iter().collect();
     structs.sort_by(|a, b| a.0.cmp(&b.0));
+    // `static const char *conv_src = "__kernel void conv_rows(..)"`: a program's source,
+    // whichever function builds it.
+    let mut sources: Vec<String> = (cx.consts.into_values())
+        .filter_map(|c| match c {
+            Const::Str(s) if s.contains("kernel") => Some(s),
+            _ => None,
+        })
+        .collect();
+    sources.sort();
     Ok(FileIr {
         functions: cx.functions,
         structs,
-        sources: Vec::new(),
+        sources,
     })
 }
 
