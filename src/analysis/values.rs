@@ -295,6 +295,9 @@ impl<'f> Analyzer<'f> {
             }
             let name = self.place_name(p);
             let v = match (role, field_hint) {
+                // A field declared as a pointer into host memory (`const unsigned char
+                // *h_input`) is host memory, whatever it is used as.
+                (Some(RoleHint::Buffer), Some(h @ TypeHint::Host(_))) => self.hinted(h, &name),
                 (Some(r), _) => self.materialize(r, name),
                 (None, Some(h)) => self.hinted(h, &name),
                 (None, None) => AVal::External,

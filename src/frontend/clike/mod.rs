@@ -167,6 +167,7 @@ pub fn lower_file(file_id: usize, src: &SourceFile, lang: Lang) -> Result<FileIr
         lang,
         text: text.clone(),
         consts: HashMap::new(),
+        exiting_macros: HashSet::new(),
         defined: HashSet::new(),
         structs: HashMap::new(),
         globals: HashMap::new(),
@@ -266,6 +267,9 @@ struct FileCx {
     text: Rc<str>,
     /// `#define N 1024`, `const char *src = "..."`: integers and strings.
     consts: HashMap<String, Const>,
+    /// Function-like macros whose body returns (`#define FAIL(..) do { ..; return NULL; }
+    /// while (0)`).
+    exiting_macros: HashSet<String>,
     /// Functions and methods (`Class::method`) defined in the file.
     defined: HashSet<String>,
     structs: HashMap<String, Fields>,
@@ -330,6 +334,32 @@ impl FileCx {
     fn collect(&mut self, n: Node<'_>, class: Option<&str>) {
         for c in named(n) {
             match c.kind() {
+                // `#define FAIL(w, e, what) do { ..; return NULL; } while (0)`: a statement
+                // made of it leaves the function.
+                "preproc_function_def" => {
+                    if let (Some(name), Some(value)) = (
+                        c.child_by_field_name("name"),
+                        c.child_by_field_name("value"),
+                    ) {
+                        // Only a body that returns on every path: no test in it
+                        // (`if ((cmd) != CL_SUCCESS) { ..; return ..; }` returns on failure).
+                        let body = self.txt(value);
+                        let words: Vec<&str> = (body
+                            .split(|ch: char| !ch.is_ascii_alphanumeric() && ch != '_'))
+                        .filter(|w| !w.is_empty())
+                        .collect();
+                        // `do { .. } while (0)` is one statement, not a loop.
+                        let once = body.trim_end().ends_with("while (0)");
+                        let tests = words.iter().any(|w| match *w {
+                            "if" | "goto" | "switch" | "for" => true,
+                            "while" => !once,
+                            _ => false,
+                        });
+                        if words.contains(&"return") && !tests && !body.contains('?') {
+                            self.exiting_macros.insert(self.txt(name).to_string());
+                        }
+                    }
+                }
                 "preproc_def" => {
                     let (Some(name), Some(value)) = (
                         c.child_by_field_name("name"),
@@ -759,6 +789,19 @@ struct Lowerer<'c> {
 const MAX_CLEANUP_STMTS: usize = 48;
 
 impl Lowerer<'_> {
+    /// The arguments of a statement that calls a function-like macro of the file whose body
+    /// returns (`FAIL(w, err, "what");`).
+    fn exiting_macro<'t>(&self, n: Node<'t>) -> Option<Node<'t>> {
+        let call = named(n)
+            .into_iter()
+            .next()
+            .filter(|c| c.kind() == "call_expression")?;
+        let f = call.child_by_field_name("function")?;
+        (f.kind() == "identifier" && self.cx.exiting_macros.contains(self.txt(f)))
+            .then(|| call.child_by_field_name("arguments"))
+            .flatten()
+    }
+
     /// The operand of a C++ named cast (`static_cast`, `const_cast`, `reinterpret_cast`).
     fn cpp_cast<'t>(&self, n: Node<'t>) -> Option<Node<'t>> {
         let f = n.child_by_field_name("function")?;
@@ -975,6 +1018,18 @@ impl Lowerer<'_> {
                 self.scopes.pop();
             }
             "declaration" => self.declaration(n),
+            // `FAIL(w, err, "setup");` of a macro that returns: its arguments are read, and
+            // the function ends here (nothing is given to unknown code).
+            "expression_statement" if self.exiting_macro(n).is_some() => {
+                if let Some(args) = self.exiting_macro(n) {
+                    for a in named(args) {
+                        self.expr(a);
+                    }
+                }
+                self.out.push(Stmt::Return {
+                    value: Value::Unknown,
+                });
+            }
             "expression_statement" => {
                 for c in named(n) {
                     self.expr(c);
