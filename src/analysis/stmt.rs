@@ -124,6 +124,13 @@ impl<'f> Analyzer<'f> {
                         {
                             let target = self.canonical(&self.concrete(&st, src));
                             if target.var != dst.var {
+                                // `Worker *w = (Worker *)arg;` of a `void *arg`: the cast gives
+                                // what it points to the pointer's fields.
+                                let typed = self.vars[dst.var].fields.clone();
+                                if target.proj.is_empty() && self.vars[target.var].fields.is_empty()
+                                {
+                                    self.vars[target.var].fields = typed;
+                                }
                                 remove_parts(&mut st.env, dst, true);
                                 self.ext_alias.insert(dst.var, target);
                                 return Some(st);
