@@ -2981,25 +2981,18 @@ fn end_of(op: &str, bound: u64) -> Option<u64> {
 
 /// Whether `n` assigns, increments or takes the address of the variable `name`.
 fn changes(n: Node<'_>, name: &str, text: &str) -> bool {
-    let is_name = |x: Option<Node<'_>>| {
-        x.is_some_and(|x| x.kind() == "identifier" && text.get(x.byte_range()) == Some(name))
-    };
-    let own = match n.kind() {
-        "assignment_expression" => is_name(n.child_by_field_name("left")),
-        "update_expression" => is_name(n.child_by_field_name("argument")),
-        "pointer_expression" => {
-            n.child_by_field_name("operator")
-                .is_some_and(|o| text.get(o.byte_range()) == Some("&"))
-                && is_name(n.child_by_field_name("argument"))
-        }
-        _ => false,
-    };
-    own || named(n).into_iter().any(|c| changes(c, name, text))
+    writes(n, name, text, false)
 }
 
 /// Whether `n` stores into the variable `name` or through it: assigns it or a part of it
 /// (`name = ..`, `name.f = ..`, `name[i] = ..`), counts it up or down, or takes its address.
 fn stores_through(n: Node<'_>, name: &str, text: &str) -> bool {
+    writes(n, name, text, true)
+}
+
+/// Whether `n` assigns, counts up or down or takes the address of `name`, or, with
+/// `parts`, of a field, element or pointee of it.
+fn writes(n: Node<'_>, name: &str, text: &str, parts: bool) -> bool {
     fn root<'t>(mut x: Node<'t>) -> Node<'t> {
         loop {
             let inner = match x.kind() {
@@ -3016,7 +3009,7 @@ fn stores_through(n: Node<'_>, name: &str, text: &str) -> bool {
         }
     }
     let is_name = |x: Option<Node<'_>>| {
-        x.map(root)
+        x.map(|x| if parts { root(x) } else { x })
             .is_some_and(|x| x.kind() == "identifier" && text.get(x.byte_range()) == Some(name))
     };
     let own = match n.kind() {
@@ -3029,7 +3022,7 @@ fn stores_through(n: Node<'_>, name: &str, text: &str) -> bool {
         }
         _ => false,
     };
-    own || named(n).into_iter().any(|c| stores_through(c, name, text))
+    own || named(n).into_iter().any(|c| writes(c, name, text, parts))
 }
 
 /// The identifiers under `n`, by their last segment.
