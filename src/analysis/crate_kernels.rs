@@ -403,14 +403,7 @@ impl Seen {
             };
             // A queue made elsewhere (a parameter, a clone) may be of either kind.
             let ooo = b.and_then(|b| b.out_of_order);
-            self.out_of_order
-                .entry(f.clone())
-                .and_modify(|x| {
-                    if *x != ooo {
-                        *x = None;
-                    }
-                })
-                .or_insert(ooo);
+            agree(&mut self.out_of_order, f.clone(), ooo);
             let Some(b) = b else {
                 continue;
             };
@@ -420,27 +413,13 @@ impl Seen {
                 let Some(g) = v.and_then(|v| field_of.get(&v)) else {
                     continue;
                 };
-                self.bound
-                    .entry((f.clone(), slot))
-                    .and_modify(|x| {
-                        if x.as_ref() != Some(*g) {
-                            *x = None;
-                        }
-                    })
-                    .or_insert(Some((*g).clone()));
+                agree(&mut self.bound, (f.clone(), slot), Some((*g).clone()));
             }
         }
     }
 
     fn record(&mut self, field: String, kernel: String) {
-        self.by_field
-            .entry(field)
-            .and_modify(|k| {
-                if k.as_ref() != Some(&kernel) {
-                    *k = None;
-                }
-            })
-            .or_insert(Some(kernel));
+        agree(&mut self.by_field, field, Some(kernel));
     }
 
     /// The kernel a value is, given the kernels the function's locals hold.
@@ -483,16 +462,6 @@ impl Seen {
         }
     }
 
-    fn local(names: &mut HashMap<Var, Option<String>>, var: Var, kernel: Option<String>) {
-        match names.get_mut(&var) {
-            Some(k) if *k != kernel => *k = None,
-            Some(_) => {}
-            None => {
-                names.insert(var, kernel);
-            }
-        }
-    }
-
     fn block(&mut self, body: &[Stmt], names: &mut HashMap<Var, Option<String>>) {
         for s in body {
             match s {
@@ -500,7 +469,7 @@ impl Seen {
                     self.value(value, names);
                     let kernel = self.kernel(value, names);
                     match dst.proj.last() {
-                        None => Self::local(names, dst.var, kernel),
+                        None => agree(names, dst.var, kernel),
                         Some(Proj::Field(f)) => {
                             self.given.insert(f.clone());
                             if let Some(k) = kernel {
@@ -533,7 +502,7 @@ impl Seen {
                         _ => self.kernel(recv, names),
                     };
                     if dst.proj.is_empty() {
-                        Self::local(names, dst.var, kernel);
+                        agree(names, dst.var, kernel);
                     }
                 }
                 Stmt::Return { value } => self.value(value, names),
@@ -549,6 +518,22 @@ impl Seen {
                 }
                 _ => {}
             }
+        }
+    }
+}
+
+/// Records `value` for `key` where every earlier value agrees with it; where they differ,
+/// nothing is known (`None`).
+fn agree<K: std::hash::Hash + Eq, V: PartialEq>(
+    map: &mut HashMap<K, Option<V>>,
+    key: K,
+    value: Option<V>,
+) {
+    match map.get_mut(&key) {
+        Some(x) if *x != value => *x = None,
+        Some(_) => {}
+        None => {
+            map.insert(key, value);
         }
     }
 }
