@@ -20,6 +20,8 @@ pub(super) struct Resolved {
     pub(super) outside_buffers: bool,
     /// The buffers it names through what a callee's parameter holds: its caller's.
     pub(super) given: BTreeSet<ObjId>,
+    /// Some of its buffers or host data are named through a callee's parameter.
+    pub(super) operands_given: bool,
 }
 
 /// Whether a value names what one of `params` holds.
@@ -147,6 +149,10 @@ impl<'f> Analyzer<'f> {
             flatten_buffers(&a, &self.objs, &mut found, &mut r.unknown_buffers);
             if names_param(&bu.buffer, &self.callee_params) {
                 r.given.extend(found.iter().copied());
+                r.operands_given = true;
+            }
+            if (bu.host.as_ref()).is_some_and(|h| names_param(h, &self.callee_params)) {
+                r.operands_given = true;
             }
             let mode = match bu.access {
                 Access::Read => Mode::Read,
@@ -288,13 +294,9 @@ impl<'f> Analyzer<'f> {
         // Events the caller gave, of which the callee waits for some.
         let waits_given = r.waits.as_ref().is_some_and(|w| !w.is_empty())
             && (cmd.waits.iter().flatten()).any(|w| names_param(w, &self.callee_params));
-        // Its buffers or host data came from the caller.
-        let operands_given = (cmd.buffers.iter()).any(|b| {
-            names_param(&b.buffer, &self.callee_params)
-                || (b.host.as_ref()).is_some_and(|h| names_param(h, &self.callee_params))
-        });
+        // Its buffers or host data came from the caller (or a named closure captured them).
         let in_closure = self.closure_frames.contains(&self.frame());
-        let operands_given = operands_given || in_closure;
+        let operands_given = r.operands_given || in_closure;
         let queue_given = in_closure || names_param(&cmd.queue, &self.callee_params);
         let wait_from = (cmd.waits.iter().flatten())
             .filter_map(|w| self.origin_of(w))
