@@ -269,7 +269,7 @@ impl<'f> Analyzer<'f> {
             let v = if complete {
                 AVal::List(values)
             } else {
-                collected(tail)
+                collected(tail, binds)
             };
             self.note_collected(d, tail);
             out.env.insert(d.clone(), v);
@@ -331,7 +331,7 @@ impl<'f> Analyzer<'f> {
         let mut out = self.run_loop(&looped, st, joins_each)?;
         if let Some(d) = dst {
             self.note_collected(d, tail);
-            out.env.insert(d.clone(), collected(tail));
+            out.env.insert(d.clone(), collected(tail, binds));
         }
         Some(out)
     }
@@ -339,10 +339,25 @@ impl<'f> Analyzer<'f> {
 
 /// What a loop of unknown count collects (`devices.iter().map(|d| CommandQueue::create(..))
 /// .collect()`): how many is not known, but made anew in each pass, each member named by a
-/// constant index is an object of its own, as the members of a list from outside are.
-fn collected(tail: &Value) -> AVal {
+/// constant index is an object of its own, as the members of a list from outside are. So is
+/// a struct made per pass (`Lane { queue: CommandQueue::create(..)?, device: d }`) whose
+/// fields are all made in the pass or are the pass's own item: a field holding an object
+/// from before the loop would be the same object in every member.
+fn collected(tail: &Value, binds: &[(Place, EachPart)]) -> AVal {
+    let own = |v: &Value| match v {
+        Value::New(_) | Value::Scalar | Value::Int(_) | Value::Str(_) | Value::Null => true,
+        Value::Host { base: None, .. } => true,
+        Value::Place(p) => binds.iter().any(|(b, _)| b.var == p.var),
+        _ => false,
+    };
     match tail {
         Value::New(_) => AVal::External,
+        Value::Struct(fields)
+            if fields.iter().any(|(_, v)| matches!(v, Value::New(_)))
+                && fields.iter().all(|(_, v)| own(v)) =>
+        {
+            AVal::External
+        }
         _ => AVal::Unknown,
     }
 }
