@@ -402,6 +402,9 @@ pub enum EachSource {
     Range(Value, Value),
     /// The members of a list from an index on: `&list[1..]`, `list.iter().skip(1)`.
     MembersFrom(Value, u64),
+    /// Pieces of host data (`data.chunks(n)`, `chunks_mut`): each item is host data of its
+    /// own, how many is not known.
+    Pieces(Value),
 }
 
 /// What a loop binds on each iteration.
@@ -960,6 +963,7 @@ fn write_stmt(f: &mut fmt::Formatter<'_>, func: &Function, s: &Stmt, depth: usiz
                     }
                     EachSource::Upto(v) => write!(f, " upto({})", Show(func, v))?,
                     EachSource::UptoLen(v) => write!(f, " upto_len({})", Show(func, v))?,
+                    EachSource::Pieces(v) => write!(f, " pieces({})", Show(func, v))?,
                     EachSource::Range(a, b) => {
                         write!(f, " range({}, {})", Show(func, a), Show(func, b))?
                     }

@@ -41,8 +41,13 @@ enum Walk {
     /// `from..n` for an `n` not known.
     Counted(u64),
     /// Something the analysis does not follow, walked beside something it does
-    /// (`queues.iter().zip(out.chunks_mut(n))`): its members are not known, nor how many.
+    /// (`queues.iter().zip(out.kernels.iter().filter(..))`): its members are not known, nor
+    /// how many.
     Opaque,
+    /// Pieces of host data (`out.chunks_mut(n)`, one per device in multi-device code): each
+    /// member is host data of its own; how many is not known, so the loop runs as over a
+    /// list from outside.
+    Pieces,
 }
 
 impl<'f> Analyzer<'f> {
@@ -90,6 +95,7 @@ impl<'f> Analyzer<'f> {
                 }
                 _ => Walk::Counted(0),
             },
+            EachSource::Pieces(_) => Walk::Pieces,
             EachSource::Range(a, b) => {
                 match (self.eval(st, a, None, "n"), self.eval(st, b, None, "n")) {
                     (AVal::Int(a), AVal::Int(b)) if b.saturating_sub(a) as usize <= MAX_UNROLL => {
@@ -231,6 +237,10 @@ impl<'f> Analyzer<'f> {
                             self.ext_alias.insert(p.var, member);
                             continue;
                         }
+                        Walk::Pieces => AVal::Host {
+                            kind: HostKind::Slice,
+                            id: self.new_host(self.place_name(p)),
+                        },
                         Walk::Outside(..) | Walk::Opaque => AVal::Unknown,
                     },
                     EachPart::Count => AVal::Int(k as u64),
@@ -311,6 +321,11 @@ impl<'f> Analyzer<'f> {
                         Value::Place(l)
                     }
                     (EachPart::Count, _) => Value::Scalar,
+                    // A piece of host data: host data of its own in each pass.
+                    (EachPart::Member(_), Some(EachSource::Pieces(_))) => Value::Host {
+                        kind: HostKind::Slice,
+                        base: None,
+                    },
                     (
                         EachPart::Member(_),
                         Some(EachSource::Upto(_) | EachSource::UptoLen(_) | EachSource::Range(..)),

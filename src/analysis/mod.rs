@@ -250,6 +250,9 @@ struct Analyzer<'f> {
     inlined: Vec<InlineCx>,
     /// Callee parameter variables standing for places of their callers.
     ext_alias: HashMap<Var, Place>,
+    /// Fields of local structs that hold an outside value by name (`d.queues` of
+    /// `let d = Domain { queues, .. }` with `queues` a parameter): that place's parts.
+    field_alias: HashMap<Var, Vec<(String, Place)>>,
     /// Per callee parameter: the frame whose code wrote what it was given (its caller's,
     /// or one further out where the caller passed on a parameter of its own).
     param_origin: HashMap<Var, usize>,
@@ -343,6 +346,7 @@ pub fn analyze<'f>(func: &Function, index: &'f Index<'f>, kernels: &mut Kernels)
         index,
         inlined: Vec::new(),
         ext_alias: HashMap::new(),
+        field_alias: HashMap::new(),
         param_origin: HashMap::new(),
         objs: Vec::new(),
         hosts: Vec::new(),

@@ -48,6 +48,31 @@ impl<'f> Analyzer<'f> {
         self.join_all(exits)
     }
 
+    /// `let d = Domain { queues, .. }` with `queues` an outside value: `d.queues` is another
+    /// name for that place, so that what it is found to be (`d.queues[0]`) is one object
+    /// wherever named.
+    fn alias_fields(
+        &mut self,
+        st: &State,
+        var: Var,
+        fields: &[(String, Value)],
+        made: &BTreeMap<String, AVal>,
+    ) {
+        let mut aliases = Vec::new();
+        for (f, value) in fields {
+            let (Value::Place(src), Some(AVal::External)) = (value, made.get(f)) else {
+                continue;
+            };
+            let src = self.canonical(&self.concrete(st, src));
+            if src.is_definite() && src.var != var && !self.vars[src.var].name.starts_with('%') {
+                aliases.push((f.clone(), src));
+            }
+        }
+        if !aliases.is_empty() {
+            self.field_alias.insert(var, aliases);
+        }
+    }
+
     /// What unknown code may have stored in places it was given: a list may have other
     /// members, an integer (passed by address, `clGetDeviceIDs(.., &n)`) another value.
     pub(super) fn forget_places(&mut self, st: &mut State, values: &[Value]) {
@@ -138,9 +163,26 @@ impl<'f> Analyzer<'f> {
                         }
                     }
                 }
+                // A field of a local struct stored anew names what it holds now.
+                match dst.proj.as_slice() {
+                    [] => {
+                        self.field_alias.remove(&dst.var);
+                    }
+                    [Proj::Field(f)] => {
+                        if let Some(fields) = self.field_alias.get_mut(&dst.var) {
+                            fields.retain(|(n, _)| n != f);
+                        }
+                    }
+                    _ => {}
+                }
                 let dst = &self.canonical(&self.concrete(&st, dst));
                 let name = self.place_name(dst);
                 let mut v = self.eval(&mut st, value, None, &name);
+                if let (true, Value::Struct(fields), AVal::Struct(made)) =
+                    (dst.proj.is_empty(), value, &v)
+                {
+                    self.alias_fields(&st, dst.var, fields, made);
+                }
                 // `let dev = &self.devs[d];` of an outside value: another name for that place,
                 // so that what it is found to be (`dev.queue`) is one object wherever named.
                 if let (true, AVal::External, Value::Place(src)) = (dst.proj.is_empty(), &v, value)

@@ -180,10 +180,24 @@ impl<'f> Analyzer<'f> {
     /// keeps one identity however many calls pass it on.
     pub(super) fn canonical(&self, p: &Place) -> Place {
         let mut p = p.clone();
-        while let Some(q) = self.ext_alias.get(&p.var) {
+        // Each step replaces a variable by a place of a longer-lived one; the bound only
+        // guards against a cycle.
+        for _ in 0..64 {
+            let (q, skip) = if let Some(q) = self.ext_alias.get(&p.var) {
+                (q, 0)
+            } else if let (Some(fields), Some(Proj::Field(f))) =
+                (self.field_alias.get(&p.var), p.proj.first())
+            {
+                match fields.iter().find(|(n, _)| n == f) {
+                    Some((_, q)) => (q, 1),
+                    None => break,
+                }
+            } else {
+                break;
+            };
             p = Place {
                 var: q.var,
-                proj: q.proj.iter().chain(&p.proj).cloned().collect(),
+                proj: q.proj.iter().chain(&p.proj[skip..]).cloned().collect(),
             };
         }
         p

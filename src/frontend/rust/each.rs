@@ -123,6 +123,19 @@ impl Lowerer<'_, '_> {
                 ("filter", 1) if is_non_null_test(&mc.args[0]) => {
                     return self.iter_shape(&mc.receiver, sources)
                 }
+                // `data.chunks_mut(n)` of host data: a piece of it per item.
+                (
+                    "chunks" | "chunks_mut" | "chunks_exact" | "chunks_exact_mut" | "rchunks"
+                    | "rchunks_mut",
+                    1,
+                ) => {
+                    if let Some(v) = self.host_data(&mc.receiver) {
+                        // The call itself as before: `chunks_mut` may change the data.
+                        self.expr(e);
+                        sources.push(EachSource::Pieces(v));
+                        return Shape::Member(sources.len() - 1);
+                    }
+                }
                 ("enumerate", 0) => {
                     let s = self.iter_shape(&mc.receiver, sources);
                     return Shape::Pair(Box::new(Shape::Count), Box::new(s));
@@ -198,6 +211,23 @@ impl Lowerer<'_, '_> {
         let v = self.expr(e);
         sources.push(EachSource::Members(v));
         Shape::Member(sources.len() - 1)
+    }
+
+    /// The host data a variable or field holds (`data`, `self.out`), as a value.
+    fn host_data(&mut self, e: &Expr) -> Option<Value> {
+        let e = strip(e);
+        if !matches!(e, Expr::Path(_) | Expr::Field(_)) {
+            return None;
+        }
+        match self.expr(e) {
+            v @ Value::Host { .. } => Some(v),
+            Value::Place(p)
+                if p.proj.is_empty() && matches!(self.vars[p.var].hint, TypeHint::Host(_)) =>
+            {
+                Some(Value::Place(p))
+            }
+            _ => None,
+        }
     }
 
     /// Binds a loop pattern to the shape of the items.
