@@ -355,6 +355,17 @@ impl<'f> Analyzer<'f> {
             if let Some(AVal::List(items)) = st.env.get_mut(e) {
                 // `enew(&mut event_list)` appends.
                 items.push(ev);
+            } else if !e.is_definite() {
+                // `&ev[k]` at an index not known: any element may be the one written, so
+                // what the list's elements hold is no longer known.
+                let base = Place {
+                    var: e.var,
+                    proj: (e.proj.iter())
+                        .take_while(|p| !matches!(p, Proj::AnyIndex | Proj::Var(_)))
+                        .cloned()
+                        .collect(),
+                };
+                remove_parts(&mut st.env, &base, true);
             } else {
                 self.overwrite(st, e);
                 let name = self.place_name(e);
@@ -404,7 +415,7 @@ impl<'f> Analyzer<'f> {
         let before = self.insts[i].before.clone();
         // A second upload of the data the buffer already holds (CLM004) does not race with
         // the uploads it repeats: any order leaves the same bytes.
-        let repeats: &[usize] = info
+        let held = info
             .host
             .filter(|_| initializes(kind, info) && mode == Mode::Write)
             .and_then(|h| {
@@ -412,8 +423,11 @@ impl<'f> Analyzer<'f> {
                 st.init
                     .get(&b)
                     .filter(|init| init.host == h && init.version == version)
-            })
-            .map_or(&[], |init| init.uploads.as_slice());
+            });
+        let repeats: &[usize] = held.map_or(&[], |init| init.uploads.as_slice());
+        // Nor does it race with a read: it leaves the bytes as they were, and a read does not
+        // race with such an upload either (what it covers still may).
+        let rewrite = held.is_some();
         let insts = &self.insts;
         // The accesses a covered one stands for are looked at only where the covering one
         // is ordered before this one and what it covers may not be (after a join, an
@@ -448,8 +462,10 @@ impl<'f> Analyzer<'f> {
                 continue;
             }
             let repeat = repeats.binary_search(&e.inst).is_ok();
+            let unchanged = (rewrite && e.mode == Mode::Read)
+                || (mode == Mode::Read && self.rewrites.contains(&e.inst));
             // A command does not race with itself (a kernel reading and writing one buffer).
-            if !ordered && !repeat && e.inst != i {
+            if !ordered && !repeat && !unchanged && e.inst != i {
                 // Unordered: what it covers is ordered before it, so covered by it.
                 unordered.push((e.order, e.inst, e.mode));
                 continue;
@@ -553,6 +569,7 @@ impl<'f> Analyzer<'f> {
                 let mut uploads = Rc::default();
                 if let Some(init) = st.init.remove(&b) {
                     if init.host == h && init.version == version {
+                        self.rewrites.insert(i);
                         if self.seen.insert((4, cmd_id, 0)) {
                             self.raw.push(RawFact::Reinit {
                                 write: i,

@@ -378,9 +378,13 @@ impl FileCx {
                     }
                 }
                 "declaration" if class.is_none() => {
+                    if let Some(t) = c.child_by_field_name("type") {
+                        self.enum_consts(t);
+                    }
                     self.global_const(c);
                     self.global_vars(c);
                 }
+                "enum_specifier" => self.enum_consts(c),
                 "function_definition" => {
                     if let Some(name) = self.function_name(c, class) {
                         self.defined.insert(name);
@@ -392,6 +396,7 @@ impl FileCx {
                         .child_by_field_name("declarator")
                         .map(|d| self.txt(d).to_string());
                     if let Some(t) = c.child_by_field_name("type") {
+                        self.enum_consts(t);
                         if matches!(t.kind(), "struct_specifier" | "class_specifier") {
                             self.record(t, alias);
                         } else if let (Some(a), true) = (
@@ -425,6 +430,35 @@ impl FileCx {
                 | "preproc_elifdef" => self.collect(c, class),
                 _ => {}
             }
+        }
+    }
+
+    /// The enumerators of `enum { EV_WRITE, EV_RUN = 4, EV_READ }`: 0, 4 and 5. An
+    /// enumerator whose value is not a literal or an earlier constant, and those after it,
+    /// are not known.
+    fn enum_consts(&mut self, e: Node<'_>) {
+        if e.kind() != "enum_specifier" {
+            return;
+        }
+        let Some(body) = e.child_by_field_name("body") else {
+            return;
+        };
+        let mut next = Some(0u64);
+        for item in named(body).into_iter().filter(|c| c.kind() == "enumerator") {
+            let Some(name) = item.child_by_field_name("name") else {
+                continue;
+            };
+            if let Some(value) = item.child_by_field_name("value") {
+                next = match self.consts.get(self.txt(value).trim()) {
+                    Some(Const::Int(v)) => Some(*v),
+                    _ => int_text(self.txt(value).trim()),
+                };
+            }
+            if let Some(v) = next {
+                self.consts
+                    .insert(self.txt(name).to_string(), Const::Int(v));
+            }
+            next = next.and_then(|v| v.checked_add(1));
         }
     }
 
