@@ -4,7 +4,7 @@
 
 use std::collections::BTreeSet;
 
-use super::commands::Resolved;
+use super::commands::{names_param, Resolved};
 use super::*;
 
 /// A command being built.
@@ -25,6 +25,9 @@ pub(super) struct CmdBuild {
     unknown: bool,
     /// A map for writing: the host writes the mapped region.
     map_write: bool,
+    /// The buffer, or the host data, is what the caller gave (a parameter of a callee).
+    buffer_given: bool,
+    host_given: bool,
 }
 
 /// A buffer being built.
@@ -51,6 +54,8 @@ impl CmdBuild {
             dst: None,
             unknown: false,
             map_write: false,
+            buffer_given: false,
+            host_given: false,
         }
     }
 }
@@ -91,11 +96,13 @@ impl<'f> Analyzer<'f> {
             },
             _ => (None, None, false),
         };
+        let host_given = host.is_some() && names_param(&first, &self.callee_params);
         if let Some(cb) = self.cmd_mut(c) {
             cb.kind = Some(kind);
             cb.host = host;
             cb.dst = dst;
             cb.unknown |= unknown;
+            cb.host_given = host_given;
         }
     }
 
@@ -148,7 +155,15 @@ impl<'f> Analyzer<'f> {
             st.env.insert(self.canonical(p), r.clone());
         }
         let is_function = *recv == Value::Unknown;
+        let on_buffer = matches!(self.builder_kind(&r), Some(ObjKind::Buffer));
         let result = self.apply_op(st, op, &r, is_function, args, arg_spans, id, span);
+        // `buf.write(..)`, `buf.cmd()` of a buffer the caller gave.
+        if let (true, Some(AVal::Obj(c))) = (on_buffer, &result) {
+            let given = names_param(recv, &self.callee_params);
+            if let Some(cb) = self.cmd_mut(*c) {
+                cb.buffer_given = given;
+            }
+        }
         match result {
             Some(v) => {
                 st.env.insert(dst.clone(), v);
@@ -561,8 +576,12 @@ impl<'f> Analyzer<'f> {
             queue,
             waits: c.waits.clone(),
             unknown_buffers: c.unknown,
+            operands_given: c.buffer_given || c.host_given,
             ..Resolved::default()
         };
+        if c.buffer_given {
+            r.given.insert(c.target);
+        }
         let whole = UseInfo {
             to_host: false,
             whole: true,

@@ -25,7 +25,7 @@ pub(super) struct Resolved {
 }
 
 /// Whether a value names what one of `params` holds.
-fn names_param(v: &Value, params: &HashSet<Var>) -> bool {
+pub(super) fn names_param(v: &Value, params: &HashSet<Var>) -> bool {
     match v {
         Value::Place(p) | Value::Host { base: Some(p), .. } => params.contains(&p.var),
         Value::List(items) => items.iter().any(|x| names_param(x, params)),
