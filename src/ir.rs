@@ -240,6 +240,8 @@ pub enum NewObject {
     },
     /// An owning event that no command has produced yet (`Event::empty()`).
     EmptyEvent,
+    /// A list of devices from outside (`get_all_devices(..)`).
+    Devices,
 }
 
 /// What a command does to a buffer.
@@ -396,8 +398,8 @@ pub enum EachSource {
     Members(Value),
     /// `for i in 0..n`.
     Upto(Value),
-    /// `for i in 0..list.len()`.
-    UptoLen(Value),
+    /// `for i in from..list.len()`.
+    UptoLen(u64, Value),
     /// `for i in from..to`: `1..n`, `(i = 1; i < n; i++)`.
     Range(Value, Value),
     /// The members of a list from an index on: `&list[1..]`, `list.iter().skip(1)`.
@@ -796,6 +798,7 @@ impl fmt::Display for Show<'_, NewObject> {
             NewObject::Launch { kernel } => write!(f, "new Launch({})", Show(func, &**kernel)),
             NewObject::UserEvent { raw } => write!(f, "new UserEvent(raw: {raw})"),
             NewObject::EmptyEvent => write!(f, "new EmptyEvent"),
+            NewObject::Devices => write!(f, "new Devices"),
         }
     }
 }
@@ -962,7 +965,8 @@ fn write_stmt(f: &mut fmt::Formatter<'_>, func: &Function, s: &Stmt, depth: usiz
                         write!(f, " members({})[{s}..]", Show(func, v))?
                     }
                     EachSource::Upto(v) => write!(f, " upto({})", Show(func, v))?,
-                    EachSource::UptoLen(v) => write!(f, " upto_len({})", Show(func, v))?,
+                    EachSource::UptoLen(0, v) => write!(f, " upto_len({})", Show(func, v))?,
+                    EachSource::UptoLen(s, v) => write!(f, " upto_len({})[{s}..]", Show(func, v))?,
                     EachSource::Pieces(v) => write!(f, " pieces({})", Show(func, v))?,
                     EachSource::Range(a, b) => {
                         write!(f, " range({}, {})", Show(func, a), Show(func, b))?

@@ -214,7 +214,7 @@ fn shift_stmt(s: &Stmt, by: usize) -> Stmt {
                     EachSource::Members(x) => EachSource::Members(v(x)),
                     EachSource::MembersFrom(x, s) => EachSource::MembersFrom(v(x), *s),
                     EachSource::Upto(x) => EachSource::Upto(v(x)),
-                    EachSource::UptoLen(x) => EachSource::UptoLen(v(x)),
+                    EachSource::UptoLen(s, x) => EachSource::UptoLen(*s, v(x)),
                     EachSource::Pieces(x) => EachSource::Pieces(v(x)),
                     EachSource::Range(a, b) => EachSource::Range(v(a), v(b)),
                 })

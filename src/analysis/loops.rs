@@ -89,11 +89,11 @@ impl<'f> Analyzer<'f> {
                     None => Walk::Counted(0),
                 },
             },
-            EachSource::UptoLen(v) => match self.eval(st, v, None, "list") {
+            EachSource::UptoLen(from, v) => match self.eval(st, v, None, "list") {
                 AVal::List(items) => {
-                    Walk::Known((0..items.len() as u64).map(AVal::Int).collect(), None)
+                    Walk::Known((*from..items.len() as u64).map(AVal::Int).collect(), None)
                 }
-                _ => Walk::Counted(0),
+                _ => Walk::Counted(*from),
             },
             EachSource::Pieces(_) => Walk::Pieces,
             EachSource::Range(a, b) => {
@@ -328,7 +328,7 @@ impl<'f> Analyzer<'f> {
                     },
                     (
                         EachPart::Member(_),
-                        Some(EachSource::Upto(_) | EachSource::UptoLen(_) | EachSource::Range(..)),
+                        Some(EachSource::Upto(_) | EachSource::UptoLen(..) | EachSource::Range(..)),
                     ) => Value::Scalar,
                     _ => Value::Unknown,
                 },

@@ -639,6 +639,8 @@ impl<'f> Analyzer<'f> {
                 o
             }
             NewObject::EmptyEvent => return AVal::Events(BTreeSet::new()),
+            // Its members are devices of their own, named by their index (`devices[1]`).
+            NewObject::Devices => return AVal::External,
         };
         AVal::Obj(id)
     }

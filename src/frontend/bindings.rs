@@ -104,6 +104,9 @@ pub enum NewKind {
     Event,
     /// An empty list of events.
     EventList,
+    /// The devices of a platform or of a type (`get_all_devices(CL_DEVICE_TYPE_GPU)`): a
+    /// list from outside, how many not known.
+    Devices,
 }
 
 /// One modeled API.
@@ -318,6 +321,7 @@ fn parse_effect(s: &str) -> Result<Effect, String> {
             "user_event" => NewKind::UserEvent,
             "event" => NewKind::Event,
             "event_list" => NewKind::EventList,
+            "devices" => NewKind::Devices,
             _ => return Err(format!("unknown object `{k}`")),
         };
         return Ok(Effect::New(kind));

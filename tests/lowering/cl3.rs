@@ -1,5 +1,6 @@
 // Every modeled cl3 API. Read by `debug ir` only.
 use cl3::command_queue::*;
+use cl3::device::get_device_ids;
 use cl3::event::{create_user_event, release_event, retain_event, set_user_event_status, wait_for_events};
 use cl3::kernel::{create_kernel, set_kernel_arg};
 use cl3::memory::create_buffer;
@@ -43,4 +44,11 @@ unsafe fn commands(q: cl_command_queue, a: cl_mem, b: cl_mem, k: cl_kernel, host
     wait_for_events(&[t, mk])?;
     retain_event(br)?;
     release_event(w)?;
+}
+
+unsafe fn devices(context: cl_context, platform: cl_platform_id) {
+    let ids = get_device_ids(platform, CL_DEVICE_TYPE_GPU)?;
+    for &d in ids.iter() {
+        let q = create_command_queue(context, d, 0)?;
+    }
 }

@@ -83,3 +83,10 @@ mod glob {
 fn not_ocl_core(q: &CommandQueue, a: &Mem) {
     core::finish(q, a);
 }
+
+fn devices(context: &Context, platform: PlatformId) {
+    let ids = core::get_device_ids(&platform, Some(core::DEVICE_TYPE_GPU), None)?;
+    for &d in ids.iter() {
+        let q = core::create_command_queue(context, &d, None)?;
+    }
+}

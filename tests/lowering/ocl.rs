@@ -66,3 +66,11 @@ fn commands(q: &Queue, other: &Queue, buffer: &Buffer<f32>, dst: &Buffer<f32>, k
     list.wait_for()?;
     q.finish()?;
 }
+
+fn devices(context: &Context, platform: Platform) {
+    let gpus = Device::list(platform, Some(DeviceType::GPU))?;
+    let all = Device::list_all(platform)?;
+    for &d in gpus.iter() {
+        let q = Queue::new(context, d, None)?;
+    }
+}

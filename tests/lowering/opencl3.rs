@@ -79,3 +79,11 @@ fn wait_lists(q0: &CommandQueue, q1: &CommandQueue, a: &Buffer<f32>, host: &mut 
         }
     }
 }
+
+fn devices(platform: &Platform) {
+    let gpus = get_all_devices(CL_DEVICE_TYPE_GPU)?;
+    let all = platform.get_devices(CL_DEVICE_TYPE_ALL)?;
+    for &d in gpus.iter() {
+        let q = CommandQueue::create_with_properties(&context, d, 0, 0)?;
+    }
+}

@@ -299,6 +299,7 @@ impl Lowerer<'_> {
                     }
                     NewKind::Event => NewObject::EmptyEvent,
                     NewKind::EventList => return Value::List(Vec::new()),
+                    NewKind::Devices => NewObject::Devices,
                     NewKind::Launch => return self.forget_call(recv_val, vals, span),
                 };
                 Value::New(obj)

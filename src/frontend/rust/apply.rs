@@ -321,6 +321,7 @@ impl Lowerer<'_, '_> {
                     NewKind::UserEvent => NewObject::UserEvent { raw: api.raw_event },
                     NewKind::Event => NewObject::EmptyEvent,
                     NewKind::EventList => return Value::List(Vec::new()),
+                    NewKind::Devices => NewObject::Devices,
                 };
                 Value::New(obj)
             }

@@ -186,11 +186,26 @@ impl Lowerer<'_, '_> {
                 if let Some(end) = &r.end {
                     let src = match strip(end) {
                         Expr::MethodCall(m) if m.method == "len" && m.args.is_empty() => {
-                            EachSource::UptoLen(self.expr(&m.receiver))
+                            EachSource::UptoLen(0, self.expr(&m.receiver))
                         }
                         _ => EachSource::Upto(self.expr(end)),
                     };
                     sources.push(src);
+                    return Shape::Member(sources.len() - 1);
+                }
+            }
+            // `1..list.len()`: the indices of the members from the second on.
+            Expr::Range(r)
+                if matches!(r.limits, syn::RangeLimits::HalfOpen(_))
+                    && r.start.as_deref().and_then(int_lit).is_some()
+                    && r.end.as_deref().is_some_and(|e| {
+                        matches!(strip(e), Expr::MethodCall(m) if m.method == "len" && m.args.is_empty())
+                    }) =>
+            {
+                let from = r.start.as_deref().and_then(int_lit).unwrap_or(0);
+                if let Some(Expr::MethodCall(m)) = r.end.as_deref().map(strip) {
+                    let list = self.expr(&m.receiver);
+                    sources.push(EachSource::UptoLen(from, list));
                     return Shape::Member(sources.len() - 1);
                 }
             }
