@@ -30,7 +30,7 @@ fn union_vec_map<K: Clone + Eq + std::hash::Hash, T: Clone + PartialEq>(
 }
 
 /// Whether every item is an object and no two are the same one.
-fn distinct_objects(items: &[AVal]) -> bool {
+pub(super) fn distinct_objects(items: &[AVal]) -> bool {
     items
         .iter()
         .enumerate()

@@ -272,11 +272,36 @@ impl<'f> Analyzer<'f> {
             exits.extend(cx.breaks);
             cur = self.join_all(ends);
         }
-        let complete = cur.is_some() && values.len() == n && !unknown_count;
+        // Over a list of a count not known, what each pass made (`Worker::new(..)` per
+        // device): the members of the passes run, as the passes stand for the devices.
+        let made = values.iter().all(|v| matches!(v, AVal::Struct(_)))
+            || super::join::distinct_objects(&values);
+        let complete = cur.is_some() && values.len() == n && (!unknown_count || made);
         exits.extend(cur);
         let mut out = self.join_all(exits)?;
         if let Some(d) = dst {
             let v = if complete {
+                // What a pass made is named by the member it became (`lanes[1].state`).
+                let list = self.place_name(d);
+                let named = !list.starts_with('%');
+                for (k, v) in values.iter().enumerate().filter(|_| named) {
+                    let parts: Vec<(String, ObjId)> = match v {
+                        AVal::Obj(o) => vec![(String::new(), *o)],
+                        AVal::Struct(fields) => (fields.iter())
+                            .filter_map(|(f, x)| match x {
+                                AVal::Obj(o) => Some((format!(".{f}"), *o)),
+                                _ => None,
+                            })
+                            .collect(),
+                        _ => Vec::new(),
+                    };
+                    for (field, o) in parts {
+                        let own = &self.objs[o].name;
+                        if own.starts_with('%') || format!(".{own}") == field {
+                            self.objs[o].name = format!("{list}[{k}]{field}");
+                        }
+                    }
+                }
                 AVal::List(values)
             } else {
                 collected(tail, binds)
