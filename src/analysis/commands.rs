@@ -425,8 +425,9 @@ impl<'f> Analyzer<'f> {
                     .filter(|init| init.host == h && init.version == version)
             });
         let repeats: &[usize] = held.map_or(&[], |init| init.uploads.as_slice());
-        // Nor does it race with a read: it leaves the bytes as they were, and a read does not
-        // race with such an upload either (what it covers still may).
+        // Nor does it race with a read, or with another such upload (threads that each
+        // upload the table the buffer was made from): it leaves the bytes as they were, and a
+        // read does not race with such an upload either (what it covers still may).
         let rewrite = held.is_some();
         let insts = &self.insts;
         // The accesses a covered one stands for are looked at only where the covering one
@@ -462,7 +463,7 @@ impl<'f> Analyzer<'f> {
                 continue;
             }
             let repeat = repeats.binary_search(&e.inst).is_ok();
-            let unchanged = (rewrite && e.mode == Mode::Read)
+            let unchanged = (rewrite && (e.mode == Mode::Read || self.rewrites.contains(&e.inst)))
                 || (mode == Mode::Read && self.rewrites.contains(&e.inst));
             // A command does not race with itself (a kernel reading and writing one buffer).
             if !ordered && !repeat && !unchanged && e.inst != i {

@@ -13,6 +13,34 @@ fn join_map<K: Clone + Eq + std::hash::Hash, V: Clone + PartialEq>(
         .collect()
 }
 
+/// What each buffer holds where both paths agree on the host data and its version: the
+/// buffer holds that data on either path, whichever upload put it there (a thread that
+/// uploaded it again, one arm of a branch).
+fn join_init(a: &HashMap<ObjId, Init>, b: &HashMap<ObjId, Init>) -> HashMap<ObjId, Init> {
+    a.iter()
+        .filter_map(|(k, x)| {
+            let y = b.get(k)?;
+            if x == y {
+                return Some((*k, x.clone()));
+            }
+            if x.host != y.host || x.version != y.version {
+                return None;
+            }
+            let mut uploads: Vec<usize> =
+                x.uploads.iter().chain(y.uploads.iter()).copied().collect();
+            uploads.sort_unstable();
+            uploads.dedup();
+            Some((
+                *k,
+                Init {
+                    uploads: Rc::new(uploads),
+                    ..x.clone()
+                },
+            ))
+        })
+        .collect()
+}
+
 fn union_vec_map<K: Clone + Eq + std::hash::Hash, T: Clone + PartialEq>(
     a: &HashMap<K, Vec<T>>,
     b: &HashMap<K, Vec<T>>,
@@ -178,7 +206,7 @@ impl State {
             kernel_args,
             launches: join_map(&self.launches, &o.launches),
             accesses,
-            init: join_map(&self.init, &o.init),
+            init: join_init(&self.init, &o.init),
             host_version,
             host_buffers,
             pending_host: union_vec_map(&self.pending_host, &o.pending_host),

@@ -11,6 +11,7 @@
 //! Calls the tables do not model forget what is known of their arguments.
 
 mod apply;
+mod omp;
 use apply::strip;
 pub mod comments;
 pub mod types;
@@ -693,6 +694,9 @@ impl FileCx {
             const_locals: HashMap::new(),
             in_cleanup: false,
             made_status: None,
+            omp: Vec::new(),
+            spawn_iterations: false,
+            spawned_iterations: false,
         };
         let mut params = Vec::new();
         // A method's receiver is its first parameter, as `self` is in Rust.
@@ -817,6 +821,12 @@ struct Lowerer<'c> {
     in_cleanup: bool,
     /// The status variable the user event just made reports to (`&err`).
     made_status: Option<Var>,
+    /// The OpenMP parallel regions being lowered, innermost last.
+    omp: Vec<omp::Region>,
+    /// The next `for` loop is a `parallel for`: each iteration runs in a thread; set once
+    /// its iterations were made threads.
+    spawn_iterations: bool,
+    spawned_iterations: bool,
 }
 
 /// Statements a cleanup label's tail may have and still be copied at each jump to it.
@@ -1046,9 +1056,7 @@ impl Lowerer<'_> {
         match n.kind() {
             "compound_statement" => {
                 self.scopes.push(HashMap::new());
-                for c in named(n) {
-                    self.stmt(c);
-                }
+                self.stmts(&named(n));
                 self.scopes.pop();
             }
             "declaration" => self.declaration(n),
@@ -1153,6 +1161,8 @@ impl Lowerer<'_> {
                 self.out.push(Stmt::Branch(arms.into()));
             }
             "for_statement" => {
+                // A `parallel for`'s loop, not one in its body.
+                let spawn = std::mem::take(&mut self.spawn_iterations);
                 self.scopes.push(HashMap::new());
                 if let Some(i) = n.child_by_field_name("initializer") {
                     self.stmt_or_expr(i);
@@ -1160,12 +1170,15 @@ impl Lowerer<'_> {
                 if let Some((counter, source)) = self.counted(n) {
                     // `for (i = 0; i < n; i++)`: once per value of `i` where `n` is known.
                     self.in_switch.push(false);
-                    let body = self.separate(|l| {
+                    let mut body = self.separate(|l| {
                         if let Some(b) = n.child_by_field_name("body") {
                             l.stmt(b);
                         }
                     });
                     self.in_switch.pop();
+                    if spawn {
+                        body = self.spawned(body, self.span(n));
+                    }
                     self.out.push(Stmt::ForEach {
                         sources: vec![source],
                         binds: vec![(Place::var(counter), EachPart::Member(0))],
@@ -2766,6 +2779,10 @@ impl Lowerer<'_> {
         }
         if let Some(v) = self.thread_call(&name, &args, span) {
             return v;
+        }
+        // The number of the thread of the OpenMP team running the region.
+        if name == "omp_get_thread_num" && args.is_empty() {
+            return (self.omp.last()).map_or(Value::Scalar, |r| Value::Place(Place::var(r.thread)));
         }
         // `clGetEventProfilingInfo(ev, ..)` and the other `clGet*Info` queries read the
         // object they are given and write only their out-parameters.
