@@ -78,3 +78,14 @@ void Halo::step(int i)
     sync();
     q1.enqueueMigrateMemObjects({halo}, 0);
 }
+
+void functors(cl::Program program, cl::CommandQueue q, cl::Buffer a, cl::Buffer b, cl::Event ready,
+              std::vector<cl::Event> deps, int n)
+{
+    cl::KernelFunctor<cl::Buffer, cl::Buffer, int> scale(program, "scale");
+    auto add = cl::make_kernel<cl::Buffer, cl::Buffer>(program, "add");
+    cl::NDRange global(n);
+    cl::Event e1 = scale(cl::EnqueueArgs(q, ready, global), a, b, n);
+    cl::Event e2 = scale(cl::EnqueueArgs(q, deps, cl::NDRange(n), cl::NDRange(64)), a, b, n);
+    add(cl::EnqueueArgs(q, cl::NDRange(n)), a, b);
+}

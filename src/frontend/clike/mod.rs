@@ -11,6 +11,7 @@
 //! Calls the tables do not model forget what is known of their arguments.
 
 mod apply;
+mod functor;
 mod omp;
 use apply::strip;
 pub mod comments;
@@ -697,6 +698,7 @@ impl FileCx {
             omp: Vec::new(),
             spawn_iterations: false,
             spawned_iterations: false,
+            range_vars: HashSet::new(),
         };
         let mut params = Vec::new();
         // A method's receiver is its first parameter, as `self` is in Rust.
@@ -827,6 +829,8 @@ struct Lowerer<'c> {
     /// its iterations were made threads.
     spawn_iterations: bool,
     spawned_iterations: bool,
+    /// Locals declared as ranges (`cl::NDRange global(n)`).
+    range_vars: HashSet<Var>,
 }
 
 /// Statements a cleanup label's tail may have and still be copied at each jump to it.
@@ -928,6 +932,9 @@ impl Lowerer<'_> {
     fn type_var(&mut self, v: Var, ty: &str, pointers: usize) {
         if pointers > 1 {
             return;
+        }
+        if path_segments(ty).last().is_some_and(|l| l == "NDRange") {
+            self.range_vars.insert(v);
         }
         // A struct, or a `std::vector`/`std::array` of them.
         let elem = ty.find('<').map(|open| {
@@ -2779,6 +2786,11 @@ impl Lowerer<'_> {
         }
         if let Some(v) = self.thread_call(&name, &args, span) {
             return v;
+        }
+        if func.kind() == "identifier" {
+            if let Some(v) = self.functor_call(func, &args, span) {
+                return v;
+            }
         }
         // The number of the thread of the OpenMP team running the region.
         if name == "omp_get_thread_num" && args.is_empty() {
