@@ -125,7 +125,17 @@ impl<'f> Analyzer<'f> {
         walk(&a, &self.objs, &mut out).then_some(out)
     }
 
-    fn same_device(&self, a: ObjId, b: ObjId) -> bool {
+    /// Where a queue's commands run: its device where known, else the queue itself.
+    pub(super) fn home(&self, q: ObjId) -> ObjId {
+        match self.objs[q].kind {
+            ObjKind::Queue {
+                device: Some(d), ..
+            } => d,
+            _ => q,
+        }
+    }
+
+    pub(super) fn same_device(&self, a: ObjId, b: ObjId) -> bool {
         let dev = |q: ObjId| match self.objs[q].kind {
             ObjKind::Queue { device, .. } => device,
             _ => None,
@@ -320,6 +330,9 @@ impl<'f> Analyzer<'f> {
             queue_given,
             given: r.given.clone(),
         });
+        for (b, _, _) in &r.uses {
+            self.touch_element(st, *b);
+        }
         for (b, mode, info) in &r.uses {
             // The host writes a region mapped for writing between the map and the unmap, and
             // the buffer holds what it wrote once the unmap has run: the map reads the buffer,
@@ -394,6 +407,24 @@ impl<'f> Analyzer<'f> {
                     self.hand_on(st, &AVal::Events(BTreeSet::from([i])));
                 }
             }
+        }
+    }
+
+    /// A command on an element at an index not known may be on any of its members, and one
+    /// on a member on that element: what was known of the others no longer holds.
+    fn touch_element(&mut self, st: &mut State, b: ObjId) {
+        if self.elements.is_empty() {
+            return;
+        }
+        let others: Vec<ObjId> = match self.elements.get(&b) {
+            Some(members) => members.clone(),
+            None => (self.elements.iter())
+                .filter(|(_, ms)| ms.contains(&b))
+                .map(|(e, _)| *e)
+                .collect(),
+        };
+        for o in others {
+            self.forget_buffer(st, o);
         }
     }
 
@@ -551,15 +582,15 @@ impl<'f> Analyzer<'f> {
                 st.pending_host.insert(b, vec![i]);
                 st.residency.remove(&b);
             } else {
-                if let Some(&last) = st.residency.get(&b) {
+                if let Some(&(last, _)) = st.residency.get(&b) {
                     if self.same_device(self.insts[last].queue, q) {
                         st.pending_src.insert(b, vec![(i, last)]);
                     }
                 }
-                st.residency.insert(b, i);
+                st.residency.insert(b, (i, self.home(q)));
             }
         } else {
-            st.residency.insert(b, i);
+            st.residency.insert(b, (i, self.home(q)));
         }
 
         // Initialization from host data.

@@ -13,6 +13,20 @@ fn join_map<K: Clone + Eq + std::hash::Hash, V: Clone + PartialEq>(
         .collect()
 }
 
+/// Where each buffer is where both paths leave it on one device: the later of the two
+/// commands that put it there.
+fn join_residency(
+    a: &HashMap<ObjId, (usize, ObjId)>,
+    b: &HashMap<ObjId, (usize, ObjId)>,
+) -> HashMap<ObjId, (usize, ObjId)> {
+    a.iter()
+        .filter_map(|(k, &(i, at))| {
+            let &(j, bt) = b.get(k)?;
+            (at == bt).then_some((*k, (i.max(j), at)))
+        })
+        .collect()
+}
+
 /// What each buffer holds where both paths agree on the host data and its version: the
 /// buffer holds that data on either path, whichever upload put it there (a thread that
 /// uploaded it again, one arm of a branch).
@@ -211,7 +225,7 @@ impl State {
             host_buffers,
             pending_host: union_vec_map(&self.pending_host, &o.pending_host),
             pending_src: union_vec_map(&self.pending_src, &o.pending_src),
-            residency: join_map(&self.residency, &o.residency),
+            residency: join_residency(&self.residency, &o.residency),
             escaped: self.escaped.union(&o.escaped).copied().collect(),
             live_raw: (self.live_raw.union(&o.live_raw))
                 .filter(|k| !lost.contains(*k))

@@ -248,6 +248,7 @@ impl<'f> Analyzer<'f> {
                 };
                 self.ext_alias.remove(&p.var);
                 remove_parts(&mut s.env, p, true);
+                self.drop_elements(&mut s, p.var);
                 s.env.insert(p.clone(), v);
             }
             self.loops.push(LoopCx::default());
@@ -367,8 +368,15 @@ impl<'f> Analyzer<'f> {
             matches!(s, Stmt::Join { handle: Value::Place(h), .. }
                 if binds.iter().any(|(p, _)| p.var == h.var))
         });
+        // A loop over a constant count (`for (t = 0; t < STEPS; t++)`, too many to unroll)
+        // runs at least once.
+        let counted = sources.iter().any(|s| match s {
+            EachSource::Upto(Value::Int(n)) => *n > 0,
+            EachSource::Range(Value::Int(a), Value::Int(b)) => b > a,
+            _ => false,
+        });
         looped.extend(body.iter().cloned());
-        let mut out = self.run_loop(&looped, st, joins_each)?;
+        let mut out = self.run_loop(&looped, st, joins_each || counted)?;
         if let Some(d) = dst {
             self.note_collected(d, tail);
             out.env.insert(d.clone(), collected(tail, binds));

@@ -192,7 +192,9 @@ struct State {
     host_buffers: HashMap<HostId, BTreeSet<ObjId>>,
     pending_host: HashMap<ObjId, Vec<usize>>,
     pending_src: HashMap<ObjId, Vec<(usize, usize)>>,
-    residency: HashMap<ObjId, usize>,
+    /// The last command on each buffer that left it on a device, and where that is
+    /// ([`Analyzer::home`]).
+    residency: HashMap<ObjId, (usize, ObjId)>,
     /// Objects handed to code the analysis does not see.
     escaped: BTreeSet<ObjId>,
     /// Raw events made and not yet released or handed on.
@@ -253,6 +255,11 @@ struct Analyzer<'f> {
     /// Fields of local structs that hold an outside value by name (`d.queues` of
     /// `let d = Domain { queues, .. }` with `queues` a parameter): that place's parts.
     field_alias: HashMap<Var, Vec<(String, Place)>>,
+    /// Buffers standing for the element of a list of buffers at an index not known
+    /// (`field[cur]` after a loop of ping-pong steps), with the members it may be. The
+    /// index variables they are keyed by, for forgetting them when one changes.
+    elements: HashMap<ObjId, Vec<ObjId>>,
+    element_vars: HashSet<Var>,
     /// Per callee parameter: the frame whose code wrote what it was given (its caller's,
     /// or one further out where the caller passed on a parameter of its own).
     param_origin: HashMap<Var, usize>,
@@ -349,6 +356,8 @@ pub fn analyze<'f>(func: &Function, index: &'f Index<'f>, kernels: &mut Kernels)
         inlined: Vec::new(),
         ext_alias: HashMap::new(),
         field_alias: HashMap::new(),
+        elements: HashMap::new(),
+        element_vars: HashSet::new(),
         param_origin: HashMap::new(),
         objs: Vec::new(),
         hosts: Vec::new(),

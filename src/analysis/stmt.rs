@@ -79,6 +79,7 @@ impl<'f> Analyzer<'f> {
         for v in values {
             if let Value::Place(p) = v {
                 let p = self.canonical(&self.concrete(st, p));
+                self.drop_elements(st, p.var);
                 // Some member's part (`list[_].buf`): any member's may have changed.
                 if !p.is_definite() {
                     let base = Place {
@@ -178,6 +179,7 @@ impl<'f> Analyzer<'f> {
                 let dst = &self.canonical(&self.concrete(&st, dst));
                 let name = self.place_name(dst);
                 let mut v = self.eval(&mut st, value, None, &name);
+                self.drop_elements(&mut st, dst.var);
                 if let (true, Value::Struct(fields), AVal::Struct(made)) =
                     (dst.proj.is_empty(), value, &v)
                 {

@@ -206,6 +206,9 @@ impl<'f> Analyzer<'f> {
     /// The value of a place; parts of outside values become objects of the role they play,
     /// or of the type their struct field declares.
     pub(super) fn resolve(&mut self, st: &mut State, p: &Place, role: Option<RoleHint>) -> AVal {
+        if let Some(v) = self.element(st, p) {
+            return v;
+        }
         let p = &self.concrete(st, p);
         let v = self.resolve_place(st, p, role);
         // A member or field of the function's own variables names the object as the code
@@ -226,6 +229,122 @@ impl<'f> Analyzer<'f> {
             }
         }
         v
+    }
+
+    /// `field[cur]` for an index variable whose value is not known, of a list of distinct
+    /// buffers: one buffer, the same wherever the place is named while `cur` and the list
+    /// stay as they are, standing for whichever member it is. It starts with what every
+    /// member agrees on (where the buffer is, a pending migration to the host, the data it
+    /// holds); a command on it makes what is known of the members unknown, and a command on
+    /// a member what is known of it.
+    fn element(&mut self, st: &mut State, p: &Place) -> Option<AVal> {
+        let (Proj::Var(x), base) = p.proj.split_last()? else {
+            return None;
+        };
+        if self.ext_alias.contains_key(x)
+            || matches!(st.env.get(&Place::var(*x)), Some(AVal::Int(_)))
+        {
+            return None;
+        }
+        let base = Place {
+            var: p.var,
+            proj: base.to_vec(),
+        };
+        let base = self.canonical(&self.concrete(st, &base));
+        if !base.is_definite() {
+            return None;
+        }
+        let mut key = base.clone();
+        key.proj.push(Proj::Var(*x));
+        if let Some(v @ AVal::Obj(_)) = st.env.get(&key) {
+            return Some(v.clone());
+        }
+        // The list, or the members stored into it one by one (`field[d][b] = ..`).
+        let items = match self.resolve_place(st, &base, None) {
+            AVal::List(items) => items,
+            _ => {
+                let n = base.proj.len() + 1;
+                (st.env.range(base.clone()..))
+                    .take_while(|(k, _)| k.var == base.var && k.proj.starts_with(&base.proj))
+                    .filter(|(k, _)| k.proj.len() == n && matches!(k.proj[n - 1], Proj::Index(_)))
+                    .map(|(_, v)| v.clone())
+                    .collect()
+            }
+        };
+        let members: Vec<ObjId> = (items.iter())
+            .filter_map(|i| match i {
+                AVal::Obj(o) if matches!(self.objs[*o].kind, ObjKind::Buffer) => Some(*o),
+                _ => None,
+            })
+            .collect();
+        if members.len() < 2
+            || members.len() != items.len()
+            || !super::join::distinct_objects(&items)
+        {
+            return None;
+        }
+        let name = format!("{}[{}]", self.place_name(&base), self.vars[*x].name);
+        let o = self.new_obj(ObjKind::Buffer, name);
+        self.agreed_by(st, o, &members);
+        self.elements.insert(o, members);
+        self.element_vars.insert(*x);
+        st.env.insert(key, AVal::Obj(o));
+        Some(AVal::Obj(o))
+    }
+
+    /// What every one of `members` agrees on, for the buffer `o` standing for one of them.
+    fn agreed_by(&self, st: &mut State, o: ObjId, members: &[ObjId]) {
+        let res: Option<Vec<(usize, ObjId)>> = members
+            .iter()
+            .map(|m| st.residency.get(m).copied())
+            .collect();
+        if let Some(res) = res {
+            let at = res[0].1;
+            if res.iter().all(|r| r.1 == at) {
+                if let Some(&last) = res.iter().max() {
+                    st.residency.insert(o, last);
+                }
+            }
+        }
+        let host: Option<Vec<Vec<usize>>> = members
+            .iter()
+            .map(|m| st.pending_host.get(m).cloned())
+            .collect();
+        if let Some(host) = host {
+            let mut all: Vec<usize> = host.into_iter().flatten().collect();
+            all.sort_unstable();
+            all.dedup();
+            st.pending_host.insert(o, all);
+        }
+        let inits: Option<Vec<&Init>> = members.iter().map(|m| st.init.get(m)).collect();
+        if let Some(inits) = inits {
+            let first = inits[0];
+            if inits
+                .iter()
+                .all(|i| i.host == first.host && i.version == first.version)
+            {
+                let init = first.clone();
+                st.init.insert(o, init);
+            }
+        }
+    }
+
+    /// After `var` or a part of it changed: the elements keyed by it, or of a list in it,
+    /// are no longer the ones they stood for.
+    pub(super) fn drop_elements(&self, st: &mut State, var: Var) {
+        if self.element_vars.is_empty() {
+            return;
+        }
+        let stale: Vec<Place> = (st.env.keys())
+            .filter(|k| {
+                matches!(k.proj.last(), Some(Proj::Var(_)))
+                    && (k.var == var || k.proj.contains(&Proj::Var(var)))
+            })
+            .cloned()
+            .collect();
+        for k in stale {
+            st.env.remove(&k);
+        }
     }
 
     fn resolve_place(&mut self, st: &mut State, p: &Place, role: Option<RoleHint>) -> AVal {
