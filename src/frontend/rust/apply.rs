@@ -51,7 +51,7 @@ const TO_HOST: &[&str] = &[
 ];
 
 /// `&mut x`, possibly cast to a raw pointer or in `Some(..)` (ocl-core's `new_event`).
-fn is_mut_borrow(e: &Expr) -> bool {
+pub(super) fn is_mut_borrow(e: &Expr) -> bool {
     match e {
         Expr::Reference(r) => r.mutability.is_some(),
         Expr::Cast(c) => is_mut_borrow(&c.expr),
@@ -221,6 +221,10 @@ impl Lowerer<'_, '_> {
                     .arg_index(Role::EventOut)
                     .map(|i| match (&vals[i], args.get(i)) {
                         (Value::Place(p), Some(e)) if is_mut_borrow(e) => Some(p.clone()),
+                        // A closure's parameter given `&mut ev`: `ev`.
+                        (Value::Place(p), Some(Expr::Path(_))) if p.proj.is_empty() => {
+                            self.mut_refs.get(&p.var).cloned()
+                        }
                         _ => None,
                     });
                 let id = self.cx.next_cmd;

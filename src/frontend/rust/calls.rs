@@ -206,6 +206,12 @@ impl Lowerer<'_, '_> {
         if let Some((x, captured, name)) = closure {
             let vals: Vec<Value> = args.iter().map(|a| self.expr(a)).collect();
             let call = name.map(|n| (n, span));
+            self.borrows = (args.iter().zip(&vals))
+                .map(|(a, v)| match v {
+                    Value::Place(p) if super::apply::is_mut_borrow(a) => Some(p.clone()),
+                    _ => None,
+                })
+                .collect();
             if let Some(v) = self.inline_closure(x, captured, vals.clone(), call) {
                 return v;
             }
@@ -223,6 +229,12 @@ impl Lowerer<'_, '_> {
             return Value::Unknown;
         };
         let last = segs.last().map(String::as_str).unwrap_or("");
+        if segs.len() == 1 {
+            let name = qualify(self.prefix.as_deref(), last);
+            if let Some(v) = self.inline_helper(&name, &args, span) {
+                return v;
+            }
+        }
         // A tuple struct of the crate wrapping handles (`Mem(buf)`, a `Send` newtype): its
         // fields `.0`, `.1`.
         if segs.len() == 1 && self.is_tuple_struct(last, args.len()) {

@@ -85,9 +85,15 @@ impl Lowerer<'_, '_> {
         self.scopes.push(captured.cloned().unwrap_or_default());
         self.scopes.push(HashMap::new());
         let span = self.span(spans::closure(c));
+        let borrows = std::mem::take(&mut self.borrows);
         for (i, input) in c.inputs.iter().enumerate() {
             let v = args.get(i).cloned().unwrap_or(Value::Unknown);
             self.let_pattern(input, v, span);
+            if let (Some(Some(p)), Pat::Ident(pi)) = (borrows.get(i), strip_pat_type(input)) {
+                if let Some(var) = self.lookup(&pi.ident.to_string()) {
+                    self.mut_refs.insert(var, p.clone());
+                }
+            }
         }
         self.inlining += 1;
         let v = if call.is_some() || has_return(&c.body) {
@@ -119,6 +125,81 @@ impl Lowerer<'_, '_> {
             span,
         });
         Value::Place(Place::var(t))
+    }
+
+    /// `with_event("write", |e| clEnqueueWriteBuffer(.., e))` of a free function of the file
+    /// that takes a closure: the function's body is lowered here, as a call of its own,
+    /// seeing only its parameters, with each closure parameter bound to the closure given
+    /// (which sees what it captured here). `None` when the call is not such a call.
+    pub(super) fn inline_helper(
+        &mut self,
+        name: &str,
+        args: &[&Expr],
+        span: Span,
+    ) -> Option<Value> {
+        let f: &syn::ItemFn = *self.cx.free_fns.get(name)?;
+        if !args.iter().any(|a| closure_of(a).is_some())
+            || f.sig.inputs.len() != args.len()
+            || self.inlined_fns.iter().any(|n| n == name)
+            || self.inlining >= MAX_INLINE_DEPTH
+        {
+            return None;
+        }
+        let body_span = self.span(f.block.brace_token.span.join());
+        let cost = body_span.end.saturating_sub(body_span.start).max(1);
+        if cost > self.inline_budget {
+            return None;
+        }
+        self.inline_budget -= cost;
+        // The arguments, in the caller's scope.
+        let mut given = Vec::new();
+        for a in args {
+            match closure_of(a) {
+                Some(c) => {
+                    let captured = expr_idents(&c.body)
+                        .into_iter()
+                        .filter_map(|i| self.lookup(&i).map(|v| (i, v)))
+                        .collect();
+                    given.push(Err((c.clone(), captured)));
+                }
+                None => given.push(Ok(self.expr(a))),
+            }
+        }
+        let scopes = std::mem::replace(&mut self.scopes, vec![HashMap::new()]);
+        let self_ty = self.self_ty.take();
+        self.inlined_fns.push(name.to_string());
+        for (input, arg) in f.sig.inputs.iter().zip(given) {
+            let syn::FnArg::Typed(pt) = input else {
+                continue;
+            };
+            match (arg, strip_pat_type(&pt.pat)) {
+                (Err((expr, captured)), Pat::Ident(pi)) => {
+                    let v = self.bind(&pi.ident.to_string(), TypeHint::Unknown);
+                    self.closures.insert(
+                        v,
+                        Closure {
+                            name: pi.ident.to_string(),
+                            expr,
+                            captured,
+                        },
+                    );
+                }
+                (Err(_), pat) => self.let_pattern(pat, Value::Unknown, span),
+                (Ok(v), _) => self.let_pattern(&pt.pat, v, span),
+            }
+        }
+        let block = Expr::Block(syn::ExprBlock {
+            attrs: Vec::new(),
+            label: None,
+            block: (*f.block).clone(),
+        });
+        self.inlining += 1;
+        let v = self.closure_call(&block, Some(name.to_string()), span);
+        self.inlining -= 1;
+        self.inlined_fns.pop();
+        self.self_ty = self_ty;
+        self.scopes = scopes;
+        Some(v)
     }
 
     /// What a closure that is not followed does: its captures are forgotten.

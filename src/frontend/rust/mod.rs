@@ -67,6 +67,12 @@ pub fn lower_file(file_id: usize, src: &SourceFile, ast: &syn::File, module: &[S
         structs: defs.structs,
         next_cmd: 0,
         functions: Vec::new(),
+        free_fns: (ast.items.iter())
+            .filter_map(|i| match i {
+                syn::Item::Fn(f) => Some((qualify(root.as_deref(), &f.sig.ident.to_string()), f)),
+                _ => None,
+            })
+            .collect(),
     };
     cx.items(&ast.items, root.as_deref());
     let mut sources: Vec<String> = (cx.consts.into_values())
@@ -96,6 +102,9 @@ struct FileCx<'a> {
     structs: HashMap<String, Fields>,
     next_cmd: usize,
     functions: Vec<Function>,
+    /// The file's free functions at its top level, by qualified name: a call that hands
+    /// one a closure is lowered with the function's body where it is called.
+    free_fns: HashMap<String, &'a syn::ItemFn>,
 }
 
 impl FileCx<'_> {
@@ -157,6 +166,9 @@ impl FileCx<'_> {
             closures: HashMap::new(),
             inlining: 0,
             closure_calls: 0,
+            inlined_fns: Vec::new(),
+            mut_refs: HashMap::new(),
+            borrows: Vec::new(),
             inline_budget: 0,
             mapped: std::collections::HashSet::new(),
             struct_of: HashMap::new(),
@@ -242,6 +254,13 @@ struct Lowerer<'c, 'a> {
     inlining: usize,
     /// Closure bodies being lowered as a [`Stmt::Closure`], whose `return`s they end.
     closure_calls: usize,
+    /// The free functions being lowered where they are called, innermost last.
+    inlined_fns: Vec<String>,
+    /// Locals bound to a `&mut place` handed to a closure (`f(&mut ev)` of `|e| ..`): what
+    /// an out-parameter `e` receives goes to that place. `borrows` are the places the
+    /// arguments of the closure call being lowered borrow.
+    mut_refs: HashMap<Var, Place>,
+    borrows: Vec<Option<Place>>,
     /// Bytes of closure bodies that may still be lowered where they are called: each
     /// call lowers its closure's body again, so this keeps a function's lowering linear.
     inline_budget: usize,
