@@ -305,6 +305,11 @@ impl<'f> Analyzer<'f> {
                     if pq != cq && p.queue == c.queue {
                         p.queue = self.objs[pq].name.clone();
                         c.queue = self.objs[cq].name.clone();
+                        // Queues made under one name by two threads or two passes (`q` of
+                        // each thread of a team).
+                        if p.queue == c.queue {
+                            p.queue = format!("{} (another queue of that name)", p.queue);
+                        }
                     }
                     // Whether the caller chose the consumer's queue or this buffer.
                     let ci = &self.insts[*consumer];

@@ -258,6 +258,9 @@ impl<'f> Analyzer<'f> {
                             .collect(),
                     };
                     remove_parts(&mut st.env, &base, true);
+                    // A raw event stored at an index not known (`prev[nprev++] = ev`): which
+                    // element a later release names is not known either.
+                    self.hand_on(&mut st, &v);
                 }
             }
             Stmt::Enqueue { cmd, event } => self.enqueue(&mut st, cmd, event.as_ref()),

@@ -20,6 +20,16 @@ const MAX_WAIT_ELEMS: u64 = 64;
 const TO_HOST: &[&str] = &["CL_MIGRATE_MEM_OBJECT_HOST"];
 
 impl Lowerer<'_> {
+    /// The variable an `errcode_ret` argument `&err` (the call's last) names.
+    fn errcode_var(&self, args: &[Node<'_>]) -> Option<Var> {
+        (args.last().copied().map(strip))
+            .filter(|a| a.kind() == "pointer_expression")
+            .filter(|a| a.child(0).is_some_and(|o| self.txt(o) == "&"))
+            .and_then(|a| a.child_by_field_name("argument"))
+            .filter(|x| x.kind() == "identifier")
+            .and_then(|x| self.lookup(self.txt(x)))
+    }
+
     /// Whether the expression names one of `names` as an identifier, itself or in the
     /// initializer of a local it names (`props` of `props[] = {.., CL_QUEUE_..}`).
     fn mentions_any(&self, n: Node<'_>, names: &[&str]) -> bool {
@@ -249,6 +259,10 @@ impl Lowerer<'_> {
                     span,
                 };
                 self.out.push(Stmt::Enqueue { cmd, event });
+                // A map returns the mapped pointer; its status goes to `errcode_ret`.
+                if kind == CommandKind::Map {
+                    self.pointer_result = Some(self.errcode_var(args));
+                }
                 if kind == CommandKind::Read {
                     self.forget(host.into_iter().collect(), span);
                 }
@@ -289,12 +303,7 @@ impl Lowerer<'_> {
                     },
                     NewKind::UserEvent => {
                         // `clCreateUserEvent(ctx, &err)`: `err` says whether it was made.
-                        self.made_status = (args.last().copied().map(strip))
-                            .filter(|a| a.kind() == "pointer_expression")
-                            .filter(|a| a.child(0).is_some_and(|o| self.txt(o) == "&"))
-                            .and_then(|a| a.child_by_field_name("argument"))
-                            .filter(|x| x.kind() == "identifier")
-                            .and_then(|x| self.lookup(self.txt(x)));
+                        self.made_status = self.errcode_var(args);
                         NewObject::UserEvent { raw: api.raw_event }
                     }
                     NewKind::Event => NewObject::EmptyEvent,

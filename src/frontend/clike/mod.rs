@@ -695,6 +695,7 @@ impl FileCx {
             const_locals: HashMap::new(),
             in_cleanup: false,
             made_status: None,
+            pointer_result: None,
             omp: Vec::new(),
             spawn_iterations: false,
             spawned_iterations: false,
@@ -823,6 +824,9 @@ struct Lowerer<'c> {
     in_cleanup: bool,
     /// The status variable the user event just made reports to (`&err`).
     made_status: Option<Var>,
+    /// The call just lowered returns a pointer, not a status (`clEnqueueMapBuffer`), and
+    /// reports to this variable where it is given one (`&err`).
+    pointer_result: Option<Option<Var>>,
     /// The OpenMP parallel regions being lowered, innermost last.
     omp: Vec<omp::Region>,
     /// The next `for` loop is a `parallel for`: each iteration runs in a thread; set once
@@ -871,18 +875,29 @@ impl Lowerer<'_> {
     /// short (`out: if (ev) clReleaseEvent(ev); return err;`).
     fn cleanup_tail<'t>(&self, goto: Node<'t>) -> Option<Vec<Node<'t>>> {
         let label = goto.child_by_field_name("label")?;
+        // The innermost block around the jump that has the label after it: the function's
+        // body, or a block in it (a thread's or an iteration's own cleanup, whose tail is
+        // followed to its end).
         let mut body = goto.parent()?;
-        while body.parent()?.kind() != "function_definition" {
+        loop {
+            if body.kind() == "compound_statement" {
+                let stmts = named(body);
+                let at = stmts.iter().position(|s| {
+                    s.kind() == "labeled_statement"
+                        && s.start_byte() > goto.start_byte()
+                        && (s.child_by_field_name("label"))
+                            .is_some_and(|l| self.txt(l) == self.txt(label))
+                });
+                if let Some(at) = at {
+                    let tail = stmts[at..].to_vec();
+                    return (tail.len() <= MAX_CLEANUP_STMTS).then_some(tail);
+                }
+            }
+            if body.kind() == "function_definition" {
+                return None;
+            }
             body = body.parent()?;
         }
-        let stmts = named(body);
-        let at = stmts.iter().position(|s| {
-            s.kind() == "labeled_statement"
-                && s.start_byte() > goto.start_byte()
-                && (s.child_by_field_name("label")).is_some_and(|l| self.txt(l) == self.txt(label))
-        })?;
-        let tail = stmts[at..].to_vec();
-        (tail.len() <= MAX_CLEANUP_STMTS).then_some(tail)
     }
 
     fn txt(&self, n: Node<'_>) -> &str {
@@ -1106,6 +1121,9 @@ impl Lowerer<'_> {
             "if_statement" => {
                 self.outs = Outs::default();
                 self.made_status = None;
+                self.pointer_result = None;
+                self.pointer_result = None;
+                self.pointer_result = None;
                 let cond = n.child_by_field_name("condition");
                 let cond_value = cond.map_or(Value::Unknown, |c| self.condition(c));
                 let checked = cond.map_or(Outs::default(), |c| self.checked_commands(c));
@@ -1895,6 +1913,8 @@ impl Lowerer<'_> {
             let mut text = None;
             self.outs = Outs::default();
             self.made_status = None;
+            self.pointer_result = None;
+            self.pointer_result = None;
             let value = match shape.init {
                 Some(init) if init.kind() == "argument_list" => self.construct(&ty, init, span),
                 Some(init)
@@ -2379,6 +2399,14 @@ impl Lowerer<'_> {
     /// emptied: when it says they failed, their commands did nothing.
     fn note_status(&mut self, status: Var) {
         let outs = std::mem::take(&mut self.outs);
+        // `ptr = clEnqueueMapBuffer(.., &ev, &err)`: `ptr` is no status; `err` is the map's.
+        if let Some(err) = self.pointer_result.take() {
+            self.statuses.remove(&status);
+            if let Some(e) = err.filter(|_| !outs.commands.is_empty()) {
+                self.statuses.insert(e, outs);
+            }
+            return;
+        }
         // A user event stored in `status` whose creation reported to `err`: when `err` says
         // it failed, there is no event to release.
         if let Some(err) = self.made_status.take() {
@@ -2571,6 +2599,7 @@ impl Lowerer<'_> {
         let text = right.and_then(|r| self.str_value(r));
         self.outs = Outs::default();
         self.made_status = None;
+        self.pointer_result = None;
         let v = right.map_or(Value::Unknown, |r| self.expr(r));
         let Some(left) = n.child_by_field_name("left") else {
             return v;
