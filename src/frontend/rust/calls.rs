@@ -64,6 +64,28 @@ impl Lowerer<'_, '_> {
                 }
             }
         }
+        // `iter.fold(init, |acc, x| ..)`: a loop threading the accumulator through.
+        if let ("fold" | "try_fold", [init, f]) = (name.as_str(), args.as_slice()) {
+            if let Some(c) = closure_of(f).filter(|c| c.inputs.len() == 2) {
+                if self.can_inline(c) {
+                    let span = self.span(spans::expr(init));
+                    let value = self.expr(init);
+                    let acc = self.new_temp(TypeHint::Unknown);
+                    self.out.push(Stmt::Assign {
+                        dst: Place::var(acc),
+                        value,
+                        span,
+                    });
+                    self.each(
+                        &mc.receiver,
+                        &c.inputs[1],
+                        EachBody::Fold(&c.body, &c.inputs[0], acc),
+                        false,
+                    );
+                    return Value::Place(Place::var(acc));
+                }
+            }
+        }
         let recv = self.expr(&mc.receiver);
         match (name.as_str(), args.as_slice()) {
             // `thread::Builder::new().spawn(|| ..)`, a scope's `s.spawn(|| ..)`.

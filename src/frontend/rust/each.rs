@@ -11,10 +11,12 @@ use super::{spans, Lowerer};
 use crate::frontend::arith;
 use crate::ir::*;
 
-/// The body of a loop: a `for` loop's block or an iterator adapter's closure body.
+/// The body of a loop: a `for` loop's block or an iterator adapter's closure body, or a
+/// `fold`'s closure body with its accumulator's pattern and the variable holding it.
 pub(super) enum EachBody<'e> {
     Block(&'e syn::Block),
     Closure(&'e Expr),
+    Fold(&'e Expr, &'e Pat, Var),
 }
 
 /// Methods that walk an iterator with a closure, once per item, in order.
@@ -290,7 +292,7 @@ impl Lowerer<'_, '_> {
             };
             match body {
                 EachBody::Block(b) => w.visit_block(b),
-                EachBody::Closure(e) => w.visit_expr(e),
+                EachBody::Closure(e) | EachBody::Fold(e, ..) => w.visit_expr(e),
             }
             w.found
         };
@@ -303,6 +305,20 @@ impl Lowerer<'_, '_> {
         let tail = match body {
             EachBody::Block(b) => {
                 self.block_inline(b);
+                Value::Unknown
+            }
+            // `iter.fold(init, |acc, x| ..)`: the accumulator is what the last pass gave.
+            EachBody::Fold(e, acc, var) => {
+                let span = self.span(spans::expr(e));
+                self.let_pattern(acc, Value::Place(Place::var(var)), span);
+                self.inlining += 1;
+                let v = self.closure_call(e, None, span);
+                self.inlining -= 1;
+                self.out.push(Stmt::Assign {
+                    dst: Place::var(var),
+                    value: v,
+                    span,
+                });
                 Value::Unknown
             }
             EachBody::Closure(e) => {
