@@ -625,6 +625,17 @@ impl Lowerer<'_, '_> {
                 return Value::Unknown;
             }
         }
+        // A checking macro around one call (`cl!(clEnqueueWriteBuffer(..))`, `check!(f(..)?)`):
+        // the call is code of this function, run once.
+        if let Ok(e) = m.parse_body::<Expr>() {
+            let mut call = &e;
+            while let Expr::Try(t) = call {
+                call = &t.expr;
+            }
+            if matches!(call, Expr::Call(_) | Expr::MethodCall(_)) {
+                return self.expr(&e);
+            }
+        }
         // A macro handed closures (`program_closures!(|p, ..| ..)`): their bodies are code
         // of this function, run once each.
         if let Ok(items) = m.parse_body_with(Punctuated::<Expr, syn::Token![,]>::parse_terminated) {
