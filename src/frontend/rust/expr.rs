@@ -466,7 +466,15 @@ impl Lowerer<'_, '_> {
                         }
                     }
                 }
-                let v = self.arms_value(&mut arms, vec![then_value, else_value]);
+                // `if failed { Err(status) } else { Ok(event) }`: the value is the `Ok` arm's;
+                // the other hands its caller an error, no object.
+                let then_err = block_is_err(&i.then_branch);
+                let else_err = (i.else_branch.as_ref()).is_some_and(|(_, e)| expr_is_err(e));
+                let v = match (then_err, else_err) {
+                    (true, false) => else_value,
+                    (false, true) => then_value,
+                    _ => self.arms_value(&mut arms, vec![then_value, else_value]),
+                };
                 self.out.push(Stmt::Branch(arms));
                 v
             }
@@ -766,4 +774,17 @@ fn arith_op(op: &syn::BinOp) -> Option<ArithOp> {
 fn leaves(arm: &[Stmt]) -> bool {
     arm.iter()
         .any(|s| matches!(s, Stmt::Return { .. } | Stmt::Break | Stmt::Continue))
+}
+
+/// Whether an expression's value is `Err(..)` (directly, or as its block's tail).
+fn expr_is_err(e: &Expr) -> bool {
+    match strip(e) {
+        Expr::Call(c) => path_segments(&c.func).is_some_and(|s| s == ["Err"]),
+        Expr::Block(b) => block_is_err(&b.block),
+        _ => false,
+    }
+}
+
+fn block_is_err(b: &syn::Block) -> bool {
+    matches!(b.stmts.last(), Some(syn::Stmt::Expr(e, None)) if expr_is_err(e))
 }
