@@ -121,6 +121,8 @@ enum ObjKind {
 struct Obj {
     kind: ObjKind,
     name: String,
+    /// The call frame that made it.
+    made_in: usize,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -208,8 +208,13 @@ impl<'f> Analyzer<'f> {
                     // The annotation says what an unknown value is.
                     v = self.hinted(hint, &name);
                 }
+                // An object a helper made (`let w2 = buffer(ctx, ..)?`) is named by where its
+                // caller keeps it.
                 if let AVal::Obj(o) = v {
-                    if self.objs[o].name.starts_with('%') && !name.starts_with('%') {
+                    let made_in_callee = self.objs[o].made_in > self.frame();
+                    if (self.objs[o].name.starts_with('%') || made_in_callee)
+                        && !name.starts_with('%')
+                    {
                         self.objs[o].name = name.clone();
                     }
                 }

@@ -67,7 +67,12 @@ pub(super) fn flatten_buffers(a: &AVal, objs: &[Obj], out: &mut Vec<ObjId>, unkn
 
 impl<'f> Analyzer<'f> {
     pub(super) fn new_obj(&mut self, kind: ObjKind, name: String) -> ObjId {
-        self.objs.push(Obj { kind, name });
+        let made_in = self.frame();
+        self.objs.push(Obj {
+            kind,
+            name,
+            made_in,
+        });
         self.objs.len() - 1
     }
 

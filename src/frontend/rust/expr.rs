@@ -206,6 +206,15 @@ impl Lowerer<'_, '_> {
                 match &*c.ty {
                     Type::Ptr(_) | Type::Infer(_) => v,
                     Type::Path(p) if p.path.is_ident("cl_mem") || p.path.is_ident("cl_event") => v,
+                    // `i as cl_uint` of a loop's count: the same number.
+                    Type::Path(p)
+                        if INT_TYPES.iter().any(|t| p.path.is_ident(t))
+                            && matches!(&v, Value::Place(pl) if pl.proj.is_empty()
+                                && self.vars[pl.var].hint == TypeHint::Unknown
+                                && matches!(strip(&c.expr), Expr::Path(_))) =>
+                    {
+                        v
+                    }
                     _ => match v {
                         Value::Int(n) => Value::Int(n),
                         _ => Value::Scalar,
@@ -788,3 +797,9 @@ fn expr_is_err(e: &Expr) -> bool {
 fn block_is_err(b: &syn::Block) -> bool {
     matches!(b.stmts.last(), Some(syn::Stmt::Expr(e, None)) if expr_is_err(e))
 }
+
+/// Integer types a count is cast to (`i as cl_uint`).
+const INT_TYPES: &[&str] = &[
+    "u8", "u16", "u32", "u64", "usize", "i8", "i16", "i32", "i64", "isize", "cl_uint", "cl_int",
+    "cl_ulong", "cl_long", "size_t",
+];

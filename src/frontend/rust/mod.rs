@@ -179,8 +179,18 @@ impl FileCx<'_> {
         let body_span = lw.span(block.brace_token.span.join());
         lw.inline_budget = 4 * (body_span.end - body_span.start) + 4_096;
         let mut params = Vec::new();
+        // Parameters taken apart by a pattern (`(kd, nd): (usize, usize)`, `_`): one
+        // parameter each, whose parts the pattern binds when the body starts.
+        let mut patterns = Vec::new();
         for input in &sig.inputs {
             match input {
+                syn::FnArg::Typed(pt)
+                    if !matches!(syntax::strip_pat_type(&pt.pat), syn::Pat::Ident(_)) =>
+                {
+                    let v = lw.bind(&format!("%param{}", params.len()), TypeHint::Unknown);
+                    params.push(v);
+                    patterns.push((&*pt.pat, v));
+                }
                 syn::FnArg::Receiver(_) => {
                     let hint = self_ty.map_or(TypeHint::Unknown, hint_from_name);
                     let v = lw.bind("self", hint);
@@ -211,6 +221,9 @@ impl FileCx<'_> {
                     }
                 }
             }
+        }
+        for (pat, v) in patterns {
+            lw.let_pattern(pat, Value::Place(Place::var(v)), body_span);
         }
         let tail = lw.block_inline(block);
         lw.out.push(Stmt::Return { value: tail });
