@@ -1523,6 +1523,15 @@ impl Lowerer<'_> {
         (steps.contains(&step) && !changes(n.child_by_field_name("body")?, &name, &text))
             .then_some(())?;
         let counter = self.lookup(&name)?;
+        // `i < sizeof(evs) / sizeof(evs[0])`: once per member of the array.
+        if let (0, "<", Some(array)) = (ahead, op, array_count(txt(right))) {
+            if let Some(v) = self.lookup(&array) {
+                return Some((
+                    counter,
+                    EachSource::UptoLen(start, Value::Place(Place::var(v))),
+                ));
+            }
+        }
         let constant = self.cx.int_of_in(&text, right);
         let end = match (op, constant) {
             (_, Some(b)) => end_of(op, b)?.checked_sub(ahead)?,
@@ -1917,8 +1926,11 @@ impl Lowerer<'_> {
             self.pointer_result = None;
             let value = match shape.init {
                 Some(init) if init.kind() == "argument_list" => self.construct(&ty, init, span),
+                // `cl::Buffer b{ctx, flags, n}`; not `cl_event deps[2] = { a, b }`, a list.
                 Some(init)
                     if init.kind() == "initializer_list"
+                        && shape.array.is_none()
+                        && shape.pointers == 0
                         && handle_hint(last_name(&ty)) != TypeHint::Unknown =>
                 {
                     self.construct(&ty, init, span)
@@ -3175,6 +3187,25 @@ fn jumps(body: &[Stmt]) -> bool {
 
 /// A C++ path's segments without template arguments: `cl::Buffer` → `["cl", "Buffer"]`,
 /// `::clFinish` → `["clFinish"]`.
+/// The array whose count `sizeof(a) / sizeof(a[0])` (or `sizeof a / sizeof *a`) is.
+fn array_count(text: &str) -> Option<String> {
+    let t: String = text.chars().filter(|c| !c.is_whitespace()).collect();
+    let (whole, one) = t.split_once('/')?;
+    let name = |s: &str| {
+        let s = s.strip_prefix("sizeof")?;
+        let s = s
+            .strip_prefix('(')
+            .and_then(|x| x.strip_suffix(')'))
+            .unwrap_or(s);
+        Some(s.to_string())
+    };
+    let array = name(whole)?;
+    let elem = name(one)?;
+    let is_ident =
+        !array.is_empty() && array.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    (is_ident && (elem == format!("{array}[0]") || elem == format!("*{array}"))).then_some(array)
+}
+
 fn path_segments(path: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut depth = 0;
