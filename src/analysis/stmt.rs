@@ -98,6 +98,8 @@ impl<'f> Analyzer<'f> {
                     Some(x @ AVal::List(_)) => *x = AVal::Unknown,
                     Some(x @ AVal::Int(_)) => *x = AVal::Scalar,
                     Some(x @ AVal::External) if scalar => *x = AVal::Scalar,
+                    // A null pointer handed to be filled in (`posix_memalign(&p, ..)`).
+                    Some(x @ AVal::Null) => *x = AVal::Unknown,
                     _ => {}
                 }
                 // So may the integers in it (`load(&cfg)` of `cfg.n = 0`).
