@@ -50,6 +50,18 @@ impl Place {
             .iter()
             .any(|p| matches!(p, Proj::AnyIndex | Proj::Var(_)))
     }
+
+    /// The part of the place before its first non-constant index: the list whose some
+    /// member it names (`ev` of `ev[_]`, `devs[1].bufs` of `devs[1].bufs[_].x`).
+    pub fn definite_base(&self) -> Place {
+        Place {
+            var: self.var,
+            proj: (self.proj.iter())
+                .take_while(|p| !matches!(p, Proj::AnyIndex | Proj::Var(_)))
+                .cloned()
+                .collect(),
+        }
+    }
 }
 
 /// What the frontend knows of a variable's type from annotations.

@@ -136,11 +136,7 @@ impl<'f> Analyzer<'f> {
     }
 
     pub(super) fn same_device(&self, a: ObjId, b: ObjId) -> bool {
-        let dev = |q: ObjId| match self.objs[q].kind {
-            ObjKind::Queue { device, .. } => device,
-            _ => None,
-        };
-        a == b || matches!((dev(a), dev(b)), (Some(x), Some(y)) if x == y)
+        self.home(a) == self.home(b)
     }
 
     /// Resolves a lowered command's queue, buffers, wait list and kernel arguments.
@@ -371,14 +367,7 @@ impl<'f> Analyzer<'f> {
             } else if !e.is_definite() {
                 // `&ev[k]` at an index not known: any element may be the one written, so
                 // what the list's elements hold is no longer known.
-                let base = Place {
-                    var: e.var,
-                    proj: (e.proj.iter())
-                        .take_while(|p| !matches!(p, Proj::AnyIndex | Proj::Var(_)))
-                        .cloned()
-                        .collect(),
-                };
-                remove_parts(&mut st.env, &base, true);
+                remove_parts(&mut st.env, &e.definite_base(), true);
             } else {
                 self.overwrite(st, e);
                 let name = self.place_name(e);
@@ -494,8 +483,9 @@ impl<'f> Analyzer<'f> {
                 continue;
             }
             let repeat = repeats.binary_search(&e.inst).is_ok();
-            let unchanged = (rewrite && (e.mode == Mode::Read || self.rewrites.contains(&e.inst)))
-                || (mode == Mode::Read && self.rewrites.contains(&e.inst));
+            let e_rewrite = self.rewrites.contains(&e.inst);
+            let unchanged = (rewrite && (e.mode == Mode::Read || e_rewrite))
+                || (mode == Mode::Read && e_rewrite);
             // A command does not race with itself (a kernel reading and writing one buffer).
             if !ordered && !repeat && !unchanged && e.inst != i {
                 // Unordered: what it covers is ordered before it, so covered by it.

@@ -258,10 +258,8 @@ struct Analyzer<'f> {
     /// `let d = Domain { queues, .. }` with `queues` a parameter): that place's parts.
     field_alias: HashMap<Var, Vec<(String, Place)>>,
     /// Buffers standing for the element of a list of buffers at an index not known
-    /// (`field[cur]` after a loop of ping-pong steps), with the members it may be. The
-    /// index variables they are keyed by, for forgetting them when one changes.
+    /// (`field[cur]` after a loop of ping-pong steps), with the members it may be.
     elements: HashMap<ObjId, Vec<ObjId>>,
-    element_vars: HashSet<Var>,
     /// Per callee parameter: the frame whose code wrote what it was given (its caller's,
     /// or one further out where the caller passed on a parameter of its own).
     param_origin: HashMap<Var, usize>,
@@ -359,7 +357,6 @@ pub fn analyze<'f>(func: &Function, index: &'f Index<'f>, kernels: &mut Kernels)
         ext_alias: HashMap::new(),
         field_alias: HashMap::new(),
         elements: HashMap::new(),
-        element_vars: HashSet::new(),
         param_origin: HashMap::new(),
         objs: Vec::new(),
         hosts: Vec::new(),

@@ -82,13 +82,7 @@ impl<'f> Analyzer<'f> {
                 self.drop_elements(st, p.var);
                 // Some member's part (`list[_].buf`): any member's may have changed.
                 if !p.is_definite() {
-                    let base = Place {
-                        var: p.var,
-                        proj: (p.proj.iter())
-                            .take_while(|x| !matches!(x, Proj::AnyIndex | Proj::Var(_)))
-                            .cloned()
-                            .collect(),
-                    };
+                    let base = p.definite_base();
                     remove_parts(&mut st.env, &base, false);
                     remove_parts(&mut self.found, &base, false);
                     continue;
@@ -255,16 +249,7 @@ impl<'f> Analyzer<'f> {
                 if dst.is_definite() {
                     st.env.insert(dst.clone(), v);
                 } else {
-                    let base = Place {
-                        var: dst.var,
-                        proj: dst
-                            .proj
-                            .iter()
-                            .take_while(|p| **p != Proj::AnyIndex)
-                            .cloned()
-                            .collect(),
-                    };
-                    remove_parts(&mut st.env, &base, true);
+                    remove_parts(&mut st.env, &dst.definite_base(), true);
                     // A raw event stored at an index not known (`prev[nprev++] = ev`): which
                     // element a later release names is not known either.
                     self.hand_on(&mut st, &v);

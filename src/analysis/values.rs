@@ -292,7 +292,6 @@ impl<'f> Analyzer<'f> {
         let o = self.new_obj(ObjKind::Buffer, name);
         self.agreed_by(st, o, &members);
         self.elements.insert(o, members);
-        self.element_vars.insert(*x);
         st.env.insert(key, AVal::Obj(o));
         Some(AVal::Obj(o))
     }
@@ -337,7 +336,7 @@ impl<'f> Analyzer<'f> {
     /// After `var` or a part of it changed: the elements keyed by it, or of a list in it,
     /// are no longer the ones they stood for.
     pub(super) fn drop_elements(&self, st: &mut State, var: Var) {
-        if self.element_vars.is_empty() {
+        if self.elements.is_empty() {
             return;
         }
         let stale: Vec<Place> = (st.env.keys())

@@ -1119,11 +1119,7 @@ impl Lowerer<'_> {
                 }
             }
             "if_statement" => {
-                self.outs = Outs::default();
-                self.made_status = None;
-                self.pointer_result = None;
-                self.pointer_result = None;
-                self.pointer_result = None;
+                self.fresh_statement();
                 let cond = n.child_by_field_name("condition");
                 let cond_value = cond.map_or(Value::Unknown, |c| self.condition(c));
                 let checked = cond.map_or(Outs::default(), |c| self.checked_commands(c));
@@ -1920,10 +1916,7 @@ impl Lowerer<'_> {
             let hint = declared_hint(&self.cx.real_type(&ty), shape.array, shape.pointers);
             let span = self.span(n);
             let mut text = None;
-            self.outs = Outs::default();
-            self.made_status = None;
-            self.pointer_result = None;
-            self.pointer_result = None;
+            self.fresh_statement();
             let value = match shape.init {
                 Some(init) if init.kind() == "argument_list" => self.construct(&ty, init, span),
                 // `cl::Buffer b{ctx, flags, n}`; not `cl_event deps[2] = { a, b }`, a list.
@@ -2407,6 +2400,14 @@ impl Lowerer<'_> {
             && !v.name.starts_with('%')
     }
 
+    /// A statement that may store a status begins: what the calls before it made and
+    /// reported no longer goes to the variable it stores.
+    fn fresh_statement(&mut self) {
+        self.outs = Outs::default();
+        self.made_status = None;
+        self.pointer_result = None;
+    }
+
     /// Records that `status` holds the result of the calls lowered since `outs` was
     /// emptied: when it says they failed, their commands did nothing.
     fn note_status(&mut self, status: Var) {
@@ -2609,9 +2610,7 @@ impl Lowerer<'_> {
             .to_string();
         let right = n.child_by_field_name("right");
         let text = right.and_then(|r| self.str_value(r));
-        self.outs = Outs::default();
-        self.made_status = None;
-        self.pointer_result = None;
+        self.fresh_statement();
         let v = right.map_or(Value::Unknown, |r| self.expr(r));
         let Some(left) = n.child_by_field_name("left") else {
             return v;
@@ -3185,8 +3184,6 @@ fn jumps(body: &[Stmt]) -> bool {
     })
 }
 
-/// A C++ path's segments without template arguments: `cl::Buffer` → `["cl", "Buffer"]`,
-/// `::clFinish` → `["clFinish"]`.
 /// The array whose count `sizeof(a) / sizeof(a[0])` (or `sizeof a / sizeof *a`) is.
 fn array_count(text: &str) -> Option<String> {
     let t: String = text.chars().filter(|c| !c.is_whitespace()).collect();
@@ -3206,6 +3203,8 @@ fn array_count(text: &str) -> Option<String> {
     (is_ident && (elem == format!("{array}[0]") || elem == format!("*{array}"))).then_some(array)
 }
 
+/// A C++ path's segments without template arguments: `cl::Buffer` → `["cl", "Buffer"]`,
+/// `::clFinish` → `["clFinish"]`.
 fn path_segments(path: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut depth = 0;

@@ -136,16 +136,11 @@ impl Lowerer<'_> {
         self.omp.push(Region { thread, barrier });
         let block = self.separate(|l| l.stmt(body));
         self.omp.pop();
-        let handle = Place::var(self.new_temp(TypeHint::Unknown));
+        let body = vec![self.thread_of(block, span)];
         self.out.push(Stmt::ForEach {
             sources: vec![EachSource::Upto(count)],
             binds: vec![(Place::var(thread), EachPart::Member(0))],
-            body: vec![Stmt::Spawn {
-                body: block,
-                value: Value::Unknown,
-                handle,
-                span,
-            }],
+            body,
             tail: Value::Unknown,
             dst: None,
         });
@@ -155,13 +150,18 @@ impl Lowerer<'_> {
     /// The loop body of a `parallel for`, run by a thread of its own.
     pub(super) fn spawned(&mut self, body: Vec<Stmt>, span: Span) -> Vec<Stmt> {
         self.spawned_iterations = true;
+        vec![self.thread_of(body, span)]
+    }
+
+    /// A thread of the team running `body`.
+    fn thread_of(&mut self, body: Vec<Stmt>, span: Span) -> Stmt {
         let handle = Place::var(self.new_temp(TypeHint::Unknown));
-        vec![Stmt::Spawn {
+        Stmt::Spawn {
             body,
             value: Value::Unknown,
             handle,
             span,
-        }]
+        }
     }
 
     /// The end of a region: every thread of the team has finished.

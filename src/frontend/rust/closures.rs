@@ -34,10 +34,7 @@ impl Lowerer<'_, '_> {
         if init.diverge.is_some() || pi.subpat.is_some() {
             return false;
         }
-        let captured = expr_idents(&c.body)
-            .into_iter()
-            .filter_map(|i| self.lookup(&i).map(|v| (i, v)))
-            .collect();
+        let captured = self.captures(c);
         let v = self.bind(&pi.ident.to_string(), TypeHint::Unknown);
         let span = self.span(spans::local(l));
         self.out.push(Stmt::Assign {
@@ -54,6 +51,14 @@ impl Lowerer<'_, '_> {
             },
         );
         true
+    }
+
+    /// The variables a closure's body names, as they are where it is defined.
+    fn captures(&self, c: &syn::ExprClosure) -> HashMap<String, Var> {
+        expr_idents(&c.body)
+            .into_iter()
+            .filter_map(|i| self.lookup(&i).map(|v| (i, v)))
+            .collect()
     }
 
     /// Whether a closure's body is lowered where it is called: not too deep and within the
@@ -155,13 +160,7 @@ impl Lowerer<'_, '_> {
         let mut given = Vec::new();
         for a in args {
             match closure_of(a) {
-                Some(c) => {
-                    let captured = expr_idents(&c.body)
-                        .into_iter()
-                        .filter_map(|i| self.lookup(&i).map(|v| (i, v)))
-                        .collect();
-                    given.push(Err((c.clone(), captured)));
-                }
+                Some(c) => given.push(Err((c.clone(), self.captures(c)))),
                 None => given.push(Ok(self.expr(a))),
             }
         }

@@ -180,34 +180,23 @@ impl Lowerer<'_, '_> {
                     }
                 }
             }
+            // `0..n`, `0..list.len()`, `1..list.len()`: the indices up to a count, or those
+            // of a list's members from a constant on.
             Expr::Range(r)
                 if matches!(r.limits, syn::RangeLimits::HalfOpen(_))
-                    && r.start.as_deref().is_none_or(|x| int_lit(x) == Some(0))
-                    && r.end.is_some() =>
-            {
-                if let Some(end) = &r.end {
-                    let src = match strip(end) {
-                        Expr::MethodCall(m) if m.method == "len" && m.args.is_empty() => {
-                            EachSource::UptoLen(0, self.expr(&m.receiver))
-                        }
-                        _ => EachSource::Upto(self.expr(end)),
-                    };
-                    sources.push(src);
-                    return Shape::Member(sources.len() - 1);
-                }
-            }
-            // `1..list.len()`: the indices of the members from the second on.
-            Expr::Range(r)
-                if matches!(r.limits, syn::RangeLimits::HalfOpen(_))
-                    && r.start.as_deref().and_then(int_lit).is_some()
+                    && r.start.as_deref().is_none_or(|x| int_lit(x).is_some())
                     && r.end.as_deref().is_some_and(|e| {
-                        matches!(strip(e), Expr::MethodCall(m) if m.method == "len" && m.args.is_empty())
+                        len_receiver(e).is_some()
+                            || r.start.as_deref().is_none_or(|x| int_lit(x) == Some(0))
                     }) =>
             {
                 let from = r.start.as_deref().and_then(int_lit).unwrap_or(0);
-                if let Some(Expr::MethodCall(m)) = r.end.as_deref().map(strip) {
-                    let list = self.expr(&m.receiver);
-                    sources.push(EachSource::UptoLen(from, list));
+                if let Some(end) = r.end.as_deref() {
+                    let src = match len_receiver(end) {
+                        Some(list) => EachSource::UptoLen(from, self.expr(list)),
+                        None => EachSource::Upto(self.expr(end)),
+                    };
+                    sources.push(src);
                     return Shape::Member(sources.len() - 1);
                 }
             }
@@ -400,4 +389,12 @@ fn is_non_null_test(e: &Expr) -> bool {
         && m.args.is_empty()
         && c.inputs.len() == 1
         && matches!(recv, Expr::Path(p) if param.is_some_and(|(n, _)| p.path.is_ident(&n)))
+}
+
+/// The list of `list.len()`.
+fn len_receiver(e: &Expr) -> Option<&Expr> {
+    match strip(e) {
+        Expr::MethodCall(m) if m.method == "len" && m.args.is_empty() => Some(&m.receiver),
+        _ => None,
+    }
 }
