@@ -2,6 +2,7 @@
 
 use super::values::part_of_value;
 use super::*;
+use std::cmp::Ordering;
 
 fn join_map<K: Clone + Eq + std::hash::Hash, V: Clone + PartialEq>(
     a: &HashMap<K, V>,
@@ -141,11 +142,13 @@ fn unbound(env: &BTreeMap<Place, AVal>, p: &Place, found: &BTreeMap<Place, AVal>
 
 impl State {
     pub(super) fn join(&self, o: &State, found: &BTreeMap<Place, AVal>) -> State {
-        let mut env = BTreeMap::new();
+        // Both maps are walked in order together, and the joined one is built from the
+        // sorted result: a join is linear in the bindings, not a lookup and an insert each.
+        let mut env = Vec::with_capacity(self.env.len().max(o.env.len()));
         // Raw events in lists that the paths disagree on: where the list goes, and so which
         // loop releases them, is no longer known.
         let mut lost = BTreeSet::new();
-        let mut keep = |k: &Place, v: &AVal, w: &AVal, env: &mut BTreeMap<Place, AVal>| {
+        let mut keep = |k: &Place, v: &AVal, w: &AVal| {
             let j = join_val(v, w);
             if !matches!(j, AVal::List(_)) {
                 for x in [v, w] {
@@ -154,23 +157,38 @@ impl State {
                     }
                 }
             }
-            env.insert(k.clone(), j);
+            env.push((k.clone(), j));
         };
-        for (k, v) in &self.env {
-            // A member stored on one path only (`out[d] = ev`): on the other, the member of
-            // the list the variable holds.
-            if let Some(w) = o.env.get(k).cloned().or_else(|| unbound(&o.env, k, found)) {
-                keep(k, v, &w, &mut env);
+        let (mut a, mut b) = (self.env.iter().peekable(), o.env.iter().peekable());
+        loop {
+            let order = match (a.peek(), b.peek()) {
+                (None, None) => break,
+                (Some(_), None) => Ordering::Less,
+                (None, Some(_)) => Ordering::Greater,
+                (Some((ka, _)), Some((kb, _))) => ka.cmp(kb),
+            };
+            match order {
+                Ordering::Equal => {
+                    let ((k, v), (_, w)) = (a.next().unwrap(), b.next().unwrap());
+                    keep(k, v, w);
+                }
+                // A member stored on one path only (`out[d] = ev`): on the other, the
+                // member of the list the variable holds.
+                Ordering::Less => {
+                    let (k, v) = a.next().unwrap();
+                    if let Some(w) = unbound(&o.env, k, found) {
+                        keep(k, v, &w);
+                    }
+                }
+                Ordering::Greater => {
+                    let (k, w) = b.next().unwrap();
+                    if let Some(v) = unbound(&self.env, k, found) {
+                        keep(k, &v, w);
+                    }
+                }
             }
         }
-        for (k, w) in &o.env {
-            if self.env.contains_key(k) {
-                continue;
-            }
-            if let Some(v) = unbound(&self.env, k, found) {
-                keep(k, &v, w, &mut env);
-            }
-        }
+        let env: BTreeMap<Place, AVal> = env.into_iter().collect();
         let mut trace = self.trace.clone();
         trace.union_with(&o.trace);
         let completed = BitSet::join(&self.completed, &self.trace, &o.completed, &o.trace);
