@@ -463,7 +463,7 @@ impl<'f> Analyzer<'f> {
             // `const cl_event *wait` given `ev_up`: the events its members hold.
             if let Some(base) = self.ext_alias.get(&p.var) {
                 let base = self.canonical(base);
-                (st.env.range(base.clone()..))
+                (st.env.range_from(&base))
                     .take_while(|(k, _)| k.var == base.var && k.proj.starts_with(&base.proj))
                     .for_each(|(_, v)| events_in(v, &mut handed));
             }
@@ -603,7 +603,7 @@ impl<'f> Analyzer<'f> {
             let place = Place::var(root);
             let held: Vec<AVal> = st
                 .env
-                .range(place.clone()..)
+                .range_from(&place)
                 .take_while(|(k, _)| k.var == root)
                 .map(|(_, v)| v.clone())
                 .collect();

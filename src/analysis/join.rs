@@ -2,7 +2,7 @@
 
 use super::values::part_of_value;
 use super::*;
-use std::cmp::Ordering;
+use std::borrow::Cow;
 
 fn join_map<K: Clone + Eq + std::hash::Hash, V: Clone + PartialEq>(
     a: &HashMap<K, V>,
@@ -124,7 +124,7 @@ fn raw_in(a: &AVal, out: &mut BTreeSet<RawKey>) {
 /// What `env` holds at `p` where it has no binding of its own: the member of a list or
 /// struct an ancestor holds (`out[0]` of `out = [null, null]`), or the object a part of an
 /// outside value was found to be (`self.b`) on another path, which it is on every path.
-fn unbound(env: &BTreeMap<Place, AVal>, p: &Place, found: &BTreeMap<Place, AVal>) -> Option<AVal> {
+fn unbound(env: &Env, p: &Place, found: &BTreeMap<Place, AVal>) -> Option<AVal> {
     if let Some(v) = part_of_value(env, p) {
         return Some(v);
     }
@@ -142,53 +142,28 @@ fn unbound(env: &BTreeMap<Place, AVal>, p: &Place, found: &BTreeMap<Place, AVal>
 
 impl State {
     pub(super) fn join(&self, o: &State, found: &BTreeMap<Place, AVal>) -> State {
-        // Both maps are walked in order together, and the joined one is built from the
-        // sorted result: a join is linear in the bindings, not a lookup and an insert each.
-        let mut env = Vec::with_capacity(self.env.len().max(o.env.len()));
         // Raw events in lists that the paths disagree on: where the list goes, and so which
         // loop releases them, is no longer known.
         let mut lost = BTreeSet::new();
-        let mut keep = |k: &Place, v: &AVal, w: &AVal| {
-            let j = join_val(v, w);
+        let env = self.env.join(&o.env, |k, v, w| {
+            // A member stored on one path only (`out[d] = ev`): on the other, the member of
+            // the list the variable holds.
+            let (v, w) = match (v, w) {
+                (Some(v), Some(w)) => (Cow::Borrowed(v), Cow::Borrowed(w)),
+                (Some(v), None) => (Cow::Borrowed(v), Cow::Owned(unbound(&o.env, k, found)?)),
+                (None, Some(w)) => (Cow::Owned(unbound(&self.env, k, found)?), Cow::Borrowed(w)),
+                (None, None) => return None,
+            };
+            let j = join_val(&v, &w);
             if !matches!(j, AVal::List(_)) {
-                for x in [v, w] {
+                for x in [&*v, &*w] {
                     if let AVal::List(_) = x {
                         raw_in(x, &mut lost);
                     }
                 }
             }
-            env.push((k.clone(), j));
-        };
-        let (mut a, mut b) = (self.env.iter().peekable(), o.env.iter().peekable());
-        loop {
-            let order = match (a.peek(), b.peek()) {
-                (None, None) => break,
-                (Some(_), None) => Ordering::Less,
-                (None, Some(_)) => Ordering::Greater,
-                (Some((ka, _)), Some((kb, _))) => ka.cmp(kb),
-            };
-            match order {
-                Ordering::Equal => {
-                    let ((k, v), (_, w)) = (a.next().unwrap(), b.next().unwrap());
-                    keep(k, v, w);
-                }
-                // A member stored on one path only (`out[d] = ev`): on the other, the
-                // member of the list the variable holds.
-                Ordering::Less => {
-                    let (k, v) = a.next().unwrap();
-                    if let Some(w) = unbound(&o.env, k, found) {
-                        keep(k, v, &w);
-                    }
-                }
-                Ordering::Greater => {
-                    let (k, w) = b.next().unwrap();
-                    if let Some(v) = unbound(&self.env, k, found) {
-                        keep(k, &v, w);
-                    }
-                }
-            }
-        }
-        let env: BTreeMap<Place, AVal> = env.into_iter().collect();
+            Some(j)
+        });
         let mut trace = self.trace.clone();
         trace.union_with(&o.trace);
         let completed = BitSet::join(&self.completed, &self.trace, &o.completed, &o.trace);

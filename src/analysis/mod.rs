@@ -24,6 +24,7 @@ mod builders;
 mod calls;
 mod commands;
 mod crate_kernels;
+mod env;
 mod facts;
 mod forget;
 mod join;
@@ -43,6 +44,7 @@ use bitset::BitSet;
 use calls::InlineCx;
 pub use calls::{method_key, Callee, Index};
 use crate_kernels::{CrateKernels, Slot};
+use env::Env;
 use facts::RawFact;
 pub use facts::{CmdInfo, Fact, Hop, Mismatch, Mode};
 use kernels::SetSite;
@@ -174,7 +176,7 @@ struct Init {
 struct State {
     /// Ordered, so that the parts of a place (`x.f`, `x[1]`) follow it: removing them
     /// does not walk every binding.
-    env: BTreeMap<Place, AVal>,
+    env: Env,
     /// Instances that exist on this path.
     trace: BitSet,
     /// Instances known complete on the host.

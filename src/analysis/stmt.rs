@@ -97,13 +97,13 @@ impl<'f> Analyzer<'f> {
                     _ => {}
                 }
                 // So may the integers in it (`load(&cfg)` of `cfg.n = 0`).
-                let parts = st.env.range_mut(p.clone()..);
-                for (_, x) in
-                    parts.take_while(|(k, _)| k.var == p.var && k.proj.starts_with(&p.proj))
-                {
-                    if matches!(x, AVal::Int(_)) {
-                        *x = AVal::Scalar;
-                    }
+                let ints: Vec<Place> = (st.env.range_from(&p))
+                    .take_while(|(k, _)| k.var == p.var && k.proj.starts_with(&p.proj))
+                    .filter(|(_, x)| matches!(x, AVal::Int(_)))
+                    .map(|(k, _)| k.clone())
+                    .collect();
+                for k in ints {
+                    st.env.insert(k, AVal::Scalar);
                 }
             }
         }
@@ -445,7 +445,7 @@ impl<'f> Analyzer<'f> {
                 // (`devs[0].queue`): one object wherever it is named.
                 let found: Vec<(Place, AVal)> = (ended.env.iter())
                     .filter(|(k, v)| {
-                        !before.env.contains_key(*k)
+                        !before.env.contains_key(k)
                             && matches!(v, AVal::Obj(o) if self.outside.contains(o))
                     })
                     .map(|(k, v)| (k.clone(), v.clone()))

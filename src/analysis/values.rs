@@ -1,6 +1,7 @@
 //! Objects and values: the OpenCL object or host data each place holds, IR values
 //! evaluated to abstract ones, and the objects that creating calls make.
 
+use super::env::Places;
 use super::*;
 
 pub(super) fn refers_to(v: &AVal, i: usize) -> bool {
@@ -13,15 +14,15 @@ pub(super) fn refers_to(v: &AVal, i: usize) -> bool {
 
 /// Removes the bindings of the parts of `p` (`p.f`, `p[1]`), and of `p` itself with
 /// `itself`. They follow `p` in the order of places.
-pub(super) fn remove_parts(env: &mut BTreeMap<Place, AVal>, p: &Place, itself: bool) {
+pub(super) fn remove_parts(env: &mut impl Places, p: &Place, itself: bool) {
     let parts: Vec<Place> = env
-        .range(p.clone()..)
+        .bound_from(p)
         .take_while(|(k, _)| k.var == p.var && k.proj.starts_with(&p.proj))
         .filter(|(k, _)| itself || k.proj.len() > p.proj.len())
         .map(|(k, _)| k.clone())
         .collect();
     for k in parts {
-        env.remove(&k);
+        env.unbind(&k);
     }
 }
 
@@ -43,7 +44,7 @@ pub(super) fn project(v: &AVal, proj: &[Proj]) -> AVal {
 
 /// What `env` holds at the part `p` by a list or struct an ancestor of it holds, when
 /// `p` itself has no binding (`out[0]` of `out = [null, null]`).
-pub(super) fn part_of_value(env: &BTreeMap<Place, AVal>, p: &Place) -> Option<AVal> {
+pub(super) fn part_of_value(env: &Env, p: &Place) -> Option<AVal> {
     let mut root = p.clone();
     while !root.proj.is_empty() {
         root.proj.pop();
@@ -269,7 +270,7 @@ impl<'f> Analyzer<'f> {
             AVal::List(items) => items,
             _ => {
                 let n = base.proj.len() + 1;
-                (st.env.range(base.clone()..))
+                (st.env.range_from(&base))
                     .take_while(|(k, _)| k.var == base.var && k.proj.starts_with(&base.proj))
                     .filter(|(k, _)| k.proj.len() == n && matches!(k.proj[n - 1], Proj::Index(_)))
                     .map(|(_, v)| v.clone())

@@ -1,0 +1,228 @@
+//! A path's bindings, shared with the paths it split from.
+//!
+//! Every branch copies its state and every join merges the copies, so copying all the
+//! bindings at each would make a function's analysis grow with its bindings times its
+//! branches. Instead the bindings are a base shared by the copies and the changes of
+//! this path since; a join of two paths that share a base looks only at their changes.
+//! The changes are folded into a new base once they outgrow half of it, so that every
+//! operation stays cheap on average.
+
+use super::AVal;
+use crate::ir::Place;
+use std::cmp::Ordering;
+use std::collections::BTreeMap;
+use std::iter::Peekable;
+use std::rc::Rc;
+
+/// Changes below this many are never folded into the base.
+const MIN_FOLD: usize = 32;
+
+#[derive(Clone, Debug, Default)]
+pub(super) struct Env {
+    base: Rc<BTreeMap<Place, AVal>>,
+    /// The bindings this path changed since `base` was made; `None` where it removed one.
+    changes: BTreeMap<Place, Option<AVal>>,
+}
+
+/// Places in order, and what they hold: a path's bindings or the places found.
+pub(super) trait Places {
+    /// The bindings at `from` and after it, in order.
+    fn bound_from<'a>(
+        &'a self,
+        from: &Place,
+    ) -> Box<dyn Iterator<Item = (&'a Place, &'a AVal)> + 'a>;
+    fn unbind(&mut self, p: &Place);
+}
+
+impl Places for BTreeMap<Place, AVal> {
+    fn bound_from<'a>(
+        &'a self,
+        from: &Place,
+    ) -> Box<dyn Iterator<Item = (&'a Place, &'a AVal)> + 'a> {
+        Box::new(self.range(from.clone()..))
+    }
+    fn unbind(&mut self, p: &Place) {
+        self.remove(p);
+    }
+}
+
+impl Places for Env {
+    fn bound_from<'a>(
+        &'a self,
+        from: &Place,
+    ) -> Box<dyn Iterator<Item = (&'a Place, &'a AVal)> + 'a> {
+        Box::new(self.range_from(from))
+    }
+    fn unbind(&mut self, p: &Place) {
+        self.remove(p);
+    }
+}
+
+/// The base's bindings with the changes laid over them, in order.
+pub(super) struct Merged<'a, B, C>
+where
+    B: Iterator<Item = (&'a Place, &'a AVal)>,
+    C: Iterator<Item = (&'a Place, &'a Option<AVal>)>,
+{
+    base: Peekable<B>,
+    changes: Peekable<C>,
+}
+
+impl<'a, B, C> Iterator for Merged<'a, B, C>
+where
+    B: Iterator<Item = (&'a Place, &'a AVal)>,
+    C: Iterator<Item = (&'a Place, &'a Option<AVal>)>,
+{
+    type Item = (&'a Place, &'a AVal);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            let order = match (self.base.peek(), self.changes.peek()) {
+                (None, None) => return None,
+                (Some(_), None) => Ordering::Less,
+                (None, Some(_)) => Ordering::Greater,
+                (Some((b, _)), Some((c, _))) => b.cmp(c),
+            };
+            if order == Ordering::Less {
+                return self.base.next();
+            }
+            if order == Ordering::Equal {
+                self.base.next();
+            }
+            if let Some((k, Some(v))) = self.changes.next() {
+                return Some((k, v));
+            }
+        }
+    }
+}
+
+impl Env {
+    pub(super) fn get(&self, p: &Place) -> Option<&AVal> {
+        match self.changes.get(p) {
+            Some(changed) => changed.as_ref(),
+            None => self.base.get(p),
+        }
+    }
+
+    pub(super) fn contains_key(&self, p: &Place) -> bool {
+        self.get(p).is_some()
+    }
+
+    pub(super) fn get_mut(&mut self, p: &Place) -> Option<&mut AVal> {
+        if !self.changes.contains_key(p) {
+            let v = self.base.get(p)?.clone();
+            self.changes.insert(p.clone(), Some(v));
+        }
+        self.changes.get_mut(p)?.as_mut()
+    }
+
+    pub(super) fn insert(&mut self, k: Place, v: AVal) {
+        self.changes.insert(k, Some(v));
+        self.fold_if_grown();
+    }
+
+    pub(super) fn remove(&mut self, k: &Place) {
+        if self.base.contains_key(k) {
+            self.changes.insert(k.clone(), None);
+            self.fold_if_grown();
+        } else {
+            self.changes.remove(k);
+        }
+    }
+
+    pub(super) fn extend(&mut self, items: impl IntoIterator<Item = (Place, AVal)>) {
+        items.into_iter().for_each(|(k, v)| self.insert(k, v));
+    }
+
+    pub(super) fn iter(&self) -> impl Iterator<Item = (&Place, &AVal)> {
+        Merged {
+            base: self.base.iter().peekable(),
+            changes: self.changes.iter().peekable(),
+        }
+    }
+
+    pub(super) fn keys(&self) -> impl Iterator<Item = &Place> {
+        self.iter().map(|(k, _)| k)
+    }
+
+    pub(super) fn range_from(&self, from: &Place) -> impl Iterator<Item = (&Place, &AVal)> {
+        Merged {
+            base: self.base.range(from.clone()..).peekable(),
+            changes: self.changes.range(from.clone()..).peekable(),
+        }
+    }
+
+    fn fold_if_grown(&mut self) {
+        if self.changes.len() > MIN_FOLD.max(self.base.len() / 2) {
+            let all: BTreeMap<Place, AVal> =
+                self.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+            *self = Env {
+                base: Rc::new(all),
+                changes: BTreeMap::new(),
+            };
+        }
+    }
+
+    /// The bindings of two paths joined: `join(place, here, there)` gives what the place
+    /// holds after the join, for every place bound on either path. Places that both paths
+    /// still hold from a shared base are not visited: they keep what they hold, as a join
+    /// of a value with itself does.
+    pub(super) fn join(
+        &self,
+        o: &Env,
+        mut join: impl FnMut(&Place, Option<&AVal>, Option<&AVal>) -> Option<AVal>,
+    ) -> Env {
+        if !Rc::ptr_eq(&self.base, &o.base) {
+            let mut all = Vec::new();
+            let (mut a, mut b) = (self.iter().peekable(), o.iter().peekable());
+            loop {
+                let order = match (a.peek(), b.peek()) {
+                    (None, None) => break,
+                    (Some(_), None) => Ordering::Less,
+                    (None, Some(_)) => Ordering::Greater,
+                    (Some((ka, _)), Some((kb, _))) => ka.cmp(kb),
+                };
+                let (k, x, y) = match order {
+                    Ordering::Less => a.next().map(|(k, x)| (k, Some(x), None)),
+                    Ordering::Greater => b.next().map(|(k, y)| (k, None, Some(y))),
+                    Ordering::Equal => a.next().map(|(k, x)| (k, Some(x), b.next().map(|e| e.1))),
+                }
+                .expect("peeked");
+                if let Some(v) = join(k, x, y) {
+                    all.push((k.clone(), v));
+                }
+            }
+            return Env {
+                base: Rc::new(all.into_iter().collect()),
+                changes: BTreeMap::new(),
+            };
+        }
+        let mut changes = BTreeMap::new();
+        let mut at = |k: &Place| {
+            let v = join(k, self.get(k), o.get(k));
+            if v.as_ref() != self.base.get(k) {
+                changes.insert(k.clone(), v);
+            }
+        };
+        let (mut a, mut b) = (self.changes.keys().peekable(), o.changes.keys().peekable());
+        loop {
+            match (a.peek(), b.peek()) {
+                (None, None) => break,
+                (Some(ka), Some(kb)) if ka == kb => {
+                    at(ka);
+                    a.next();
+                    b.next();
+                }
+                (Some(ka), Some(kb)) if ka < kb => at(a.next().expect("peeked")),
+                (Some(_), None) => at(a.next().expect("peeked")),
+                _ => at(b.next().expect("peeked")),
+            }
+        }
+        let mut env = Env {
+            base: Rc::clone(&self.base),
+            changes,
+        };
+        env.fold_if_grown();
+        env
+    }
+}
