@@ -10,6 +10,10 @@
 //! the file checked alone, and the edited file lowered again and checked with the index held. Run by `cargo test` (without `--bench`), it checks the same on
 //! 20 files, once.
 
+/// The allocator the command line uses, so that the times are the ones users see.
+#[global_allocator]
+static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 

@@ -16,6 +16,10 @@
 //! is not checked in full is counted with its reason. Run by `cargo test` (without
 //! `--bench`), it checks the same on 20 files, once.
 
+/// The allocator the command line uses, so that the times are the ones users see.
+#[global_allocator]
+static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 

@@ -1,5 +1,9 @@
 //! `cargo clmigrate-lint`: the command line. The only place that prints or exits.
 
+/// Allocation is a large part of the analysis (states copied at branches, syntax trees).
+#[global_allocator]
+static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
