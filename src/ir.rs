@@ -193,6 +193,19 @@ impl ArithOp {
     }
 
     /// `a op b`; `None` where it overflows or divides by zero.
+    /// The operator with its operands swapped (`c < x` is `x > c`), for the operators that
+    /// have one.
+    pub fn mirrored(self) -> Option<ArithOp> {
+        Some(match self {
+            ArithOp::Add | ArithOp::Eq | ArithOp::Ne => self,
+            ArithOp::Lt => ArithOp::Gt,
+            ArithOp::Le => ArithOp::Ge,
+            ArithOp::Gt => ArithOp::Lt,
+            ArithOp::Ge => ArithOp::Le,
+            _ => return None,
+        })
+    }
+
     pub fn apply(self, a: u64, b: u64) -> Option<u64> {
         match self {
             ArithOp::Add => a.checked_add(b),

@@ -80,6 +80,19 @@ impl Drop for Touch {
 const MAX_COMMANDS: usize = 10_000;
 
 impl<'f> Analyzer<'f> {
+    /// The buffers whose bytes overlap `b`'s, other than `b`: its parent and its
+    /// sub-buffers.
+    fn overlapping(&self, b: ObjId) -> Vec<ObjId> {
+        (self.parents.get(&b).copied())
+            .into_iter()
+            .chain(
+                (self.parents.iter())
+                    .filter(|(_, p)| **p == b)
+                    .map(|(c, _)| *c),
+            )
+            .collect()
+    }
+
     /// Marks an instance and everything before it complete.
     pub(super) fn complete(&mut self, st: &mut State, i: usize) {
         st.completed.insert(i);
@@ -108,6 +121,22 @@ impl<'f> Analyzer<'f> {
 
     /// Instances a wait list names; `None` when it is not known.
     pub(super) fn wait_set(&mut self, st: &mut State, v: &Value) -> Option<BTreeSet<usize>> {
+        // A list with events stored at members not known (`&moved[n]` given to a helper
+        // that fills `ev[0]` and `ev[1]`): which events it holds is not known.
+        let lists = match v {
+            Value::List(items) => items.as_slice(),
+            _ => std::slice::from_ref(v),
+        };
+        for l in lists {
+            let Value::Place(p) = l else { continue };
+            let p = self.canonical(&self.concrete(st, p));
+            let stored_somewhere = (st.env.range_from(&p))
+                .take_while(|(k, _)| k.var == p.var && k.proj.starts_with(&p.proj))
+                .any(|(k, _)| !k.is_definite());
+            if stored_somewhere {
+                return None;
+            }
+        }
         let a = self.eval(st, v, Some(RoleHint::Event), "events");
         let mut out = BTreeSet::new();
         fn walk(a: &AVal, objs: &[Obj], out: &mut BTreeSet<usize>) -> bool {
@@ -118,7 +147,7 @@ impl<'f> Analyzer<'f> {
                 }
                 AVal::List(items) => items.iter().all(|i| walk(i, objs, out)),
                 AVal::Obj(o) => matches!(objs[*o].kind, ObjKind::UserEvent),
-                AVal::Null | AVal::Scalar | AVal::Int(_) => true,
+                AVal::Null | AVal::Scalar | AVal::Int(_) | AVal::Above(_) => true,
                 _ => false,
             }
         }
@@ -458,14 +487,7 @@ impl<'f> Analyzer<'f> {
         // A sub-buffer is a region of its parent: the accesses of one are accesses of the
         // other (those of two sub-buffers of one parent are not: their regions may not
         // overlap).
-        let related: Vec<ObjId> = (self.parents.get(&b).copied())
-            .into_iter()
-            .chain(
-                (self.parents.iter())
-                    .filter(|(_, p)| **p == b)
-                    .map(|(c, _)| *c),
-            )
-            .collect();
+        let related = self.overlapping(b);
         let mut stack: Vec<&Touch> = std::iter::once(b)
             .chain(related)
             .filter_map(|x| st.accesses.get(&x))
@@ -583,6 +605,13 @@ impl<'f> Analyzer<'f> {
             st.residency.insert(b, (i, self.home(q)));
         }
 
+        // A write of a sub-buffer changes bytes of its parent, and one of a parent bytes of
+        // its sub-buffers: what they held is not known any more.
+        if matches!(mode, Mode::Write | Mode::MaybeWrite) {
+            for r in self.overlapping(b) {
+                st.init.remove(&r);
+            }
+        }
         // Initialization from host data.
         let host = info.host.filter(|_| initializes(kind, info));
         match (mode, host) {

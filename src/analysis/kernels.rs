@@ -144,7 +144,7 @@ impl<'f> Analyzer<'f> {
                     None => Arg::Other,
                 }
             }
-            AVal::Scalar | AVal::Int(_) | AVal::Null => Arg::Other,
+            AVal::Scalar | AVal::Int(_) | AVal::Above(_) | AVal::Null => Arg::Other,
             _ => {
                 self.collect_and_forget(st, &a);
                 Arg::Unknown
@@ -178,7 +178,7 @@ impl<'f> Analyzer<'f> {
                         _ => Some(Mismatch::BufferByValue { param, decl }),
                     }
                 }
-                AVal::Scalar | AVal::Int(_) if p.takes_mem_object() => {
+                AVal::Scalar | AVal::Int(_) | AVal::Above(_) if p.takes_mem_object() => {
                     Some(Mismatch::ScalarForPointer {
                         param: p.name.clone(),
                         decl: p.decl.clone(),

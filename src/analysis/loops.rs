@@ -137,7 +137,7 @@ impl<'f> Analyzer<'f> {
         if !place.is_definite()
             || !matches!(
                 self.resolve(st, &place, None),
-                AVal::Scalar | AVal::Unknown | AVal::External
+                AVal::Scalar | AVal::Above(_) | AVal::Unknown | AVal::External
             )
         {
             return None;
@@ -324,8 +324,24 @@ impl<'f> Analyzer<'f> {
         tail: &Value,
         dst: Option<&Place>,
     ) -> Option<State> {
+        // Counters from a constant (`0..n`, `(t = 1; t < n; t++)`): bound by the loop.
+        let counters: Vec<(Place, u64)> = (binds.iter())
+            .filter_map(|(p, part)| {
+                let EachPart::Member(s) = part else {
+                    return None;
+                };
+                match sources.get(*s)? {
+                    EachSource::Upto(_) => Some((p.clone(), 0)),
+                    EachSource::UptoLen(from, _) | EachSource::Range(Value::Int(from), _) => {
+                        Some((p.clone(), *from))
+                    }
+                    _ => None,
+                }
+            })
+            .collect();
         let mut looped: Vec<Stmt> = binds
             .iter()
+            .filter(|(p, _)| !counters.iter().any(|(c, _)| c == p))
             .map(|(p, part)| Stmt::Assign {
                 dst: p.clone(),
                 value: match (
@@ -376,7 +392,7 @@ impl<'f> Analyzer<'f> {
             _ => false,
         });
         looped.extend(body.iter().cloned());
-        let mut out = self.run_loop(&looped, st, joins_each || counted)?;
+        let mut out = self.run_counted_loop(&looped, st, joins_each || counted, &counters)?;
         if let Some(d) = dst {
             self.note_collected(d, tail);
             out.env.insert(d.clone(), collected(tail, binds));

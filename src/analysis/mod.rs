@@ -66,6 +66,9 @@ enum AVal {
     },
     Scalar,
     Int(u64),
+    /// An integer known only to be greater than this: a loop's counter after its first
+    /// pass (`t` of `for (t = 0; t < STEPS; t++)` in the passes that stand for the rest).
+    Above(u64),
     /// A string the lowering read: a kernel name or source.
     Str(String),
     Null,

@@ -21,8 +21,27 @@ impl<'f> Analyzer<'f> {
         st: State,
         at_least_once: bool,
     ) -> Option<State> {
+        self.run_counted_loop(body, st, at_least_once, &[])
+    }
+
+    /// A loop whose `counters` count up from a constant (`for (t = 0; t < STEPS; t++)`,
+    /// too many passes to run one by one): each counter holds its first value in the first
+    /// pass and an integer above it in the second, which stands for the later passes, so
+    /// that `if (t == 0)` is taken in the first pass only. Where no second pass is run, the
+    /// first stands for every pass and the counter is not known.
+    pub(super) fn run_counted_loop(
+        &mut self,
+        body: &[Stmt],
+        st: State,
+        at_least_once: bool,
+        counters: &[(Place, u64)],
+    ) -> Option<State> {
         let second_in_depth = self.loops.len() < TWO_ITERATION_DEPTH;
         let entry = (!at_least_once).then(|| st.clone());
+        let st = self.count(st, counters, |from| match second_in_depth {
+            true => AVal::Int(from),
+            false => AVal::Scalar,
+        })?;
         self.loops.push(LoopCx::default());
         let first = self.block(body, st);
         let mut cx = self.loops.pop().unwrap_or_default();
@@ -37,7 +56,7 @@ impl<'f> Analyzer<'f> {
             None
         };
         exits.extend(ends);
-        if let Some(second_in) = second_in {
+        if let Some(second_in) = second_in.and_then(|s| self.count(s, counters, AVal::Above)) {
             self.loops.push(LoopCx::default());
             let second = self.block(body, second_in);
             let mut cx2 = self.loops.pop().unwrap_or_default();
@@ -46,6 +65,25 @@ impl<'f> Analyzer<'f> {
             exits.append(&mut cx2.breaks);
         }
         self.join_all(exits)
+    }
+
+    /// Binds each counter to what `value` gives for its first value, as an assignment does.
+    fn count(
+        &mut self,
+        mut st: State,
+        counters: &[(Place, u64)],
+        value: impl Fn(u64) -> AVal,
+    ) -> Option<State> {
+        for (p, from) in counters {
+            let assign = Stmt::Assign {
+                dst: p.clone(),
+                value: Value::Scalar,
+                span: Span::default(),
+            };
+            st = self.stmt(&assign, st)?;
+            st.env.insert(p.clone(), value(*from));
+        }
+        Some(st)
     }
 
     /// `let d = Domain { queues, .. }` with `queues` an outside value: `d.queues` is another
@@ -479,7 +517,7 @@ impl<'f> Analyzer<'f> {
                 // this path is not taken.
                 let none = match self.eval(&mut st, value, None, "option") {
                     AVal::Null | AVal::Int(0) => Some(true),
-                    AVal::Int(_) => Some(false),
+                    AVal::Int(_) | AVal::Above(_) => Some(false),
                     AVal::Events(e) if !e.is_empty() => Some(false),
                     AVal::Obj(_) => Some(false),
                     _ => None,

@@ -26,6 +26,24 @@ pub(super) fn remove_parts(env: &mut impl Places, p: &Place, itself: bool) {
     }
 }
 
+/// `x op c` for an integer `x` known only to be greater than `k`: decided where every
+/// such integer gives one outcome (`t == 0` and `t > 0` after a loop's first pass), an
+/// integer still greater than some constant after adding or taking away `c`, else unknown.
+fn above(op: ArithOp, k: u64, c: u64) -> AVal {
+    let outcome = match op {
+        ArithOp::Add => return k.checked_add(c).map_or(AVal::Scalar, AVal::Above),
+        ArithOp::Sub => return k.checked_sub(c).map_or(AVal::Scalar, AVal::Above),
+        ArithOp::Eq => (c <= k).then_some(false),
+        ArithOp::Ne => (c <= k).then_some(true),
+        ArithOp::Gt => (c <= k).then_some(true),
+        ArithOp::Le => (c <= k).then_some(false),
+        ArithOp::Ge => (c <= k.saturating_add(1)).then_some(true),
+        ArithOp::Lt => (c <= k.saturating_add(1)).then_some(false),
+        _ => None,
+    };
+    outcome.map_or(AVal::Scalar, |o| AVal::Int(u64::from(o)))
+}
+
 /// The part of a list or struct value a path of constant indices and fields names.
 pub(super) fn project(v: &AVal, proj: &[Proj]) -> AVal {
     let Some((first, rest)) = proj.split_first() else {
@@ -601,11 +619,19 @@ impl<'f> Analyzer<'f> {
                     AVal::Null => Some(0),
                     _ => None,
                 };
-                let l = int(self.eval(st, lhs, None, "lhs"));
-                let r = int(self.eval(st, rhs, None, "rhs"));
-                match (l, r) {
-                    (Some(a), Some(b)) => op.apply(a, b).map_or(AVal::Scalar, AVal::Int),
-                    _ => AVal::Scalar,
+                let (l, r) = (
+                    self.eval(st, lhs, None, "lhs"),
+                    self.eval(st, rhs, None, "rhs"),
+                );
+                match (&l, &r) {
+                    (AVal::Above(k), c) => int(c.clone()).map_or(AVal::Scalar, |c| above(*op, *k, c)),
+                    (c, AVal::Above(k)) => int(c.clone())
+                        .and_then(|c| op.mirrored().map(|op| above(op, *k, c)))
+                        .unwrap_or(AVal::Scalar),
+                    _ => match (int(l), int(r)) {
+                        (Some(a), Some(b)) => op.apply(a, b).map_or(AVal::Scalar, AVal::Int),
+                        _ => AVal::Scalar,
+                    },
                 }
             }
             Value::Unknown => AVal::Unknown,

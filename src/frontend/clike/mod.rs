@@ -171,6 +171,7 @@ pub fn lower_file(file_id: usize, src: &SourceFile, lang: Lang) -> Result<FileIr
         consts: HashMap::new(),
         exiting_macros: HashSet::new(),
         defined: HashSet::new(),
+        indexed: HashSet::new(),
         structs: HashMap::new(),
         globals: HashMap::new(),
         aliases: HashMap::new(),
@@ -274,6 +275,8 @@ struct FileCx {
     exiting_macros: HashSet<String>,
     /// Functions and methods (`Class::method`) defined in the file.
     defined: HashSet<String>,
+    /// The parameters, by position, that a defined function's body indexes (`ev[1]`).
+    indexed: HashSet<(String, usize)>,
     structs: HashMap<String, Fields>,
     /// Variables declared at file level (`static cl_command_queue q[2];`), by name.
     globals: HashMap<String, Global>,
@@ -389,6 +392,9 @@ impl FileCx {
                 "enum_specifier" => self.enum_consts(c),
                 "function_definition" => {
                     if let Some(name) = self.function_name(c, class) {
+                        for k in self.indexed_params(c) {
+                            self.indexed.insert((name.clone(), k));
+                        }
                         self.defined.insert(name);
                     }
                 }
@@ -596,6 +602,43 @@ impl FileCx {
             Some(c) => format!("{c}::{text}"),
             None => text,
         })
+    }
+
+    /// The positions of the parameters a function's body indexes (`ev[1]` of `cl_event *ev`).
+    fn indexed_params(&self, def: Node<'_>) -> Vec<usize> {
+        let mut d = def.child_by_field_name("declarator");
+        while let Some(x) = d.filter(|x| x.kind() != "function_declarator") {
+            d = x.child_by_field_name("declarator");
+        }
+        let (Some(params), Some(body)) = (
+            d.and_then(|d| d.child_by_field_name("parameters")),
+            def.child_by_field_name("body"),
+        ) else {
+            return Vec::new();
+        };
+        let names: Vec<Option<&str>> = named(params)
+            .into_iter()
+            .filter(|p| p.kind() == "parameter_declaration")
+            .map(|p| {
+                let d = p.child_by_field_name("declarator")?;
+                Some(self.txt(self.declarator(&self.text, d).name?))
+            })
+            .collect();
+        let mut out = Vec::new();
+        let mut stack = vec![body];
+        while let Some(x) = stack.pop() {
+            if x.kind() == "subscript_expression" {
+                let base = x.child_by_field_name("argument").map(strip);
+                if let Some(k) = base
+                    .filter(|b| b.kind() == "identifier")
+                    .and_then(|b| names.iter().position(|n| *n == Some(self.txt(b))))
+                {
+                    out.push(k);
+                }
+            }
+            stack.extend(named(x));
+        }
+        out
     }
 
     /// What a declarator declares: the name node, pointer depth, array length.
@@ -1643,12 +1686,41 @@ impl Lowerer<'_> {
             return false;
         };
         let choices = self.arm_choices(first, n, 7);
+        // The `if`s of the chain, for what each copy of the loop knows of their conditions.
+        let mut ifs = HashMap::new();
+        let mut at = Some(first);
+        while let Some(i) = at {
+            ifs.insert(self.span(i), i);
+            at = i
+                .child_by_field_name("alternative")
+                .and_then(|e| match named(e)[..] {
+                    [x] if x.kind() == "if_statement" => Some(x),
+                    _ => None,
+                });
+        }
         let key = self.span(n);
         self.unswitching.insert(key);
         let mut arms = Vec::new();
         for choice in choices {
             self.unswitched.extend(choice.iter().copied());
-            arms.push(self.separate(|l| l.stmt_kind(n)));
+            arms.push(self.separate(|l| {
+                // The copy for an arm runs where its condition has that outcome (`t == 0`
+                // in the first pass of a time loop only).
+                for &(k, arm) in &choice {
+                    let Some(c) = ifs.get(&k).and_then(|i| i.child_by_field_name("condition"))
+                    else {
+                        continue;
+                    };
+                    let mut cond = Value::Unknown;
+                    let made = l.separate(|l| cond = l.condition(c));
+                    if made.is_empty() {
+                        let mut both = [Vec::new(), Vec::new()];
+                        l.guard(&cond, &mut both);
+                        l.out.extend(std::mem::take(&mut both[arm.min(1)]));
+                    }
+                }
+                l.stmt_kind(n)
+            }));
             for (k, _) in choice {
                 self.unswitched.remove(&k);
             }
@@ -2624,6 +2696,14 @@ impl Lowerer<'_> {
                 (Value::Place(p), Some(arith))
                     if p.proj.is_empty() && self.vars[p.var].hint == TypeHint::Scalar =>
                 {
+                    // `err |= clEnqueue..(..)`: a failure the status reports may be of any
+                    // of the calls it gathers.
+                    let outs = std::mem::take(&mut self.outs);
+                    if matches!(arith, ArithOp::BitOr | ArithOp::Add) && !outs.commands.is_empty() {
+                        let status = self.statuses.entry(p.var).or_default();
+                        status.events.extend(outs.events);
+                        status.commands.extend(outs.commands);
+                    }
                     self.out.push(Stmt::Assign {
                         dst: p.clone(),
                         value: Value::Arith {
@@ -2821,7 +2901,9 @@ impl Lowerer<'_> {
             }
         }
         if self.cx.defined.contains(&name) {
-            let vals = args.iter().map(|a| self.expr(*a)).collect();
+            let vals = (args.iter().enumerate())
+                .map(|(k, a)| self.helper_arg(&name, k, *a))
+                .collect();
             return self.emit_call(name, None, vals, span);
         }
         if let Some(v) = self.thread_call(&name, &args, span) {
@@ -2852,7 +2934,9 @@ impl Lowerer<'_> {
         // header): the analysis follows it where the program defines it once. A name in
         // capitals is a macro's.
         if func.kind() == "identifier" && name.chars().any(|c| c.is_ascii_lowercase()) {
-            let vals = args.iter().map(|a| self.expr(*a)).collect();
+            let vals = (args.iter().enumerate())
+                .map(|(k, a)| self.helper_arg(&name, k, *a))
+                .collect();
             return self.emit_call(name, None, vals, span);
         }
         self.unknown_call(None, &args, span)
@@ -2904,6 +2988,36 @@ impl Lowerer<'_> {
             span,
         });
         Some(Value::Scalar)
+    }
+
+    /// The `k`th argument of a call of the program's own function `callee`. `&events[i]` is
+    /// a pointer into a list of events, which the function may index on from there (`ev[1]`
+    /// is `events[i + 1]`), where `events[i]` is the member itself: both read `events[i]`.
+    /// Where the function indexes it and `i` is not 0, which members it reaches is not
+    /// known: it is given some member of the list. (`&devs[d]` of a list of structs is taken
+    /// to point at the one member.)
+    fn helper_arg(&mut self, callee: &str, k: usize, a: Node<'_>) -> Value {
+        let element = (a.kind() == "pointer_expression")
+            .then(|| a.child_by_field_name("argument"))
+            .flatten()
+            .map(strip)
+            .filter(|x| x.kind() == "subscript_expression");
+        let offset = element.and_then(|x| x.child_by_field_name("index"));
+        let v = self.expr(a);
+        match (offset, &v) {
+            (Some(i), Value::Place(p))
+                if self.txt(strip(i)) != "0"
+                    && self.cx.indexed.contains(&(callee.to_string(), k))
+                    && p.proj.len() == 1
+                    && self.vars[p.var].hint == TypeHint::EventList =>
+            {
+                let mut some = p.clone();
+                some.proj.pop();
+                some.proj.push(Proj::AnyIndex);
+                Value::Place(some)
+            }
+            _ => v,
+        }
     }
 
     /// A call nothing models: its arguments are read as code, then forgotten.
