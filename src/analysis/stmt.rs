@@ -263,13 +263,15 @@ impl<'f> Analyzer<'f> {
                 // A value stored outside the function's locals, or kept in a struct (which
                 // may release it when dropped), is handed on: raw events in it are no longer
                 // this function's to release. Raw events gathered into a local list
-                // (`let waits = [upload, gate];`) are still the function's.
+                // (`let waits = [upload, gate];`) are still the function's. A part of a local
+                // not known (`slot.free` of `let slot = &mut self.slots[i]`) may be outside,
+                // and is taken to be.
                 let root_outside = self.vars[dst.var].global.is_some()
                     || !dst.proj.is_empty()
                         && st
                             .env
                             .get(&Place::var(dst.var))
-                            .is_none_or(|r| *r == AVal::External);
+                            .is_none_or(|r| matches!(r, AVal::External | AVal::Unknown));
                 if root_outside {
                     let v2 = v.clone();
                     self.hand_on(&mut st, &v2);

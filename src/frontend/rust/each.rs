@@ -7,6 +7,7 @@ use syn::visit::{self, Visit};
 use syn::{Expr, Pat};
 
 use super::syntax::{has_return, int_lit, is_assign_op, pat_idents, strip};
+use super::types::constructed_type;
 use super::{spans, Lowerer};
 use crate::frontend::arith;
 use crate::ir::*;
@@ -285,12 +286,37 @@ impl Lowerer<'_, '_> {
             }
             w.found
         };
+        // What each pass makes, where it is a struct of the crate (`Band::new(d)`).
+        let made = match body {
+            EachBody::Closure(e) => tail_expr(e).and_then(constructed_type),
+            _ => None,
+        }
+        .and_then(|t| match t.as_str() {
+            "Self" => self.self_ty.clone(),
+            _ => Some(t),
+        });
         let mut sources = Vec::new();
         let shape = self.iter_shape(iterable, &mut sources);
         let saved = std::mem::take(&mut self.out);
         self.scopes.push(HashMap::new());
         let mut binds = Vec::new();
         self.bind_each(pat, Some(&shape), &mut binds);
+        // A member of a list of structs of the crate has their methods.
+        for (p, part) in &binds {
+            let EachPart::Member(s) = part else { continue };
+            if let Some(
+                EachSource::Members(Value::Place(l)) | EachSource::MembersFrom(Value::Place(l), _),
+            ) = sources.get(*s)
+            {
+                if let Some(ty) = self
+                    .members_struct
+                    .get(&l.var)
+                    .filter(|_| l.proj.is_empty())
+                {
+                    self.struct_of.insert(p.var, ty.clone());
+                }
+            }
+        }
         let tail = match body {
             EachBody::Block(b) => {
                 self.block_inline(b);
@@ -326,6 +352,9 @@ impl Lowerer<'_, '_> {
         self.scopes.pop();
         let body = std::mem::replace(&mut self.out, saved);
         let dst = collect.then(|| self.new_temp(TypeHint::Unknown));
+        if let (Some(d), Some(ty)) = (dst, made) {
+            self.members_struct.insert(d, ty);
+        }
         // Host values collected are host data, as before; objects and events are a list.
         if let Some(d) =
             dst.filter(|_| !matches!(tail, Value::Scalar | Value::Int(_) | Value::Host { .. }))
@@ -396,5 +425,16 @@ fn len_receiver(e: &Expr) -> Option<&Expr> {
     match strip(e) {
         Expr::MethodCall(m) if m.method == "len" && m.args.is_empty() => Some(&m.receiver),
         _ => None,
+    }
+}
+
+/// The expression a closure's body ends with: the body, or its block's last expression.
+fn tail_expr(e: &Expr) -> Option<&Expr> {
+    match e {
+        Expr::Block(b) => match b.block.stmts.last()? {
+            syn::Stmt::Expr(x, None) => tail_expr(x),
+            _ => None,
+        },
+        _ => Some(e),
     }
 }

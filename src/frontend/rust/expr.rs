@@ -256,6 +256,18 @@ impl Lowerer<'_, '_> {
                 }
                 let idx = self.expr(&ix.index);
                 match base {
+                    // `&a_full[span]` of host data by a range held in a local: a piece of
+                    // that host data.
+                    Value::Place(p)
+                        if p.proj.is_empty()
+                            && matches!(self.vars[p.var].hint, TypeHint::Host(_))
+                            && matches!(&idx, Value::Place(i) if i.proj.is_empty() && self.ranges.contains(&i.var)) =>
+                    {
+                        Value::Host {
+                            kind: HostKind::Slice,
+                            base: Some(p),
+                        }
+                    }
                     Value::Place(mut p) => {
                         p.proj.push(match idx {
                             Value::Int(n) => Proj::Index(n),
@@ -642,15 +654,15 @@ impl Lowerer<'_, '_> {
                 return Value::Unknown;
             }
         }
-        // A checking macro around one call (`cl!(clEnqueueWriteBuffer(..))`, `check!(f(..)?)`):
-        // the call is code of this function, run once.
-        if let Ok(e) = m.parse_body::<Expr>() {
-            let mut call = &e;
-            while let Expr::Try(t) = call {
-                call = &t.expr;
-            }
-            if matches!(call, Expr::Call(_) | Expr::MethodCall(_)) {
-                return self.expr(&e);
+        // A checking macro around one call (`cl!(clEnqueueWriteBuffer(..))`, `check!(f(..)?)`,
+        // `cl!(unsafe { enqueue_..(..) }, "what")`), the others its message: the call is code
+        // of this function, run once.
+        if let Ok(items) = m.parse_body_with(Punctuated::<Expr, syn::Token![,]>::parse_terminated) {
+            let message = |x: &Expr| matches!(strip(x), Expr::Lit(_) | Expr::Path(_));
+            if let Some((first, rest)) = items.iter().collect::<Vec<_>>().split_first() {
+                if checked_call(first) && rest.iter().all(|x| message(x)) {
+                    return self.expr(first);
+                }
             }
         }
         // A macro handed closures (`program_closures!(|p, ..| ..)`): their bodies are code
@@ -803,3 +815,17 @@ const INT_TYPES: &[&str] = &[
     "u8", "u16", "u32", "u64", "usize", "i8", "i16", "i32", "i64", "isize", "cl_uint", "cl_int",
     "cl_ulong", "cl_long", "size_t",
 ];
+
+/// Whether `e` is a call, through `?`, parentheses and an `unsafe` block around it alone.
+fn checked_call(e: &Expr) -> bool {
+    match e {
+        Expr::Try(t) => checked_call(&t.expr),
+        Expr::Paren(p) => checked_call(&p.expr),
+        Expr::Unsafe(u) => match u.block.stmts.as_slice() {
+            [syn::Stmt::Expr(x, None)] => checked_call(x),
+            _ => false,
+        },
+        Expr::Call(_) | Expr::MethodCall(_) => true,
+        _ => false,
+    }
+}

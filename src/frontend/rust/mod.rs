@@ -27,7 +27,7 @@ mod stmt;
 mod syntax;
 mod types;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use syn::Expr;
 
@@ -172,6 +172,8 @@ impl FileCx<'_> {
             inline_budget: 0,
             mapped: std::collections::HashSet::new(),
             struct_of: HashMap::new(),
+            members_struct: HashMap::new(),
+            ranges: HashSet::new(),
             event_outs: Vec::new(),
             statuses: HashMap::new(),
             out_of_order_props: std::collections::HashSet::new(),
@@ -281,6 +283,11 @@ struct Lowerer<'c, 'a> {
     mapped: std::collections::HashSet<Var>,
     /// Variables whose type is a struct of the crate, by the struct's name.
     struct_of: HashMap<Var, String>,
+    /// Lists whose members a constructor of a struct of the crate made, by that struct
+    /// (`devices.iter().map(|&d| Band::new(d)).collect()`).
+    members_struct: HashMap<Var, String>,
+    /// Locals bound to a range (`let span = a..b;`).
+    ranges: HashSet<Var>,
     /// The `&mut event` out-parameters of the calls lowered since the last status binding.
     event_outs: Vec<Place>,
     /// Status variables (`let status = clEnqueue..(.., &mut ev)`) and the events of those

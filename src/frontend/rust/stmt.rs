@@ -76,6 +76,22 @@ impl Lowerer<'_, '_> {
                 };
                 let span = self.span(spans::local(l));
                 let outs = std::mem::take(&mut self.event_outs);
+                // `let b: Vec<f32> = (0..n).map(|i| if .. { 0.9 } else { 0.0 }).collect();`:
+                // the type says what the passes' values are, host data.
+                let value = match (pat_type(&l.pat).map(|t| self.hint_of(t)), value) {
+                    (Some(TypeHint::Host(kind)), Value::Place(p))
+                        if p.proj.is_empty() && self.mapped.contains(&p.var) =>
+                    {
+                        Value::Host { kind, base: None }
+                    }
+                    (Some(TypeHint::Host(kind)), Value::Unknown)
+                        if l.init.as_ref().is_some_and(|i| ends_in_collect(&i.expr)) =>
+                    {
+                        Value::Host { kind, base: None }
+                    }
+                    (_, v) => v,
+                };
+                let value_of_init = value.clone();
                 self.let_pattern(&l.pat, value, span);
                 if let Pat::Ident(pi) = strip_pat_type(&l.pat) {
                     if let Some(v) = self.lookup(&pi.ident.to_string()) {
@@ -91,6 +107,19 @@ impl Lowerer<'_, '_> {
                     if let Some(ty) = ty {
                         if let Some(v) = self.lookup(&pi.ident.to_string()) {
                             self.struct_of.insert(v, ty);
+                        }
+                    }
+                    if let (Expr::Range(_), Some(v)) =
+                        (strip(&init.expr), self.lookup(&pi.ident.to_string()))
+                    {
+                        self.ranges.insert(v);
+                    }
+                    // `let bands = devices.iter().map(|&d| Band::new(d)).collect::<..>()?;`
+                    if let (Value::Place(from), Some(v)) =
+                        (&value_of_init, self.lookup(&pi.ident.to_string()))
+                    {
+                        if let Some(ty) = self.members_struct.get(&from.var).cloned() {
+                            self.members_struct.insert(v, ty);
                         }
                     }
                 }
@@ -248,6 +277,24 @@ impl Lowerer<'_, '_> {
                     .zip(&parts)
                     .all(|(e, v)| self.destructure(e, v, span))
             }
+            // `let [q0, q1, q2] = self.queues;`: each member its own binding.
+            Pat::Slice(s) if !s.elems.iter().any(|e| matches!(e, Pat::Rest(_))) => {
+                let parts: Vec<Value> = match value {
+                    Value::List(items) if items.len() == s.elems.len() => items.clone(),
+                    Value::Place(p) => (0..s.elems.len())
+                        .map(|i| {
+                            let mut member = p.clone();
+                            member.proj.push(Proj::Index(i as u64));
+                            Value::Place(member)
+                        })
+                        .collect(),
+                    _ => return false,
+                };
+                s.elems
+                    .iter()
+                    .zip(&parts)
+                    .all(|(e, v)| self.destructure(e, v, span))
+            }
             Pat::Struct(ps) => ps.fields.iter().all(|f| {
                 let name = match &f.member {
                     syn::Member::Named(i) => i.to_string(),
@@ -265,7 +312,7 @@ impl Lowerer<'_, '_> {
     pub(super) fn let_pattern(&mut self, pat: &Pat, value: Value, span: Span) {
         let hint = pat_type(pat).map_or(TypeHint::Unknown, |t| self.hint_of(t));
         let idents = pat_idents(pat);
-        if matches!(pat, Pat::Tuple(_) | Pat::Struct(_)) {
+        if matches!(pat, Pat::Tuple(_) | Pat::Struct(_) | Pat::Slice(_)) {
             // Bound in order; on a pattern it cannot follow, what was bound is rebound
             // below to an unknown value.
             if self.destructure(pat, &value, span) {
@@ -387,5 +434,18 @@ pub(super) fn option_pattern(pat: &Pat) -> Option<bool> {
         Pat::Ident(i) if i.ident == "None" && i.subpat.is_none() => Some(false),
         Pat::Path(p) if last(&p.path).as_deref() == Some("None") => Some(false),
         _ => None,
+    }
+}
+
+/// Whether an expression is a `collect()` (through `?`, `unwrap` and `expect`).
+fn ends_in_collect(e: &Expr) -> bool {
+    match e {
+        Expr::Try(t) => ends_in_collect(&t.expr),
+        Expr::MethodCall(m) => match m.method.to_string().as_str() {
+            "collect" => true,
+            "unwrap" | "expect" => ends_in_collect(&m.receiver),
+            _ => false,
+        },
+        _ => false,
     }
 }
