@@ -260,6 +260,13 @@ impl<'f> Analyzer<'f> {
             if let Some(mut e) = end {
                 if dst.is_some() {
                     values.push(self.eval(&mut e, tail, None, "%item"));
+                    // The pass's value is the collection's now (`.map(|..| enqueue(..))`):
+                    // the next pass's value replaces nothing in the temporary.
+                    if let Value::Place(t) = tail {
+                        if t.proj.is_empty() && self.vars[t.var].name.starts_with('%') {
+                            e.env.remove(t);
+                        }
+                    }
                 }
                 ends.push(e);
             }
@@ -305,6 +312,10 @@ impl<'f> Analyzer<'f> {
                 }
                 AVal::List(values)
             } else {
+                // What the passes gave goes into a collection not followed.
+                for v in &values {
+                    self.hand_on(&mut out, v);
+                }
                 collected(tail, binds)
             };
             self.note_collected(d, tail);

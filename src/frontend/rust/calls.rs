@@ -117,6 +117,25 @@ impl Lowerer<'_, '_> {
                 }
                 return recv;
             }
+            // Context for an error (`.context("upload")` of anyhow, `.map_err(|e| ..)`, the
+            // file's own `.ctx("queue")` on `Result`): the value is the call's. (ocl's
+            // builders have a `context(&ctx)` of their own.)
+            ("context" | "wrap_err", 1)
+                if matches!(strip(args[0]), Expr::Lit(_) | Expr::Macro(_)) =>
+            {
+                return recv;
+            }
+            ("map_err" | "with_context" | "wrap_err_with" | "inspect_err", 1)
+                if closure_of(args[0]).is_some() =>
+            {
+                return recv;
+            }
+            (n, _) if self.cx.defined.contains(&format!("Result::{n}")) => {
+                for a in &args {
+                    self.expr(a);
+                }
+                return recv;
+            }
             ("as_ptr" | "as_mut_ptr", 0) if matches!(recv, Value::List(_)) => return recv,
             ("as_ptr" | "as_mut_ptr", 0) => {
                 return Value::Host {
@@ -153,6 +172,17 @@ impl Lowerer<'_, '_> {
             }
             ("push", 1) => {
                 let item = self.expr(args[0]);
+                // `parts.push(p)` of `let p = Part::new(..)?`: a list of that struct.
+                if let (Value::Place(list), Value::Place(x)) = (&recv, &item) {
+                    let ty = x
+                        .proj
+                        .is_empty()
+                        .then(|| self.struct_of.get(&x.var))
+                        .flatten();
+                    if let Some(ty) = ty.filter(|_| list.proj.is_empty()).cloned() {
+                        self.members_struct.insert(list.var, ty);
+                    }
+                }
                 if let Value::Place(list) = recv {
                     self.out.push(Stmt::Push { list, item });
                 }

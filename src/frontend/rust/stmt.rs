@@ -114,6 +114,13 @@ impl Lowerer<'_, '_> {
                     {
                         self.ranges.insert(v);
                     }
+                    // `let parts = make_parts(..)?;` of `fn make_parts(..) -> Result<Vec<Part>, E>`.
+                    if let (Some(ty), Some(v)) = (
+                        self.returned_list_of(&init.expr),
+                        self.lookup(&pi.ident.to_string()),
+                    ) {
+                        self.members_struct.insert(v, ty);
+                    }
                     // `let bands = devices.iter().map(|&d| Band::new(d)).collect::<..>()?;`
                     if let (Value::Place(from), Some(v)) =
                         (&value_of_init, self.lookup(&pi.ident.to_string()))
@@ -307,6 +314,51 @@ impl Lowerer<'_, '_> {
             }),
             _ => false,
         }
+    }
+
+    /// The struct of the crate whose list a call of a free function of the file returns
+    /// (`-> Vec<Part>`, `-> Result<Vec<Part>, E>`), through `?` and `unwrap`.
+    fn returned_list_of(&self, e: &Expr) -> Option<String> {
+        let call = match strip(e) {
+            Expr::Try(t) => return self.returned_list_of(&t.expr),
+            Expr::MethodCall(m) if matches!(m.method.to_string().as_str(), "unwrap" | "expect") => {
+                return self.returned_list_of(&m.receiver)
+            }
+            Expr::Call(c) => c,
+            _ => return None,
+        };
+        let Expr::Path(p) = &*call.func else {
+            return None;
+        };
+        let name = p.path.segments.last()?.ident.to_string();
+        let f = self.cx.free_fns.get(&name)?;
+        let syn::ReturnType::Type(_, t) = &f.sig.output else {
+            return None;
+        };
+        let mut t: &syn::Type = t;
+        // `Result<Vec<Part>, E>`, `Option<Vec<Part>>`, then `Vec<Part>`.
+        for wrapper in ["Result", "Option", "Vec"] {
+            let syn::Type::Path(tp) = t else { return None };
+            let last = tp.path.segments.last()?;
+            if last.ident != wrapper {
+                continue;
+            }
+            let syn::PathArguments::AngleBracketed(a) = &last.arguments else {
+                return None;
+            };
+            let Some(syn::GenericArgument::Type(inner)) = a.args.first() else {
+                return None;
+            };
+            if wrapper == "Vec" {
+                let syn::Type::Path(ip) = inner else {
+                    return None;
+                };
+                let ty = ip.path.segments.last()?.ident.to_string();
+                return self.cx.structs.contains_key(&ty).then_some(ty);
+            }
+            t = inner;
+        }
+        None
     }
 
     pub(super) fn let_pattern(&mut self, pat: &Pat, value: Value, span: Span) {
