@@ -577,6 +577,7 @@ impl<'f> Analyzer<'f> {
             waits: c.waits.clone(),
             unknown_buffers: c.unknown,
             operands_given: c.buffer_given || c.host_given,
+            operands_handed: c.buffer_given || c.host_given,
             ..Resolved::default()
         };
         if c.buffer_given {

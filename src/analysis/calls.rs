@@ -430,6 +430,9 @@ impl<'f> Analyzer<'f> {
         for (param, arg) in f.params.iter().zip(&all) {
             let p = Place::var(param + offset);
             self.callee_params.insert(p.var);
+            if self.vars[p.var].name == "self" {
+                self.callee_receivers.insert(p.var);
+            }
             let origin = self.origin_of(arg).unwrap_or(here);
             self.param_origin.insert(p.var, origin);
             match arg {

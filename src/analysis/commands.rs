@@ -22,6 +22,8 @@ pub(super) struct Resolved {
     pub(super) given: BTreeSet<ObjId>,
     /// Some of its buffers or host data are named through a callee's parameter.
     pub(super) operands_given: bool,
+    /// Some of them came through a parameter other than a method's `self`.
+    pub(super) operands_handed: bool,
 }
 
 /// Whether a value names what one of `params` holds.
@@ -182,12 +184,20 @@ impl<'f> Analyzer<'f> {
             let a = self.eval(st, &bu.buffer, Some(RoleHint::Buffer), "buffer");
             let mut found = Vec::new();
             flatten_buffers(&a, &self.objs, &mut found, &mut r.unknown_buffers);
+            // What a method reaches through its own `self` it chose itself; what it was
+            // handed, its caller chose.
+            let handed = |v: &Value| {
+                names_param(v, &self.callee_params) && !names_param(v, &self.callee_receivers)
+            };
             if names_param(&bu.buffer, &self.callee_params) {
                 r.given.extend(found.iter().copied());
                 r.operands_given = true;
             }
             if (bu.host.as_ref()).is_some_and(|h| names_param(h, &self.callee_params)) {
                 r.operands_given = true;
+            }
+            if handed(&bu.buffer) || bu.host.as_ref().is_some_and(handed) {
+                r.operands_handed = true;
             }
             let mode = match bu.access {
                 Access::Read => Mode::Read,
@@ -332,6 +342,7 @@ impl<'f> Analyzer<'f> {
         // Its buffers or host data came from the caller (or a named closure captured them).
         let in_closure = self.closure_frames.contains(&self.frame());
         let operands_given = r.operands_given || in_closure;
+        let receiver_only = r.operands_given && !r.operands_handed && !in_closure;
         let queue_given = in_closure || names_param(&cmd.queue, &self.callee_params);
         let wait_from = (cmd.waits.iter().flatten())
             .filter_map(|w| self.origin_of(w))
@@ -352,6 +363,7 @@ impl<'f> Analyzer<'f> {
             waits_given,
             wait_from,
             operands_given,
+            receiver_only,
             queue_given,
             given: r.given.clone(),
         });

@@ -34,6 +34,8 @@ pub struct CmdInfo {
     /// Its buffers or host data came in through the parameters of the function that made
     /// it: its caller chose them.
     pub operands_given: bool,
+    /// They came in only through a method's `self`: the method's own fields.
+    pub receiver_only: bool,
     /// Its queue came in through a parameter of the function that made it.
     pub queue_given: bool,
 }
@@ -268,6 +270,7 @@ impl<'f> Analyzer<'f> {
             waits_given: inst.waits_given,
             wait_from: inst.wait_from,
             operands_given: inst.operands_given,
+            receiver_only: inst.receiver_only,
             queue_given: inst.queue_given,
             via: self
                 .frames_of(inst.frame)

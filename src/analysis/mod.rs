@@ -244,6 +244,8 @@ struct Inst {
     wait_from: Option<usize>,
     /// Its buffers or host data name what a callee's parameter holds.
     operands_given: bool,
+    /// They name only what a method's `self` holds.
+    receiver_only: bool,
     /// Its queue is what a callee's parameter holds.
     queue_given: bool,
     /// The buffers it names through a callee's parameter.
@@ -315,6 +317,8 @@ struct Analyzer<'f> {
     shown: HashMap<ObjId, String>,
     /// Parameters of the callees interpreted at call sites: a name only the callee knows.
     callee_params: HashSet<Var>,
+    /// The callee parameters that are a method's `self`.
+    callee_receivers: HashSet<Var>,
     /// The analyzed function's parameters: what is stored into them is the caller's.
     params: HashSet<Var>,
     /// Per call frame: its caller's frame, the call and the callee.
@@ -389,6 +393,7 @@ pub fn analyze<'f>(func: &Function, index: &'f Index<'f>, kernels: &mut Kernels)
         touches: 0,
         shown: HashMap::new(),
         callee_params: HashSet::new(),
+        callee_receivers: HashSet::new(),
         params: func.params.iter().copied().collect(),
         frame_sites: HashMap::new(),
         closure_frames: HashSet::new(),

@@ -207,6 +207,13 @@ fn at_caller(fact: &Fact, f: Finding) -> Finding {
         // A helper that uploads a global buffer from global data on its own decides so:
         // the fix is in it.
         Fact::Reinit { write, .. } if !write.operands_given => return f,
+        // A method that uploads its own buffer again from the data the buffer was made from
+        // is wrong wherever it is called: the fix is in it.
+        Fact::Reinit {
+            write,
+            first_queue: None,
+            ..
+        } if write.receiver_only => return f,
         Fact::Reinit {
             write,
             first_frames,

@@ -6,6 +6,7 @@ use syn::{Expr, Type};
 use super::each::{EachBody, EACH_ADAPTERS};
 use super::index::qualify;
 use super::syntax::{closure_of, path_segments, strip, strip_pat_type};
+use super::types::{callee_type, constructed_type};
 use super::{spans, Lowerer};
 use crate::frontend::bindings::Bindings;
 use crate::ir::*;
@@ -172,14 +173,15 @@ impl Lowerer<'_, '_> {
             }
             ("push", 1) => {
                 let item = self.expr(args[0]);
-                // `parts.push(p)` of `let p = Part::new(..)?`: a list of that struct.
-                if let (Value::Place(list), Value::Place(x)) = (&recv, &item) {
-                    let ty = x
-                        .proj
-                        .is_empty()
-                        .then(|| self.struct_of.get(&x.var))
-                        .flatten();
-                    if let Some(ty) = ty.filter(|_| list.proj.is_empty()).cloned() {
+                // `parts.push(p)` of `let p = Part::new(..)?`, `parts.push(Part::new(..)?)`: a
+                // list of that struct.
+                let ty = match &item {
+                    Value::Place(x) if x.proj.is_empty() => self.struct_of.get(&x.var).cloned(),
+                    _ => None,
+                }
+                .or_else(|| self.made_struct(args[0]));
+                if let (Value::Place(list), Some(ty)) = (&recv, ty) {
+                    if list.proj.is_empty() {
                         self.members_struct.insert(list.var, ty);
                     }
                 }
@@ -225,6 +227,18 @@ impl Lowerer<'_, '_> {
         all.extend(arg_vals);
         self.forget(all, span);
         Value::Unknown
+    }
+
+    /// The struct of the crate a constructor call makes (`Band::new(..)?`), including one
+    /// whose name reads like a binding's type (`DeviceSlice`), which the file defines.
+    pub(super) fn made_struct(&self, e: &Expr) -> Option<String> {
+        let defined = callee_type(e).filter(|t| self.cx.structs.contains_key(t));
+        defined
+            .or_else(|| constructed_type(e))
+            .and_then(|t| match t.as_str() {
+                "Self" => self.self_ty.clone(),
+                _ => Some(t),
+            })
     }
 
     /// Whether `name` is a tuple struct the crate defines with `n` fields.

@@ -7,7 +7,6 @@ use syn::visit::{self, Visit};
 use syn::{Expr, Pat};
 
 use super::syntax::{has_return, int_lit, is_assign_op, pat_idents, strip};
-use super::types::constructed_type;
 use super::{spans, Lowerer};
 use crate::frontend::arith;
 use crate::ir::*;
@@ -288,13 +287,9 @@ impl Lowerer<'_, '_> {
         };
         // What each pass makes, where it is a struct of the crate (`Band::new(d)`).
         let made = match body {
-            EachBody::Closure(e) => tail_expr(e).and_then(constructed_type),
+            EachBody::Closure(e) => tail_expr(e).and_then(|t| self.made_struct(t)),
             _ => None,
-        }
-        .and_then(|t| match t.as_str() {
-            "Self" => self.self_ty.clone(),
-            _ => Some(t),
-        });
+        };
         let mut sources = Vec::new();
         let shape = self.iter_shape(iterable, &mut sources);
         let saved = std::mem::take(&mut self.out);

@@ -578,6 +578,11 @@ impl Lowerer<'_, '_> {
                 if error && self.closure_calls > 0 {
                     self.out.push(Stmt::Branch(Vec::new()));
                 } else {
+                    // A function's `return Err(..)`: a caller that follows it goes on from
+                    // its other exits, as its `?` does.
+                    if error {
+                        self.out.push(Stmt::ErrorExit);
+                    }
                     self.out.push(Stmt::Return { value });
                 }
                 Value::Unknown

@@ -230,6 +230,23 @@ fn array_len(e: &Expr) -> Option<u64> {
     }
 }
 
+/// The type whose associated function a call is (`DeviceSlice` of `DeviceSlice::new(..)?`),
+/// through `?`, `unwrap` and `expect`: a constructor's where the type is a struct of the file.
+pub(super) fn callee_type(e: &Expr) -> Option<String> {
+    match e {
+        Expr::Try(t) => callee_type(&t.expr),
+        Expr::Paren(p) => callee_type(&p.expr),
+        Expr::MethodCall(m) if matches!(m.method.to_string().as_str(), "unwrap" | "expect") => {
+            callee_type(&m.receiver)
+        }
+        Expr::Call(c) => match path_segments(&c.func)?.as_slice() {
+            [t, _] => Some(t.clone()),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
 /// The struct a constructor call makes: `Solver::new(..)`, `Solver::create(..)?`,
 /// `Solver::new(..).unwrap()`.
 pub(super) fn constructed_type(e: &Expr) -> Option<String> {
