@@ -138,14 +138,16 @@ impl Search {
         }
     }
 
-    /// Whether a match is neither preceded nor followed by an identifier byte.
+    /// Whether a match is neither preceded nor followed by an identifier byte (a path
+    /// prefix such as `cl::` is followed by one).
     fn find_whole(&self, bytes: &[u8]) -> bool {
         // A rejected match cannot hide an accepted one: a name starting inside it would
         // follow an identifier byte.
         self.any(bytes, |start, end| {
             let before = start.checked_sub(1).map(|i| bytes[i]);
             let after = bytes.get(end).copied();
-            !before.is_some_and(is_ident_byte) && !after.is_some_and(is_ident_byte)
+            let path = bytes[..end].ends_with(b"::");
+            !before.is_some_and(is_ident_byte) && (path || !after.is_some_and(is_ident_byte))
         })
     }
 }
@@ -156,7 +158,7 @@ pub const BINDING_CRATES: &[&str] = &["opencl3", "cl3", "ocl", "ocl_core", "cl_s
 /// Names that mark C or C++ code as OpenCL host code: the API's handle types and the
 /// C++ wrapper's namespace (`cl::Buffer`).
 const CLIKE_BINDING_NAMES: &[&str] = &[
-    "cl",
+    "cl::",
     "cl_mem",
     "cl_command_queue",
     "cl_kernel",
@@ -391,5 +393,19 @@ mod tests {
         );
         assert_eq!(scan("let locl = ocl_like;", false), Scan::default());
         assert_eq!(scan("let v = cmd.arg_vec(names);", false), Scan::default());
+    }
+
+    #[test]
+    fn the_cpp_namespace_names_a_binding_only_as_a_path() {
+        let clike = Language::of(std::path::Path::new("alloc.c"));
+        let binding = |s: &str| clike.scan(s.as_bytes(), false).binding;
+        assert!(binding("cl::Buffer buf(ctx, CL_MEM_READ_ONLY, n);"));
+        assert!(binding("std::vector<cl::Event> events;"));
+        assert!(binding("cl_mem m = clCreateBuffer(ctx, 0, n, NULL, &err);"));
+        // An allocator's source: `clang-cl` in a comment, a local named `cl`.
+        assert!(!binding(
+            "#if defined(__clang__)  // exclude clang-cl, see issue #631"
+        ));
+        assert!(!binding("int cl = count_lines(text);"));
     }
 }
