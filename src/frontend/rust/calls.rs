@@ -138,6 +138,21 @@ impl Lowerer<'_, '_> {
                 return recv;
             }
             ("as_ptr" | "as_mut_ptr", 0) if matches!(recv, Value::List(_)) => return recv,
+            // `queue.as_ptr()` of a wrapper (ocl-core's `CommandQueue`): its raw handle.
+            ("as_ptr", 0)
+                if matches!(&recv, Value::Place(p) if matches!(
+                    self.vars[p.var].hint,
+                    TypeHint::Context
+                        | TypeHint::Device
+                        | TypeHint::Queue
+                        | TypeHint::Buffer
+                        | TypeHint::Kernel
+                        | TypeHint::Program
+                        | TypeHint::Event
+                )) =>
+            {
+                return recv
+            }
             ("as_ptr" | "as_mut_ptr", 0) => {
                 return Value::Host {
                     kind: HostKind::Pointer,
