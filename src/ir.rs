@@ -81,6 +81,23 @@ pub enum TypeHint {
     Scalar,
 }
 
+impl TypeHint {
+    /// Whether the hint is one of the API's handles (a context, device, queue, buffer,
+    /// kernel, program or event).
+    pub fn is_handle(self) -> bool {
+        matches!(
+            self,
+            TypeHint::Context
+                | TypeHint::Device
+                | TypeHint::Queue
+                | TypeHint::Buffer
+                | TypeHint::Kernel
+                | TypeHint::Program
+                | TypeHint::Event
+        )
+    }
+}
+
 /// How host data was made; decides whether it can be a by-value kernel argument.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum HostKind {

@@ -2728,16 +2728,7 @@ impl Lowerer<'_> {
         // element's; any other store through a pointer or into an element changes what the
         // base holds (host data written element by element).
         let handle = matches!(v, Value::New(_))
-            || matches!(&v, Value::Place(p) if matches!(
-                self.vars[p.var].hint,
-                TypeHint::Context
-                    | TypeHint::Device
-                    | TypeHint::Queue
-                    | TypeHint::Buffer
-                    | TypeHint::Kernel
-                    | TypeHint::Program
-                    | TypeHint::Event
-            ));
+            || matches!(&v, Value::Place(p) if self.vars[p.var].hint.is_handle());
         // `wait[nw++] = ev` into an array of events: that element.
         let handle = handle
             || (left.kind() == "subscript_expression"
@@ -2830,7 +2821,7 @@ impl Lowerer<'_> {
                     .iter()
                     .find(|(f, _)| *f == method)
                     .map(|(_, h)| *h);
-                if field.is_some_and(is_handle)
+                if field.is_some_and(TypeHint::is_handle)
                     && !p.proj.iter().any(|x| matches!(x, Proj::Field(_)))
                 {
                     let mut p = p.clone();
@@ -2881,7 +2872,7 @@ impl Lowerer<'_> {
         // `q()` of an `opencl.hpp` object: its raw handle.
         if func.kind() == "identifier" && args.is_empty() {
             if let Some(v) = self.lookup(self.txt(func)) {
-                if is_handle(self.vars[v].hint) {
+                if self.vars[v].hint.is_handle() {
                     return self.expr(func);
                 }
             }
@@ -3254,20 +3245,6 @@ fn identifiers(n: Node<'_>, text: &str) -> Vec<String> {
         stack.extend(named(x));
     }
     out
-}
-
-/// Whether a variable of this hint holds an OpenCL object or event.
-fn is_handle(h: TypeHint) -> bool {
-    matches!(
-        h,
-        TypeHint::Context
-            | TypeHint::Device
-            | TypeHint::Queue
-            | TypeHint::Buffer
-            | TypeHint::Kernel
-            | TypeHint::Program
-            | TypeHint::Event
-    )
 }
 
 /// The list an element place is a member of (`host` of `host[_]`).

@@ -139,18 +139,7 @@ impl Lowerer<'_, '_> {
             }
             ("as_ptr" | "as_mut_ptr", 0) if matches!(recv, Value::List(_)) => return recv,
             // `queue.as_ptr()` of a wrapper (ocl-core's `CommandQueue`): its raw handle.
-            ("as_ptr", 0)
-                if matches!(&recv, Value::Place(p) if matches!(
-                    self.vars[p.var].hint,
-                    TypeHint::Context
-                        | TypeHint::Device
-                        | TypeHint::Queue
-                        | TypeHint::Buffer
-                        | TypeHint::Kernel
-                        | TypeHint::Program
-                        | TypeHint::Event
-                )) =>
-            {
+            ("as_ptr", 0) if matches!(&recv, Value::Place(p) if self.vars[p.var].hint.is_handle()) => {
                 return recv
             }
             ("as_ptr" | "as_mut_ptr", 0) => {

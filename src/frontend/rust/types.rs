@@ -230,15 +230,22 @@ fn array_len(e: &Expr) -> Option<u64> {
     }
 }
 
+/// The expression a value comes from through `?`, parentheses, `unwrap` and `expect`.
+fn unwrapped(e: &Expr) -> &Expr {
+    match e {
+        Expr::Try(t) => unwrapped(&t.expr),
+        Expr::Paren(p) => unwrapped(&p.expr),
+        Expr::MethodCall(m) if matches!(m.method.to_string().as_str(), "unwrap" | "expect") => {
+            unwrapped(&m.receiver)
+        }
+        _ => e,
+    }
+}
+
 /// The type whose associated function a call is (`DeviceSlice` of `DeviceSlice::new(..)?`),
 /// through `?`, `unwrap` and `expect`: a constructor's where the type is a struct of the file.
 pub(super) fn callee_type(e: &Expr) -> Option<String> {
-    match e {
-        Expr::Try(t) => callee_type(&t.expr),
-        Expr::Paren(p) => callee_type(&p.expr),
-        Expr::MethodCall(m) if matches!(m.method.to_string().as_str(), "unwrap" | "expect") => {
-            callee_type(&m.receiver)
-        }
+    match unwrapped(e) {
         Expr::Call(c) => match path_segments(&c.func)?.as_slice() {
             [t, _] => Some(t.clone()),
             _ => None,
@@ -250,12 +257,7 @@ pub(super) fn callee_type(e: &Expr) -> Option<String> {
 /// The struct a constructor call makes: `Solver::new(..)`, `Solver::create(..)?`,
 /// `Solver::new(..).unwrap()`.
 pub(super) fn constructed_type(e: &Expr) -> Option<String> {
-    match e {
-        Expr::Try(t) => constructed_type(&t.expr),
-        Expr::Paren(p) => constructed_type(&p.expr),
-        Expr::MethodCall(m) if matches!(m.method.to_string().as_str(), "unwrap" | "expect") => {
-            constructed_type(&m.receiver)
-        }
+    match unwrapped(e) {
         Expr::Call(c) => match path_segments(&c.func)?.as_slice() {
             [t, _]
                 if t.starts_with(|c: char| c.is_ascii_uppercase())
