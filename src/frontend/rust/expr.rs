@@ -704,6 +704,17 @@ impl Lowerer<'_, '_> {
     /// or one of these through `CString::new`, `as_ptr`, `unwrap`, `?`.
     pub(super) fn str_value(&mut self, e: &Expr) -> Option<String> {
         match strip(e) {
+            Expr::Index(ix) => {
+                let Expr::Path(p) = strip(&ix.expr) else {
+                    return None;
+                };
+                let v = self.lookup(&p.path.get_ident()?.to_string())?;
+                let k = int_lit(&ix.index)?;
+                self.str_lists
+                    .get(&v)?
+                    .get(usize::try_from(k).ok()?)?
+                    .clone()
+            }
             Expr::Lit(l) => match &l.lit {
                 syn::Lit::Str(s) => Some(s.value()),
                 syn::Lit::CStr(c) => c.value().to_str().ok().map(str::to_string),

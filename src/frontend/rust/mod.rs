@@ -157,6 +157,7 @@ impl FileCx<'_> {
         let mut lw = Lowerer {
             cx: self,
             strs: HashMap::new(),
+            str_lists: HashMap::new(),
             const_locals: HashMap::new(),
             vars: Vec::new(),
             scopes: vec![HashMap::new()],
@@ -258,6 +259,8 @@ struct Lowerer<'c, 'a> {
     prefix: Option<String>,
     /// Locals bound to a known string (kernel names and sources for FFI calls).
     strs: HashMap<Var, String>,
+    /// Locals bound to an array of known strings (`let names = [CString::new("a")?, ..]`).
+    str_lists: HashMap<Var, Vec<Option<String>>>,
     /// Immutable locals bound to a constant: its key (see `fills`).
     const_locals: HashMap<Var, String>,
     vars: Vec<VarInfo>,

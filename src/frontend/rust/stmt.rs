@@ -146,6 +146,18 @@ impl Lowerer<'_, '_> {
                         self.strs.insert(v, t);
                     }
                 }
+                // `let names = [CString::new("scan").unwrap(), ..];`: `names[0].as_ptr()`.
+                if let (Some(Expr::Array(a)), [(name, true)]) = (
+                    l.init.as_ref().map(|i| strip(&i.expr)),
+                    pat_idents(&l.pat).as_slice(),
+                ) {
+                    let items: Vec<Option<String>> =
+                        a.elems.iter().map(|x| self.str_value(x)).collect();
+                    if let (true, Some(v)) = (items.iter().any(Option::is_some), self.lookup(name))
+                    {
+                        self.str_lists.insert(v, items);
+                    }
+                }
                 Value::Unknown
             }
             SynStmt::Expr(e, semi) => {
