@@ -209,7 +209,6 @@ impl ArithOp {
         })
     }
 
-    /// `a op b`; `None` where it overflows or divides by zero.
     /// The operator with its operands swapped (`c < x` is `x > c`), for the operators that
     /// have one.
     pub fn mirrored(self) -> Option<ArithOp> {
@@ -223,6 +222,7 @@ impl ArithOp {
         })
     }
 
+    /// `a op b`; `None` where it overflows or divides by zero.
     pub fn apply(self, a: u64, b: u64) -> Option<u64> {
         match self {
             ArithOp::Add => a.checked_add(b),

@@ -11,7 +11,6 @@ use super::AVal;
 use crate::ir::Place;
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
-use std::iter::Peekable;
 use std::rc::Rc;
 
 /// Changes below this many are never folded into the base.
@@ -58,42 +57,37 @@ impl Places for Env {
     }
 }
 
-/// The base's bindings with the changes laid over them, in order.
-pub(super) struct Merged<'a, B, C>
-where
-    B: Iterator<Item = (&'a Place, &'a AVal)>,
-    C: Iterator<Item = (&'a Place, &'a Option<AVal>)>,
-{
-    base: Peekable<B>,
-    changes: Peekable<C>,
+/// Two runs of bindings in the order of places, walked together: each place once, with
+/// what each run has there.
+fn merge<'a, A, B>(
+    a: impl Iterator<Item = (&'a Place, A)>,
+    b: impl Iterator<Item = (&'a Place, B)>,
+) -> impl Iterator<Item = (&'a Place, Option<A>, Option<B>)> {
+    let (mut a, mut b) = (a.peekable(), b.peekable());
+    std::iter::from_fn(move || {
+        let order = match (a.peek(), b.peek()) {
+            (None, None) => return None,
+            (Some(_), None) => Ordering::Less,
+            (None, Some(_)) => Ordering::Greater,
+            (Some((x, _)), Some((y, _))) => x.cmp(y),
+        };
+        Some(match order {
+            Ordering::Less => a.next().map(|(k, x)| (k, Some(x), None))?,
+            Ordering::Greater => b.next().map(|(k, y)| (k, None, Some(y)))?,
+            Ordering::Equal => a.next().map(|(k, x)| (k, Some(x), b.next().map(|e| e.1)))?,
+        })
+    })
 }
 
-impl<'a, B, C> Iterator for Merged<'a, B, C>
-where
-    B: Iterator<Item = (&'a Place, &'a AVal)>,
-    C: Iterator<Item = (&'a Place, &'a Option<AVal>)>,
-{
-    type Item = (&'a Place, &'a AVal);
-
-    fn next(&mut self) -> Option<Self::Item> {
-        loop {
-            let order = match (self.base.peek(), self.changes.peek()) {
-                (None, None) => return None,
-                (Some(_), None) => Ordering::Less,
-                (None, Some(_)) => Ordering::Greater,
-                (Some((b, _)), Some((c, _))) => b.cmp(c),
-            };
-            if order == Ordering::Less {
-                return self.base.next();
-            }
-            if order == Ordering::Equal {
-                self.base.next();
-            }
-            if let Some((k, Some(v))) = self.changes.next() {
-                return Some((k, v));
-            }
-        }
-    }
+/// The base's bindings with the changes laid over them, in order.
+fn laid_over<'a>(
+    base: impl Iterator<Item = (&'a Place, &'a AVal)>,
+    changes: impl Iterator<Item = (&'a Place, &'a Option<AVal>)>,
+) -> impl Iterator<Item = (&'a Place, &'a AVal)> {
+    merge(base, changes).filter_map(|(k, base, change)| match change {
+        Some(changed) => changed.as_ref().map(|v| (k, v)),
+        None => base.map(|v| (k, v)),
+    })
 }
 
 impl Env {
@@ -135,10 +129,7 @@ impl Env {
     }
 
     pub(super) fn iter(&self) -> impl Iterator<Item = (&Place, &AVal)> {
-        Merged {
-            base: self.base.iter().peekable(),
-            changes: self.changes.iter().peekable(),
-        }
+        laid_over(self.base.iter(), self.changes.iter())
     }
 
     pub(super) fn keys(&self) -> impl Iterator<Item = &Place> {
@@ -146,10 +137,10 @@ impl Env {
     }
 
     pub(super) fn range_from(&self, from: &Place) -> impl Iterator<Item = (&Place, &AVal)> {
-        Merged {
-            base: self.base.range(from.clone()..).peekable(),
-            changes: self.changes.range(from.clone()..).peekable(),
-        }
+        laid_over(
+            self.base.range(from.clone()..),
+            self.changes.range(from.clone()..),
+        )
     }
 
     fn fold_if_grown(&mut self) {
@@ -173,49 +164,19 @@ impl Env {
         mut join: impl FnMut(&Place, Option<&AVal>, Option<&AVal>) -> Option<AVal>,
     ) -> Env {
         if !Rc::ptr_eq(&self.base, &o.base) {
-            let mut all = Vec::new();
-            let (mut a, mut b) = (self.iter().peekable(), o.iter().peekable());
-            loop {
-                let order = match (a.peek(), b.peek()) {
-                    (None, None) => break,
-                    (Some(_), None) => Ordering::Less,
-                    (None, Some(_)) => Ordering::Greater,
-                    (Some((ka, _)), Some((kb, _))) => ka.cmp(kb),
-                };
-                let (k, x, y) = match order {
-                    Ordering::Less => a.next().map(|(k, x)| (k, Some(x), None)),
-                    Ordering::Greater => b.next().map(|(k, y)| (k, None, Some(y))),
-                    Ordering::Equal => a.next().map(|(k, x)| (k, Some(x), b.next().map(|e| e.1))),
-                }
-                .expect("peeked");
-                if let Some(v) = join(k, x, y) {
-                    all.push((k.clone(), v));
-                }
-            }
+            let all: BTreeMap<Place, AVal> = merge(self.iter(), o.iter())
+                .filter_map(|(k, x, y)| Some((k.clone(), join(k, x, y)?)))
+                .collect();
             return Env {
-                base: Rc::new(all.into_iter().collect()),
+                base: Rc::new(all),
                 changes: BTreeMap::new(),
             };
         }
         let mut changes = BTreeMap::new();
-        let mut at = |k: &Place| {
+        for (k, _, _) in merge(self.changes.iter(), o.changes.iter()) {
             let v = join(k, self.get(k), o.get(k));
             if v.as_ref() != self.base.get(k) {
                 changes.insert(k.clone(), v);
-            }
-        };
-        let (mut a, mut b) = (self.changes.keys().peekable(), o.changes.keys().peekable());
-        loop {
-            match (a.peek(), b.peek()) {
-                (None, None) => break,
-                (Some(ka), Some(kb)) if ka == kb => {
-                    at(ka);
-                    a.next();
-                    b.next();
-                }
-                (Some(ka), Some(kb)) if ka < kb => at(a.next().expect("peeked")),
-                (Some(_), None) => at(a.next().expect("peeked")),
-                _ => at(b.next().expect("peeked")),
             }
         }
         let mut env = Env {

@@ -379,10 +379,9 @@ impl<'f> Analyzer<'f> {
                         kind: HostKind::Slice,
                         base: None,
                     },
-                    (
-                        EachPart::Member(_),
-                        Some(EachSource::Upto(_) | EachSource::UptoLen(..) | EachSource::Range(..)),
-                    ) => Value::Scalar,
+                    // A range from a start not known (counters from a constant are bound by
+                    // the loop, above).
+                    (EachPart::Member(_), Some(EachSource::Range(..))) => Value::Scalar,
                     _ => Value::Unknown,
                 },
                 span: Span::default(),

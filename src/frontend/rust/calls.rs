@@ -131,7 +131,7 @@ impl Lowerer<'_, '_> {
             {
                 return recv;
             }
-            (n, _) if self.cx.defined.contains(&format!("Result::{n}")) => {
+            (n, _) if self.cx.result_methods.contains(n) => {
                 for a in &args {
                     self.expr(a);
                 }

@@ -57,12 +57,19 @@ pub fn lower_file(file_id: usize, src: &SourceFile, ast: &syn::File, module: &[S
         .map(|(n, f)| (n.clone(), f.clone()))
         .collect();
     structs.sort_by(|a, b| a.0.cmp(&b.0));
+    // The file's own extension methods on `Result` (`impl Ctx for Result<..> { fn ctx }`).
+    let result_methods = (defs.functions.iter())
+        .filter_map(|d| d.strip_prefix("Result::"))
+        .filter(|n| !n.contains("::"))
+        .map(str::to_string)
+        .collect();
     let mut cx = FileCx {
         file: file_id,
         src,
         consts,
         uses,
         defined: defs.functions,
+        result_methods,
         modules: defs.modules,
         structs: defs.structs,
         next_cmd: 0,
@@ -96,6 +103,8 @@ struct FileCx<'a> {
     uses: Uses,
     /// Functions and methods defined in the file, by qualified name (`helper`, `Halo::step`).
     defined: std::collections::HashSet<String>,
+    /// The methods of `defined` on `Result`, by name (`ctx` of `Result::ctx`).
+    result_methods: std::collections::HashSet<String>,
     /// Modules declared in the file, by qualified name.
     modules: std::collections::HashSet<String>,
     /// Structs defined in the file: their fields' types.

@@ -7,7 +7,7 @@ use syn::{Expr, Pat, Stmt as SynStmt};
 
 use super::apply::OUT_OF_ORDER;
 use super::syntax::{int_lit, mentions_any, pat_idents, pat_type, strip, strip_pat_type};
-use super::types::constructed_type;
+use super::types::{constructed_type, unwrapped};
 use super::{spans, Lowerer};
 use crate::ir::*;
 
@@ -98,34 +98,31 @@ impl Lowerer<'_, '_> {
                         self.note_status(v, outs);
                     }
                 }
-                // `let solver = Solver::new(..)?;`: its methods are the crate's.
                 if let (Some(init), Pat::Ident(pi)) = (&l.init, strip_pat_type(&l.pat)) {
-                    let ty = constructed_type(&init.expr).and_then(|t| match t.as_str() {
-                        "Self" => self.self_ty.clone(),
-                        _ => Some(t),
-                    });
-                    if let Some(ty) = ty {
-                        if let Some(v) = self.lookup(&pi.ident.to_string()) {
+                    if let Some(v) = self.lookup(&pi.ident.to_string()) {
+                        // `let solver = Solver::new(..)?;`: its methods are the crate's.
+                        let ty = constructed_type(&init.expr).and_then(|t| match t.as_str() {
+                            "Self" => self.self_ty.clone(),
+                            _ => Some(t),
+                        });
+                        if let Some(ty) = ty {
                             self.struct_of.insert(v, ty);
                         }
-                    }
-                    if let (Expr::Range(_), Some(v)) =
-                        (strip(&init.expr), self.lookup(&pi.ident.to_string()))
-                    {
-                        self.ranges.insert(v);
-                    }
-                    // `let parts = make_parts(..)?;` of `fn make_parts(..) -> Result<Vec<Part>, E>`.
-                    if let (Some(ty), Some(v)) = (
-                        self.returned_list_of(&init.expr),
-                        self.lookup(&pi.ident.to_string()),
-                    ) {
-                        self.members_struct.insert(v, ty);
-                    }
-                    // `let bands = devices.iter().map(|&d| Band::new(d)).collect::<..>()?;`
-                    if let (Value::Place(from), Some(v)) =
-                        (&value_of_init, self.lookup(&pi.ident.to_string()))
-                    {
-                        if let Some(ty) = self.members_struct.get(&from.var).cloned() {
+                        if let Expr::Range(_) = strip(&init.expr) {
+                            self.ranges.insert(v);
+                        }
+                        // `let parts = make_parts(..)?;` of `fn make_parts(..) ->
+                        // Result<Vec<Part>, E>`; `let bands = devices.iter().map(|&d|
+                        // Band::new(d)).collect::<..>()?;`.
+                        let members =
+                            self.returned_list_of(&init.expr)
+                                .or_else(|| match &value_of_init {
+                                    Value::Place(from) => {
+                                        self.members_struct.get(&from.var).cloned()
+                                    }
+                                    _ => None,
+                                });
+                        if let Some(ty) = members {
                             self.members_struct.insert(v, ty);
                         }
                     }
@@ -331,13 +328,8 @@ impl Lowerer<'_, '_> {
     /// The struct of the crate whose list a call of a free function of the file returns
     /// (`-> Vec<Part>`, `-> Result<Vec<Part>, E>`), through `?` and `unwrap`.
     fn returned_list_of(&self, e: &Expr) -> Option<String> {
-        let call = match strip(e) {
-            Expr::Try(t) => return self.returned_list_of(&t.expr),
-            Expr::MethodCall(m) if matches!(m.method.to_string().as_str(), "unwrap" | "expect") => {
-                return self.returned_list_of(&m.receiver)
-            }
-            Expr::Call(c) => c,
-            _ => return None,
+        let Expr::Call(call) = unwrapped(strip(e)) else {
+            return None;
         };
         let Expr::Path(p) = &*call.func else {
             return None;
@@ -503,13 +495,5 @@ pub(super) fn option_pattern(pat: &Pat) -> Option<bool> {
 
 /// Whether an expression is a `collect()` (through `?`, `unwrap` and `expect`).
 fn ends_in_collect(e: &Expr) -> bool {
-    match e {
-        Expr::Try(t) => ends_in_collect(&t.expr),
-        Expr::MethodCall(m) => match m.method.to_string().as_str() {
-            "collect" => true,
-            "unwrap" | "expect" => ends_in_collect(&m.receiver),
-            _ => false,
-        },
-        _ => false,
-    }
+    matches!(unwrapped(e), Expr::MethodCall(m) if m.method == "collect")
 }

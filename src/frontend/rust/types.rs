@@ -231,7 +231,7 @@ fn array_len(e: &Expr) -> Option<u64> {
 }
 
 /// The expression a value comes from through `?`, parentheses, `unwrap` and `expect`.
-fn unwrapped(e: &Expr) -> &Expr {
+pub(super) fn unwrapped(e: &Expr) -> &Expr {
     match e {
         Expr::Try(t) => unwrapped(&t.expr),
         Expr::Paren(p) => unwrapped(&p.expr),
