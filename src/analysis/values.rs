@@ -623,7 +623,19 @@ impl<'f> Analyzer<'f> {
                     self.eval(st, lhs, None, "lhs"),
                     self.eval(st, rhs, None, "rhs"),
                 );
+                let handle = |a: &AVal| match a {
+                    AVal::Events(e) => !e.is_empty(),
+                    AVal::Obj(_) => true,
+                    _ => false,
+                };
                 match (&l, &r) {
+                    // An event or object tested against null (`if (last != NULL)`): it is
+                    // one, as an `Assume` of the value itself decides.
+                    (x, AVal::Null | AVal::Int(0)) | (AVal::Null | AVal::Int(0), x)
+                        if handle(x) && matches!(op, ArithOp::Eq | ArithOp::Ne) =>
+                    {
+                        AVal::Int(u64::from(*op == ArithOp::Ne))
+                    }
                     (AVal::Above(k), c) => int(c.clone()).map_or(AVal::Scalar, |c| above(*op, *k, c)),
                     (c, AVal::Above(k)) => int(c.clone())
                         .and_then(|c| op.mirrored().map(|op| above(op, *k, c)))
