@@ -281,11 +281,24 @@ impl Seen {
                             built.insert(dst.var, b);
                         }
                     }
-                    if let (true, Value::New(NewObject::Queue { out_of_order, .. })) =
-                        (dst.proj.is_empty(), value)
-                    {
-                        let b = built.entry(dst.var).or_default();
-                        b.out_of_order = Some(*out_of_order);
+                    let ooo = match value {
+                        Value::New(NewObject::Queue { out_of_order, .. }) => Some(*out_of_order),
+                        Value::Place(p) if p.proj.is_empty() => {
+                            built.get(&p.var).and_then(|b| b.out_of_order)
+                        }
+                        _ => None,
+                    };
+                    match dst.proj.last() {
+                        None if ooo.is_some() => {
+                            built.entry(dst.var).or_default().out_of_order = ooo
+                        }
+                        // `s->q = clCreateCommandQueueWithProperties(..)`: the field holds
+                        // that kind of queue, where every store into it agrees. A null
+                        // stored on release makes no queue of another kind.
+                        Some(Proj::Field(f)) if *value != Value::Null => {
+                            agree(&mut self.out_of_order, f.clone(), ooo)
+                        }
+                        _ => {}
                     }
                     // `let k = &self.kernel;`: what is set on `k` is set on the field.
                     if let (true, Value::Place(p)) = (dst.proj.is_empty(), value) {

@@ -98,6 +98,49 @@ fn parse(text: &str, lang: Lang) -> Option<Tree> {
 }
 
 /// The named children of a node.
+/// Records in `out` the fields `n` stores into, increments or takes the address of.
+fn written_fields(n: Node<'_>, text: &str, out: &mut HashSet<String>) {
+    let target = match n.kind() {
+        "assignment_expression" => n.child_by_field_name("left"),
+        "update_expression" => n.child_by_field_name("argument"),
+        "pointer_expression"
+            if n.child(0).is_some_and(|o| o.kind() == "&") && !read_only(n, text) =>
+        {
+            n.child_by_field_name("argument")
+        }
+        _ => None,
+    };
+    if let Some(f) = target
+        .filter(|t| t.kind() == "field_expression")
+        .and_then(|t| t.child_by_field_name("field"))
+    {
+        out.insert(text[f.byte_range()].to_string());
+    }
+    let mut c = n.walk();
+    for child in n.named_children(&mut c) {
+        written_fields(child, text, out);
+    }
+}
+
+/// Whether an address is an argument of an API call that only reads through it: a kernel
+/// argument's value, the data of a write or the pattern of a fill.
+fn read_only(n: Node<'_>, text: &str) -> bool {
+    let call = n
+        .parent()
+        .filter(|p| p.kind() == "argument_list")
+        .and_then(|a| a.parent())
+        .and_then(|c| c.child_by_field_name("function"));
+    call.is_some_and(|f| {
+        matches!(
+            &text[f.byte_range()],
+            "clSetKernelArg"
+                | "clEnqueueWriteBuffer"
+                | "clEnqueueWriteBufferRect"
+                | "clEnqueueFillBuffer"
+        )
+    })
+}
+
 fn named(n: Node<'_>) -> Vec<Node<'_>> {
     let mut c = n.walk();
     n.named_children(&mut c).collect()
@@ -743,7 +786,9 @@ impl FileCx {
             spawn_iterations: false,
             spawned_iterations: false,
             range_vars: HashSet::new(),
+            written_fields: HashSet::new(),
         };
+        written_fields(body, &l.text, &mut l.written_fields);
         let mut params = Vec::new();
         // A method's receiver is its first parameter, as `self` is in Rust.
         if let Some(c) = &owner {
@@ -863,6 +908,9 @@ struct Lowerer<'c> {
     /// `const` locals bound to a constant (`const float zero = 0.0f`): the constant's key,
     /// so that fills naming them compare by value.
     const_locals: HashMap<Var, String>,
+    /// Fields the function stores into, increments or takes the address of, whatever
+    /// their struct (`s->n = 0`, `++d.count`, `&cfg->n`).
+    written_fields: HashSet<String>,
     /// Lowering the statements a `goto` jumps to: a jump in them leaves the function.
     in_cleanup: bool,
     /// The status variable the user event just made reports to (`&err`).
@@ -2431,6 +2479,20 @@ impl Lowerer<'_> {
                 }
             }
             "parenthesized_expression" => self.const_key(named(n).into_iter().next()?)?,
+            // A field of a parameter that the function never changes (`s->n` of a
+            // `Sim *s`): the same value wherever the function reads it.
+            "field_expression" => {
+                let base = n.child_by_field_name("argument")?;
+                let field = self.txt(n.child_by_field_name("field")?);
+                let param = base.kind() == "identifier"
+                    && self
+                        .lookup(self.txt(base))
+                        .is_some_and(|v| v < self.n_params);
+                if !param || self.written_fields.contains(field) {
+                    return None;
+                }
+                text(n)
+            }
             "cast_expression" => format!(
                 "({}){}",
                 text(n.child_by_field_name("type")?),
