@@ -587,8 +587,10 @@ impl<'f> Analyzer<'f> {
                 }
             }
         }
-        // A pending migration enqueued where the buffer already was.
-        if let Some(ms) = st.pending_src.remove(&b) {
+        // A pending migration enqueued where the buffer already was, now used on another
+        // device. A migration next is no use: it moves the buffer on itself.
+        let pending_src = st.pending_src.remove(&b);
+        if let Some(ms) = pending_src.filter(|_| kind != CommandKind::Migrate) {
             for (m, last) in ms {
                 let mq = self.insts[m].queue;
                 if !self.same_device(mq, q) && self.seen.insert((5, self.insts[m].cmd.id, 0)) {

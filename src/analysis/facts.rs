@@ -38,6 +38,8 @@ pub struct CmdInfo {
     pub receiver_only: bool,
     /// Its queue came in through a parameter of the function that made it.
     pub queue_given: bool,
+    /// A blocking call (`blocking_write` or `blocking_read` true).
+    pub blocking: bool,
 }
 
 /// One call on the way from the analyzed function to a command.
@@ -89,7 +91,13 @@ impl Mode {
 /// Whether an access of a buffer and a later one must be ordered. A kernel whose access is
 /// not known is taken to write what a later command reads (it makes what is read back);
 /// after a read it is not taken to write: nothing says it does.
+///
+/// Two migrations do not: neither changes the contents, and moving a buffer that is read
+/// on several devices to each of them (a broadcast) leaves every copy what was written.
 pub(super) fn conflict(earlier: Mode, later: Mode) -> bool {
+    if earlier == Mode::Migrate && later == Mode::Migrate {
+        return false;
+    }
     earlier.writes() || later.writes() || (earlier == Mode::MaybeWrite && later == Mode::Read)
 }
 
@@ -272,6 +280,7 @@ impl<'f> Analyzer<'f> {
             operands_given: inst.operands_given,
             receiver_only: inst.receiver_only,
             queue_given: inst.queue_given,
+            blocking: c.blocking == Blocking::Yes,
             via: self
                 .frames_of(inst.frame)
                 .into_iter()

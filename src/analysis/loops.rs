@@ -2,6 +2,7 @@
 //! list is known, else as a loop over "some member".
 
 use super::calls::stmt_count;
+use super::env::Places;
 use super::values::remove_parts;
 use super::*;
 
@@ -68,6 +69,31 @@ impl<'f> Analyzer<'f> {
             // the analysis does not follow but whose walk has a count).
             (AVal::External | AVal::Host { .. }, Value::Place(l)) => {
                 Walk::Outside(self.canonical(&self.concrete(st, l)), from)
+            }
+            // A local list of a length not known whose members the function stored by index
+            // (`std::vector<cl_event> ev(n)`, then `&ev[d]` in a loop up to `n`): its members
+            // are those places, as many as that loop ran passes.
+            (AVal::Unknown, Value::Place(l)) => {
+                let l = self.canonical(&self.concrete(st, l));
+                let last = (st.env.bound_from(&l))
+                    .take_while(|(k, _)| k.var == l.var && k.proj.starts_with(&l.proj))
+                    .filter_map(|(k, _)| match &k.proj[l.proj.len()..] {
+                        [Proj::Index(i)] => Some(*i),
+                        _ => None,
+                    })
+                    .max()?;
+                if last as usize >= MAX_UNROLL {
+                    return None;
+                }
+                // Every member up to the last one stored: one not stored is not known.
+                let items = (from..=last)
+                    .map(|i| {
+                        let mut m = l.clone();
+                        m.proj.push(Proj::Index(i));
+                        st.env.get(&m).cloned().unwrap_or(AVal::Unknown)
+                    })
+                    .collect();
+                Walk::Known(items, Some((l, from)))
             }
             _ => return None,
         })

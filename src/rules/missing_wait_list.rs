@@ -2,6 +2,7 @@
 
 use super::{what, Label, Level, Rule, Spelling};
 use crate::analysis::{Fact, Mode};
+use crate::ir::CommandKind;
 use crate::rules::Finding;
 
 pub const RULE: Rule = Rule {
@@ -95,6 +96,15 @@ fn check(fact: &Fact, _: Spelling) -> Option<Finding> {
     if *same_queue {
         f.note = Some(format!(
             "`{cq}` is an out-of-order queue: its commands are ordered only by events and barriers"
+        ));
+    } else if producer.blocking
+        && *producer_mode == Mode::Write
+        && producer.kind == CommandKind::Write
+    {
+        // The spec's words for `blocking_write`: the host may reuse `ptr` when the call
+        // returns; the write is only enqueued.
+        f.note = Some(String::from(
+            "a blocking write returns once its host memory may be reused; it does not complete the write for other queues (OpenCL 3.0, `clEnqueueWriteBuffer`)"
         ));
     }
     f.help = Some(match &producer.event_var {

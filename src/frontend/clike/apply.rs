@@ -418,6 +418,11 @@ pub(super) fn strip(mut n: Node<'_>) -> Node<'_> {
                 Some(c) => c,
                 None => return n,
             },
+            // C++'s `if (ev)`: the condition is a clause around the expression.
+            "condition_clause" => match named(n).as_slice() {
+                [c] => *c,
+                _ => return n,
+            },
             "cast_expression" => match n.child_by_field_name("value") {
                 Some(c) => c,
                 None => return n,

@@ -1356,7 +1356,13 @@ impl Lowerer<'_> {
                         && (p.var < self.n_params || self.vars[p.var].global.is_some())
                 };
                 match (list, var) {
-                    (Some(Value::Place(list)), Some(v)) if !writes && given(&list) => {
+                    (Some(Value::Place(list)), Some(v))
+                        if !writes
+                            && (given(&list)
+                                || hint == TypeHint::Event
+                                || (list.proj.is_empty()
+                                    && self.vars[list.var].hint == TypeHint::EventList)) =>
+                    {
                         let body = self.separate(|l| {
                             if let Some(b) = body {
                                 l.stmt(b);
@@ -1619,6 +1625,15 @@ impl Lowerer<'_> {
                 ));
             }
         }
+        // `d < dev.size()`: once per member of the vector.
+        if let (0, "<", Some(list)) = (ahead, op, size_of_vector(right, &text)) {
+            if let Some(v) = self.lookup(list) {
+                return Some((
+                    counter,
+                    EachSource::UptoLen(start, Value::Place(Place::var(v))),
+                ));
+            }
+        }
         let constant = self.cx.int_of_in(&text, right);
         let end = match (op, constant) {
             (_, Some(b)) => end_of(op, b)?.checked_sub(ahead)?,
@@ -1866,7 +1881,12 @@ impl Lowerer<'_> {
     fn guard(&self, cond: &Value, arms: &mut [Vec<Stmt>; 2]) {
         let decides = match cond {
             Value::Arith { .. } => true,
-            Value::Place(p) => p.proj.is_empty() && self.vars[p.var].hint == TypeHint::Scalar,
+            Value::Place(p) => match self.vars[p.var].hint {
+                TypeHint::Scalar => p.proj.is_empty(),
+                // `if (ev)`, `if (events[d])`: an event where one was made, else null.
+                TypeHint::Event | TypeHint::EventList => true,
+                _ => false,
+            },
             _ => false,
         };
         if decides {
@@ -3290,9 +3310,29 @@ fn writes(n: Node<'_>, name: &str, text: &str, parts: bool) -> bool {
                 .is_some_and(|o| text.get(o.byte_range()) == Some("&"))
                 && is_name(n.child_by_field_name("argument"))
         }
+        // A variable declared in the loop takes a new value each pass: `cl_event e =
+        // evs[i];` in its body, `for (cl_event e : evs)` as its own.
+        "init_declarator" | "for_range_loop" => is_name(n.child_by_field_name("declarator")),
         _ => false,
     };
     own || named(n).into_iter().any(|c| writes(c, name, text, parts))
+}
+
+/// The vector `v` of a call `v.size()`.
+fn size_of_vector<'t>(n: Node<'_>, text: &'t str) -> Option<&'t str> {
+    if n.kind() != "call_expression" || !named(n.child_by_field_name("arguments")?).is_empty() {
+        return None;
+    }
+    let f = n.child_by_field_name("function")?;
+    let (recv, method) = (
+        f.child_by_field_name("argument")?,
+        f.child_by_field_name("field")?,
+    );
+    (f.kind() == "field_expression"
+        && recv.kind() == "identifier"
+        && text.get(method.byte_range()) == Some("size"))
+    .then(|| text.get(recv.byte_range()))
+    .flatten()
 }
 
 /// The identifiers under `n`, by their last segment.
