@@ -508,8 +508,18 @@ impl<'f> Analyzer<'f> {
         // Paths that fork and join share what their accesses cover: each once.
         let mut seen: HashSet<*const Vec<Touch>> = HashSet::new();
         while let Some(e) = stack.pop() {
-            // What `e` covers conflicts with this access only where `e` does.
-            if !conflict(e.mode, mode) {
+            // A read on another device than the one a migration moves the buffer to (or
+            // than the one a migration to the host leaves) reads what the buffer holds
+            // wherever it is: the migration does not change it.
+            let moved_elsewhere = e.mode == Mode::Migrate
+                && mode == Mode::Read
+                && !self.same_device(insts[e.inst].queue, q);
+            if !conflict(e.mode, mode) || moved_elsewhere {
+                // What `e` covers conflicts with this access only where `e` does, but a
+                // migration covers writes that this access may conflict with.
+                if e.mode == Mode::Migrate && seen.insert(Rc::as_ptr(&e.covered)) {
+                    stack.extend(e.covered.iter().rev());
+                }
                 continue;
             }
             let ordered = before.contains(e.inst) || st.completed.contains(e.inst);

@@ -146,14 +146,33 @@ impl Lowerer<'_, '_> {
     }
 
     fn holds_handles(&self, e: &Expr) -> bool {
-        let Expr::Path(p) = strip(e) else {
-            return false;
+        let (base, field) = match strip(e) {
+            Expr::Path(p) => (p, None),
+            // `self.done[slot]`: a field whose type is a list of handles.
+            Expr::Field(f) => match (strip(&f.base), &f.member) {
+                (Expr::Path(p), syn::Member::Named(name)) => (p, Some(name.to_string())),
+                _ => return false,
+            },
+            _ => return false,
         };
-        let Some(v) = p.path.get_ident().and_then(|i| self.lookup(&i.to_string())) else {
+        let Some(v) = base
+            .path
+            .get_ident()
+            .and_then(|i| self.lookup(&i.to_string()))
+        else {
             return false;
         };
         let info = &self.vars[v];
-        info.hint == TypeHint::EventList || info.fields.iter().any(|(n, _)| *n == members_of(""))
+        match field {
+            None => {
+                info.hint == TypeHint::EventList
+                    || info.fields.iter().any(|(n, _)| *n == members_of(""))
+            }
+            Some(f) => info
+                .fields
+                .iter()
+                .any(|(n, h)| (*n == f && *h == TypeHint::EventList) || *n == members_of(&f)),
+        }
     }
 
     pub(super) fn expr(&mut self, e: &Expr) -> Value {
@@ -377,10 +396,15 @@ impl Lowerer<'_, '_> {
                             });
                         }
                     }
+                    // Into a list the lowering does not follow: what is stored goes where the
+                    // list goes, which is not known.
                     Expr::Index(ix) => {
                         let base = self.expr(&ix.expr);
                         self.expr(&ix.index);
                         self.forget(vec![base], span);
+                        if !matches!(v, Value::Unknown | Value::Scalar | Value::Int(_)) {
+                            self.out.push(Stmt::Release { events: v, span });
+                        }
                     }
                     // `*slot = Some(ev)`: stored where whoever holds the pointee (the
                     // caller, through a `&mut` it passed) has it, and is theirs.
