@@ -320,6 +320,14 @@ impl CommandKind {
             CommandKind::Kernel | CommandKind::Fill | CommandKind::Copy
         )
     }
+
+    /// Whether the command moves bytes of a range it is given: a read, write, fill or copy.
+    pub fn is_transfer(self) -> bool {
+        matches!(
+            self,
+            CommandKind::Read | CommandKind::Write | CommandKind::Fill | CommandKind::Copy
+        )
+    }
 }
 
 /// Whether a command blocks the host until it completes.
@@ -337,6 +345,9 @@ pub struct BufferUse {
     pub access: Access,
     /// The whole buffer from offset 0 (a full upload), when known.
     pub whole: bool,
+    /// At an offset that is no constant (`r0 * row_bytes`): the region may differ each time
+    /// the command runs.
+    pub offset_varies: bool,
     /// Host data a write uploads or a read fills.
     pub host: Option<Value>,
     /// A fill's pattern and range, when they are constants.

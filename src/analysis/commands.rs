@@ -223,6 +223,7 @@ impl<'f> Analyzer<'f> {
             let info = UseInfo {
                 to_host: matches!(bu.access, Access::Migrate { to_host: true }),
                 whole: bu.whole,
+                offset_varies: bu.offset_varies,
                 host,
             };
             r.uses.extend(found.into_iter().map(|b| (b, mode, info)));
@@ -524,6 +525,15 @@ impl<'f> Analyzer<'f> {
             }
             let ordered = before.contains(e.inst) || st.completed.contains(e.inst);
             if ordered && insts[e.inst].before.is_subset(&before) {
+                continue;
+            }
+            // One transfer statement run in passes of a loop at an offset that is no
+            // constant (`r0 * row_bytes` of tile `t`): each pass's region is its own, as far
+            // as anything here shows.
+            if insts[e.inst].cmd.id == cmd_id && info.offset_varies && kind.is_transfer() {
+                if seen.insert(Rc::as_ptr(&e.covered)) {
+                    stack.extend(e.covered.iter().rev());
+                }
                 continue;
             }
             let repeat = repeats.binary_search(&e.inst).is_ok();

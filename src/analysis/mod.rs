@@ -225,6 +225,8 @@ struct UseInfo {
     to_host: bool,
     /// The whole buffer from offset 0.
     whole: bool,
+    /// At an offset that is no constant.
+    offset_varies: bool,
     /// Host data uploaded or filled.
     host: Option<HostId>,
 }

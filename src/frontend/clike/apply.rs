@@ -131,6 +131,8 @@ impl Lowerer<'_> {
                 let to_host = flags
                     .is_some_and(|f| self.mentions_any(f, TO_HOST) || self.int_lit(f) == Some(1));
                 let whole = role_arg(Role::Offset).is_some_and(|o| self.int_lit(o) == Some(0));
+                let offset_varies =
+                    role_arg(Role::Offset).is_some_and(|o| self.int_lit(o).is_none());
                 let host = api
                     .args
                     .iter()
@@ -161,6 +163,7 @@ impl Lowerer<'_> {
                             buffer: vals[i].clone(),
                             access: *access,
                             whole,
+                            offset_varies,
                             host: host.clone(),
                             pattern: pattern.clone(),
                         }),
@@ -173,6 +176,7 @@ impl Lowerer<'_> {
                                 buffer: b,
                                 access: Access::Migrate { to_host },
                                 whole: true,
+                                offset_varies: false,
                                 host: None,
                                 pattern: None,
                             }));

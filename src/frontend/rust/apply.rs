@@ -139,6 +139,7 @@ impl Lowerer<'_, '_> {
                     mentions_any(e, MAP_WRITE) || int_lit(e).is_some_and(|f| f & 6 != 0)
                 });
                 let whole = role_arg(Role::Offset).is_some_and(|e| int_lit(e) == Some(0));
+                let offset_varies = role_arg(Role::Offset).is_some_and(|e| int_lit(e).is_none());
                 let host = api
                     .args
                     .iter()
@@ -169,6 +170,7 @@ impl Lowerer<'_, '_> {
                             buffer: vals[i].clone(),
                             access: if map_write { Access::Write } else { *access },
                             whole,
+                            offset_varies,
                             host: host.clone(),
                             pattern: pattern.clone(),
                         }),
@@ -182,6 +184,7 @@ impl Lowerer<'_, '_> {
                                     buffer: b,
                                     access: Access::Migrate { to_host },
                                     whole: true,
+                                    offset_varies: false,
                                     host: None,
                                     pattern: None,
                                 });

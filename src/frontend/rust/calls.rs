@@ -382,6 +382,16 @@ impl Lowerer<'_, '_> {
         .map(|n| qualify(self.prefix.as_deref(), &n))
         .filter(|n| self.cx.defined.contains(n));
         if let Some(callee) = local {
+            // `ok(create_kernel(..), "what")`: the value the result holds.
+            if let (true, Some((first, rest))) =
+                (self.cx.unwrap_fns.contains(&callee), args.split_first())
+            {
+                let v = self.expr(first);
+                for a in rest {
+                    self.expr(a);
+                }
+                return v;
+            }
             let vals = args.iter().map(|a| self.expr(a)).collect();
             return self.emit_call(callee, None, vals, span);
         }

@@ -80,7 +80,12 @@ pub fn lower_file(file_id: usize, src: &SourceFile, ast: &syn::File, module: &[S
                 _ => None,
             })
             .collect(),
+        unwrap_fns: std::collections::HashSet::new(),
     };
+    cx.unwrap_fns = (cx.free_fns.iter())
+        .filter(|(_, f)| unwraps_result(f))
+        .map(|(n, _)| n.clone())
+        .collect();
     cx.items(&ast.items, root.as_deref());
     let mut sources: Vec<String> = (cx.consts.into_values())
         .filter_map(|c| match c {
@@ -114,6 +119,39 @@ struct FileCx<'a> {
     /// The file's free functions at its top level, by qualified name: a call that hands
     /// one a closure is lowered with the function's body where it is called.
     free_fns: HashMap<String, &'a syn::ItemFn>,
+    /// The file's free functions `fn ok<T>(r: Result<T, E>, ..) -> T`: whatever they do,
+    /// they give the value `r` holds or do not return (`ok(create_kernel(..), "what")`).
+    unwrap_fns: std::collections::HashSet<String>,
+}
+
+/// Whether `f` is `fn f<T>(r: Result<T, E>, ..) -> T` with `T` unbounded: it can only give
+/// back the value `r` holds, or not return.
+fn unwraps_result(f: &syn::ItemFn) -> bool {
+    let sig = &f.sig;
+    let [syn::GenericParam::Type(t)] = sig.generics.params.iter().collect::<Vec<_>>()[..] else {
+        return false;
+    };
+    if !t.bounds.is_empty() || sig.generics.where_clause.is_some() {
+        return false;
+    }
+    let is_t = |ty: &syn::Type| matches!(ty, syn::Type::Path(p) if p.qself.is_none() && p.path.is_ident(&t.ident));
+    let syn::ReturnType::Type(_, ret) = &sig.output else {
+        return false;
+    };
+    let Some(syn::FnArg::Typed(first)) = sig.inputs.first() else {
+        return false;
+    };
+    let syn::Type::Path(p) = &*first.ty else {
+        return false;
+    };
+    let Some(last) = p.path.segments.last() else {
+        return false;
+    };
+    let ok_type = match &last.arguments {
+        syn::PathArguments::AngleBracketed(a) if last.ident == "Result" => a.args.first(),
+        _ => None,
+    };
+    is_t(ret) && matches!(ok_type, Some(syn::GenericArgument::Type(ty)) if is_t(ty))
 }
 
 impl FileCx<'_> {
