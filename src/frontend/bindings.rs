@@ -83,6 +83,8 @@ pub enum Effect {
     Null,
     /// Returns a value passed by value (a scalar, a vector, a `__local` size).
     ByValue,
+    /// Reads a property of its arguments (`clGetEventProfilingInfo`): changes nothing.
+    Query,
     /// Releases the `event` argument.
     Release,
     /// Returns its first argument and takes ownership of the raw event in it.
@@ -337,6 +339,7 @@ fn parse_effect(s: &str) -> Result<Effect, String> {
         "alias" => Effect::Alias,
         "null" => Effect::Null,
         "by_value" => Effect::ByValue,
+        "query" => Effect::Query,
         "release" => Effect::Release,
         "wrap" => Effect::Wrap,
         _ => return Err(format!("unknown effect `{s}`")),

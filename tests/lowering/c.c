@@ -41,6 +41,10 @@ void api(cl_context ctx, cl_device_id dev, cl_command_queue q, cl_command_queue 
     err = clEnqueueMarker(q, &ev);
     err = clSetKernelArg(k, 0, sizeof(cl_mem), &a);
     err = clSetUserEventStatus(user, CL_COMPLETE);
+    cl_ulong end;
+    cl_int status;
+    err = clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof end, &end, NULL);
+    err = clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, NULL);
     err = clRetainEvent(ev);
     err = clWaitForEvents(1, &ev);
     err = clFlush(q);

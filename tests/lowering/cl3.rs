@@ -1,7 +1,9 @@
 // Every modeled cl3 API. Read by `debug ir` only.
 use cl3::command_queue::*;
 use cl3::device::get_device_ids;
-use cl3::event::{create_user_event, release_event, retain_event, set_user_event_status, wait_for_events};
+use cl3::event::{
+    create_user_event, get_event_info, get_event_profiling_info, release_event, retain_event, set_user_event_status, wait_for_events,
+};
 use cl3::kernel::{create_kernel, set_kernel_arg};
 use cl3::memory::create_buffer;
 use cl3::program::create_program_with_source;
@@ -36,6 +38,8 @@ unsafe fn commands(q: cl_command_queue, a: cl_mem, b: cl_mem, k: cl_kernel, host
     let rr = enqueue_read_buffer_rect(q, b, CL_BLOCKING, o.as_ptr(), o.as_ptr(), rg.as_ptr(), 0, 0, 0, 0, host.as_mut_ptr().cast(), 1, &um)?;
     let wr = enqueue_write_buffer_rect(q, a, CL_NON_BLOCKING, o.as_ptr(), o.as_ptr(), rg.as_ptr(), 0, 0, 0, 0, host.as_ptr().cast(), 0, ptr::null())?;
     let cr = enqueue_copy_buffer_rect(q, a, b, o.as_ptr(), o.as_ptr(), rg.as_ptr(), 0, 0, 0, 0, 1, &wr)?;
+    let _status = get_event_info(mp, CL_EVENT_COMMAND_EXECUTION_STATUS)?;
+    let _end = get_event_profiling_info(rr, CL_PROFILING_COMMAND_END)?;
     release_event(mp)?;
     release_event(rr)?;
     release_event(cr)?;

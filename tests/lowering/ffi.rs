@@ -40,6 +40,10 @@ unsafe fn commands(q: cl_command_queue, a: cl_mem, b: cl_mem, k: cl_kernel, host
     err |= clFlush(q);
     err |= clFinish(q);
     err |= clWaitForEvents(2, [w, r].as_ptr());
+    let mut end: cl_ulong = 0;
+    let mut status: cl_int = 0;
+    err |= clGetEventProfilingInfo(n, CL_PROFILING_COMMAND_END, 8, &mut end as *mut cl_ulong as *mut c_void, ptr::null_mut());
+    err |= clGetEventInfo(n, CL_EVENT_COMMAND_EXECUTION_STATUS, 4, &mut status as *mut cl_int as *mut c_void, ptr::null_mut());
     err |= clRetainEvent(n);
     err |= clReleaseEvent(n);
 }

@@ -374,7 +374,7 @@ impl Lowerer<'_> {
                 None => vals.first().cloned().unwrap_or(Value::Unknown),
             },
             Effect::Null => Value::Null,
-            Effect::ByValue => Value::Scalar,
+            Effect::ByValue | Effect::Query => Value::Scalar,
             Effect::Release => {
                 // `ev[i]` in a loop: every element of `ev` an event was written to, and the
                 // element `i` where the analysis knows `i` (an unknown one releases any).

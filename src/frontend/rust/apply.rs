@@ -421,7 +421,7 @@ impl Lowerer<'_, '_> {
                 None => vals.first().cloned().unwrap_or(Value::Unknown),
             },
             Effect::Null => Value::Null,
-            Effect::ByValue => Value::Scalar,
+            Effect::ByValue | Effect::Query => Value::Scalar,
             Effect::Release => {
                 self.out.push(Stmt::Release {
                     events: role_val(Role::Event),
