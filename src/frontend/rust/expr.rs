@@ -341,6 +341,10 @@ impl Lowerer<'_, '_> {
                     .collect(),
             ),
             Expr::Struct(s) if s.rest.is_none() => {
+                let declared = (s.path.segments.last())
+                    .and_then(|t| self.cx.structs.get(&t.ident.to_string()))
+                    .cloned()
+                    .unwrap_or_default();
                 let fields = s
                     .fields
                     .iter()
@@ -349,7 +353,32 @@ impl Lowerer<'_, '_> {
                             syn::Member::Named(i) => i.to_string(),
                             syn::Member::Unnamed(i) => i.index.to_string(),
                         };
-                        (name, self.expr(&f.expr))
+                        let v = self.expr(&f.expr);
+                        // A field declared as host data (`vals: Vec<f32>`) given a list of
+                        // numbers built here holds host data.
+                        let host = declared.iter().find_map(|(n, h)| match h {
+                            TypeHint::Host(kind) if *n == name => Some(*kind),
+                            _ => None,
+                        });
+                        let v = match (host, v) {
+                            (Some(kind), Value::List(items))
+                                if items.iter().all(|x| {
+                                    matches!(x, Value::Scalar | Value::Int(_) | Value::Unknown)
+                                }) =>
+                            {
+                                Value::Host { kind, base: None }
+                            }
+                            // A local list moved in (`let mut vals = Vec::new()`, pushed in a
+                            // loop): the field's data from here on.
+                            (Some(kind), Value::Place(p))
+                                if p.proj.is_empty()
+                                    && self.vars[p.var].hint == TypeHint::Unknown =>
+                            {
+                                Value::Host { kind, base: None }
+                            }
+                            (_, v) => v,
+                        };
+                        (name, v)
                     })
                     .collect();
                 Value::Struct(fields)
