@@ -581,6 +581,17 @@ impl<'f> Analyzer<'f> {
                 {
                     AVal::List(items)
                 }
+                // Host data kept in a part of a value not known (`dev[d].h_dist` of a
+                // `std::vector<float>` field): data of its own, the same wherever named.
+                AVal::Unknown | AVal::External
+                    if *kind == HostKind::Vec && self.concrete(st, p).is_definite() =>
+                {
+                    let at = self.canonical(&self.concrete(st, p));
+                    let id = self.new_host(self.place_name(&at));
+                    let v = AVal::Host { kind: *kind, id };
+                    st.env.insert(at, v.clone());
+                    v
+                }
                 _ if *kind == HostKind::Slice => AVal::Host {
                     kind: *kind,
                     id: self.new_host(self.place_name(p)),

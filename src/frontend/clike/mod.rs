@@ -57,6 +57,17 @@ const MAX_REPARSE: usize = 4;
 /// on a condition they never change.
 const MAX_UNSWITCHED: usize = 2;
 
+/// Functions that return new host memory.
+const ALLOCATING_CALLS: &[&str] = &[
+    "malloc",
+    "calloc",
+    "aligned_alloc",
+    "memalign",
+    "valloc",
+    "_mm_malloc",
+    "_aligned_malloc",
+];
+
 /// Functions that only read their arguments (printing, asserting, error checks).
 const READING_CALLS: &[&str] = &[
     "printf",
@@ -2931,7 +2942,25 @@ impl Lowerer<'_> {
                         return Value::Scalar;
                     }
                 }
-                // The host data itself, read.
+                // The host data itself, read: a vector field's (`d.h_dist.data()`) is host
+                // data even where the struct's value is not known.
+                ("data", Value::Place(p)) if args.is_empty() => {
+                    let declared = match p.proj.last() {
+                        Some(Proj::Field(f)) => self.vars[p.var]
+                            .fields
+                            .iter()
+                            .find(|(n, _)| n == f)
+                            .map(|(_, h)| *h),
+                        _ => None,
+                    };
+                    if let Some(TypeHint::Host(kind)) = declared {
+                        return Value::Host {
+                            kind,
+                            base: Some(p.clone()),
+                        };
+                    }
+                    return rv;
+                }
                 ("data", _) if args.is_empty() => return rv,
                 ("size" | "empty" | "begin" | "end" | "cbegin" | "cend", _) if args.is_empty() => {
                     return Value::Scalar
@@ -3002,6 +3031,16 @@ impl Lowerer<'_> {
                 self.expr(*a);
             }
             return Value::Scalar;
+        }
+        // `malloc(n)`, `calloc(n, size)`: new host memory.
+        if ALLOCATING_CALLS.contains(&name.as_str()) {
+            for a in &args {
+                self.expr(*a);
+            }
+            return Value::Host {
+                kind: HostKind::Pointer,
+                base: None,
+            };
         }
         // A function of another file of the program (`upload(q, buf)` declared in a
         // header): the analysis follows it where the program defines it once. A name in
