@@ -345,9 +345,9 @@ pub struct BufferUse {
     pub access: Access,
     /// The whole buffer from offset 0 (a full upload), when known.
     pub whole: bool,
-    /// At an offset that is no constant (`r0 * row_bytes`): the region may differ each time
-    /// the command runs.
-    pub offset_varies: bool,
+    /// The offset of the region the command moves, as written (`0`, `r0 * row_bytes`), when
+    /// it is given one: regions from offsets written differently need not overlap.
+    pub offset: Option<String>,
     /// Host data a write uploads or a read fills.
     pub host: Option<Value>,
     /// A fill's pattern and range, when they are constants.

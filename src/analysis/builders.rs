@@ -586,7 +586,7 @@ impl<'f> Analyzer<'f> {
         let whole = UseInfo {
             to_host: false,
             whole: true,
-            offset_varies: false,
+            offset: None,
             host: c.host,
         };
         match kind {

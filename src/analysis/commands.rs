@@ -41,6 +41,10 @@ fn initializes(kind: CommandKind, info: &UseInfo) -> bool {
     (kind == CommandKind::Write && info.whole) || kind == CommandKind::Fill
 }
 
+/// An unordered earlier access to report: its order among accesses, its command instance
+/// and how it uses the buffer.
+type Unordered = (usize, usize, Mode);
+
 /// One access of a buffer, and the earlier accesses of it that this one covers: any later
 /// access unordered with one of those is unordered with this one too, or ordered after
 /// this one, so only this one is kept where the accesses are looked through.
@@ -50,6 +54,8 @@ pub(super) struct Touch {
     pub(super) order: usize,
     pub(super) inst: usize,
     pub(super) mode: Mode,
+    /// For a transfer, the offset of its region as written, when given.
+    offset: Option<OffsetKey>,
     /// It and what it covers are uploads of one chain of repetitions (`Init::uploads`).
     uploads_only: bool,
     covered: Rc<Vec<Touch>>,
@@ -223,7 +229,7 @@ impl<'f> Analyzer<'f> {
             let info = UseInfo {
                 to_host: matches!(bu.access, Access::Migrate { to_host: true }),
                 whole: bu.whole,
-                offset_varies: bu.offset_varies,
+                offset: bu.offset.as_deref().map(OffsetKey::of),
                 host,
             };
             r.uses.extend(found.into_iter().map(|b| (b, mode, info)));
@@ -496,44 +502,55 @@ impl<'f> Analyzer<'f> {
         // is ordered before this one and what it covers may not be (after a join, an
         // access that exists on one path only can be ordered when the ones before it are
         // not), or where the covering one is skipped (a repeated upload, this command).
-        let mut unordered: Vec<(usize, usize, Mode)> = Vec::new();
+        let mut unordered: Vec<Unordered> = Vec::new();
         // A sub-buffer is a region of its parent: the accesses of one are accesses of the
         // other (those of two sub-buffers of one parent are not: their regions may not
         // overlap).
         let related = self.overlapping(b);
-        let mut stack: Vec<&Touch> = std::iter::once(b)
+        // Each with the access that stands for it, where it is looked at only through an
+        // unordered access that does not conflict with this one (a write of the cell beside
+        // the one read, a migration): waiting for that one orders it too, and says so.
+        let mut stack: Vec<(&Touch, Option<Unordered>)> = std::iter::once(b)
             .chain(related)
             .filter_map(|x| st.accesses.get(&x))
             .flat_map(|l| l.iter().rev())
+            .map(|t| (t, None))
             .collect();
         // Paths that fork and join share what their accesses cover: each once.
         let mut seen: HashSet<*const Vec<Touch>> = HashSet::new();
-        while let Some(e) = stack.pop() {
+        while let Some((e, stand)) = stack.pop() {
+            let ordered = before.contains(e.inst) || st.completed.contains(e.inst);
             // A read on another device than the one a migration moves the buffer to (or
             // than the one a migration to the host leaves) reads what the buffer holds
             // wherever it is: the migration does not change it.
             let moved_elsewhere = e.mode == Mode::Migrate
                 && mode == Mode::Read
                 && !self.same_device(insts[e.inst].queue, q);
-            if !conflict(e.mode, mode) || moved_elsewhere {
+            // Two transfers of regions from offsets written differently (a ghost cell and
+            // the interior cell beside it), or from one offset that is not a number in two
+            // passes of a loop (its tiles): the regions need not overlap, and nothing here
+            // shows that they do.
+            let apart = match (e.offset, info.offset) {
+                (Some(a), Some(b)) if kind.is_transfer() => a != b || (e.inst != i && !b.number),
+                _ => false,
+            };
+            if !conflict(e.mode, mode) || moved_elsewhere || apart {
                 // What `e` covers conflicts with this access only where `e` does, but a
-                // migration covers writes that this access may conflict with.
-                if e.mode == Mode::Migrate && seen.insert(Rc::as_ptr(&e.covered)) {
-                    stack.extend(e.covered.iter().rev());
+                // migration or a region covers writes that this access may conflict with.
+                let looked_through = e.mode == Mode::Migrate || apart;
+                if looked_through && seen.insert(Rc::as_ptr(&e.covered)) {
+                    // A region stands for what it covers; a migration, which changes
+                    // nothing, does not.
+                    let by = match (stand, apart && !ordered && e.inst != i) {
+                        (Some(s), _) => Some(s),
+                        (None, true) => Some((e.order, e.inst, e.mode)),
+                        (None, false) => None,
+                    };
+                    stack.extend(e.covered.iter().rev().map(|c| (c, by)));
                 }
                 continue;
             }
-            let ordered = before.contains(e.inst) || st.completed.contains(e.inst);
             if ordered && insts[e.inst].before.is_subset(&before) {
-                continue;
-            }
-            // One transfer statement run in passes of a loop at an offset that is no
-            // constant (`r0 * row_bytes` of tile `t`): each pass's region is its own, as far
-            // as anything here shows.
-            if insts[e.inst].cmd.id == cmd_id && info.offset_varies && kind.is_transfer() {
-                if seen.insert(Rc::as_ptr(&e.covered)) {
-                    stack.extend(e.covered.iter().rev());
-                }
                 continue;
             }
             let repeat = repeats.binary_search(&e.inst).is_ok();
@@ -543,14 +560,14 @@ impl<'f> Analyzer<'f> {
             // A command does not race with itself (a kernel reading and writing one buffer).
             if !ordered && !repeat && !unchanged && e.inst != i {
                 // Unordered: what it covers is ordered before it, so covered by it.
-                unordered.push((e.order, e.inst, e.mode));
+                unordered.push(stand.unwrap_or((e.order, e.inst, e.mode)));
                 continue;
             }
             if repeat && e.uploads_only {
                 continue;
             }
             if seen.insert(Rc::as_ptr(&e.covered)) {
-                stack.extend(e.covered.iter().rev());
+                stack.extend(e.covered.iter().rev().map(|c| (c, stand)));
             }
         }
         // In the order they were made, as the accesses of one path are kept.
@@ -722,6 +739,7 @@ impl<'f> Analyzer<'f> {
             order: self.touches,
             inst: i,
             mode,
+            offset: info.offset.filter(|_| kind.is_transfer()),
             uploads_only,
             covered: Rc::new(covered),
         });

@@ -220,13 +220,32 @@ enum RawKey {
 }
 
 /// How a command uses one buffer.
+/// An offset as written: its text's hash, and whether it is a number.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct OffsetKey {
+    text: u64,
+    number: bool,
+}
+
+impl OffsetKey {
+    fn of(text: &str) -> OffsetKey {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        text.hash(&mut h);
+        OffsetKey {
+            text: h.finish(),
+            number: text.parse::<u64>().is_ok(),
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, Default)]
 struct UseInfo {
     to_host: bool,
     /// The whole buffer from offset 0.
     whole: bool,
-    /// At an offset that is no constant.
-    offset_varies: bool,
+    /// The offset of the region moved, as written, when given.
+    offset: Option<OffsetKey>,
     /// Host data uploaded or filled.
     host: Option<HostId>,
 }

@@ -41,6 +41,11 @@ pub enum Role {
     ArgValue,
     Blocking,
     Offset,
+    /// A copy's offsets in its source and its destination.
+    SrcOffset,
+    DstOffset,
+    /// A copy's size in bytes.
+    Size,
     MigrateFlags,
     /// A map's flags: with a write flag the mapping writes the buffer.
     MapFlags,
@@ -239,6 +244,9 @@ fn parse_role(s: &str) -> Result<Role, String> {
         "arg_value" => Role::ArgValue,
         "blocking" => Role::Blocking,
         "offset" => Role::Offset,
+        "src_offset" => Role::SrcOffset,
+        "dst_offset" => Role::DstOffset,
+        "size" => Role::Size,
         "migrate_flags" => Role::MigrateFlags,
         "map_flags" => Role::MapFlags,
         "mem_flags" => Role::MemFlags,

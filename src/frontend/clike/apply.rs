@@ -131,8 +131,18 @@ impl Lowerer<'_> {
                 let to_host = flags
                     .is_some_and(|f| self.mentions_any(f, TO_HOST) || self.int_lit(f) == Some(1));
                 let whole = role_arg(Role::Offset).is_some_and(|o| self.int_lit(o) == Some(0));
-                let offset_varies =
-                    role_arg(Role::Offset).is_some_and(|o| self.int_lit(o).is_none());
+                // A region from an offset other than 0: the command's, or a copy's offset in
+                // the buffer of that access.
+                // From offset 0, a region only where the size is one element (a ghost cell):
+                // else it may be the whole buffer.
+                let element = role_arg(Role::Size)
+                    .and_then(|e| self.const_key(e))
+                    .is_some_and(|k| k.contains("sizeof") && !k.contains('*'));
+                let at = |role: Role| {
+                    role_arg(role)
+                        .filter(|o| self.int_lit(*o) != Some(0) || element)
+                        .map(|o| self.txt(o).split_whitespace().collect::<String>())
+                };
                 let host = api
                     .args
                     .iter()
@@ -163,7 +173,11 @@ impl Lowerer<'_> {
                             buffer: vals[i].clone(),
                             access: *access,
                             whole,
-                            offset_varies,
+                            offset: match access {
+                                Access::Read if kind == CommandKind::Copy => at(Role::SrcOffset),
+                                Access::Write if kind == CommandKind::Copy => at(Role::DstOffset),
+                                _ => at(Role::Offset),
+                            },
                             host: host.clone(),
                             pattern: pattern.clone(),
                         }),
@@ -176,7 +190,7 @@ impl Lowerer<'_> {
                                 buffer: b,
                                 access: Access::Migrate { to_host },
                                 whole: true,
-                                offset_varies: false,
+                                offset: None,
                                 host: None,
                                 pattern: None,
                             }));

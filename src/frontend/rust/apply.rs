@@ -139,7 +139,18 @@ impl Lowerer<'_, '_> {
                     mentions_any(e, MAP_WRITE) || int_lit(e).is_some_and(|f| f & 6 != 0)
                 });
                 let whole = role_arg(Role::Offset).is_some_and(|e| int_lit(e) == Some(0));
-                let offset_varies = role_arg(Role::Offset).is_some_and(|e| int_lit(e).is_none());
+                // A region from an offset other than 0: the command's, or a copy's offset in
+                // the buffer of that access.
+                // From offset 0, a region only where the size is one element (a ghost cell):
+                // else it may be the whole buffer.
+                let element = role_arg(Role::Size)
+                    .and_then(|e| self.const_key(e))
+                    .is_some_and(|k| k.contains("size_of") && !k.contains('*'));
+                let at = |role: Role| {
+                    role_arg(role)
+                        .filter(|e| int_lit(e) != Some(0) || element)
+                        .map(|e| self.arg_span(e).text.split_whitespace().collect())
+                };
                 let host = api
                     .args
                     .iter()
@@ -170,7 +181,11 @@ impl Lowerer<'_, '_> {
                             buffer: vals[i].clone(),
                             access: if map_write { Access::Write } else { *access },
                             whole,
-                            offset_varies,
+                            offset: match access {
+                                Access::Read if kind == CommandKind::Copy => at(Role::SrcOffset),
+                                Access::Write if kind == CommandKind::Copy => at(Role::DstOffset),
+                                _ => at(Role::Offset),
+                            },
                             host: host.clone(),
                             pattern: pattern.clone(),
                         }),
@@ -184,7 +199,7 @@ impl Lowerer<'_, '_> {
                                     buffer: b,
                                     access: Access::Migrate { to_host },
                                     whole: true,
-                                    offset_varies: false,
+                                    offset: None,
                                     host: None,
                                     pattern: None,
                                 });

@@ -145,6 +145,82 @@ impl Lowerer<'_, '_> {
         Some((Value::Place(Place::var(v)), null_then))
     }
 
+    /// The member of list `p` at index `idx` (written as `index`).
+    fn member(&mut self, mut p: Place, idx: Value, index: &Expr) -> Value {
+        p.proj.push(match idx {
+            Value::Int(n) => Proj::Index(n),
+            Value::Place(i) if i.proj.is_empty() => Proj::Var(i.var),
+            // `queues[(i + 1) % n]`: the member at what the index comes to.
+            a @ Value::Arith { .. } => {
+                let t = self.new_temp(TypeHint::Scalar);
+                let span = self.span(spans::expr(index));
+                self.out.push(Stmt::Assign {
+                    dst: Place::var(t),
+                    value: a,
+                    span,
+                });
+                Proj::Var(t)
+            }
+            _ => Proj::AnyIndex,
+        });
+        Value::Place(p)
+    }
+
+    /// The list and first index a local view of a list stands for.
+    fn view_of(&self, e: &Expr) -> Option<(Place, Value)> {
+        let Expr::Path(p) = strip(e) else {
+            return None;
+        };
+        let v = self.lookup(&p.path.get_ident()?.to_string())?;
+        self.views.get(&v).cloned()
+    }
+
+    /// `let (left, right) = list.split_at_mut(m);`: `left[i]` is `list[i]` and `right[j]` is
+    /// `list[m + j]` (two members of one list borrowed at once, as a halo exchange does).
+    pub(super) fn bind_split(&mut self, l: &syn::Local) -> bool {
+        let (syn::Pat::Tuple(pt), Some(init)) = (strip_pat_type(&l.pat), &l.init) else {
+            return false;
+        };
+        let Expr::MethodCall(m) = strip(&init.expr) else {
+            return false;
+        };
+        let names: Vec<String> = (pt.elems.iter())
+            .filter_map(|p| match strip_pat_type(p) {
+                syn::Pat::Ident(i) => Some(i.ident.to_string()),
+                _ => None,
+            })
+            .collect();
+        if !matches!(m.method.to_string().as_str(), "split_at_mut" | "split_at")
+            || m.args.len() != 1
+            || names.len() != 2
+            || init.diverge.is_some()
+        {
+            return false;
+        }
+        let Value::Place(list) = self.expr(&m.receiver) else {
+            return false;
+        };
+        let mid = self.expr(&m.args[0]);
+        let mid = match mid {
+            v @ (Value::Int(_) | Value::Place(_)) => v,
+            a => {
+                let t = self.new_temp(TypeHint::Scalar);
+                let span = self.span(spans::expr(&m.args[0]));
+                self.out.push(Stmt::Assign {
+                    dst: Place::var(t),
+                    value: a,
+                    span,
+                });
+                Value::Place(Place::var(t))
+            }
+        };
+        for (name, from) in names.iter().zip([Value::Int(0), mid]) {
+            let v = self.bind(name, TypeHint::Unknown);
+            self.views.insert(v, (list.clone(), from));
+        }
+        true
+    }
+
     fn holds_handles(&self, e: &Expr) -> bool {
         let (base, field) = match strip(e) {
             Expr::Path(p) => (p, None),
@@ -254,6 +330,15 @@ impl Lowerer<'_, '_> {
                     _ => Value::Unknown,
                 }
             }
+            Expr::Index(ix) if self.view_of(&ix.expr).is_some() => {
+                let (list, from) = self.view_of(&ix.expr).unwrap_or_else(|| unreachable!());
+                let idx = self.expr(&ix.index);
+                let at = match (&from, &idx) {
+                    (Value::Int(0), _) => idx,
+                    _ => arith(Some(ArithOp::Add), from, idx),
+                };
+                self.member(list, at, &ix.index)
+            }
             Expr::Index(ix) => {
                 let base = self.expr(&ix.expr);
                 if let Expr::Range(r) = &*ix.index {
@@ -287,25 +372,7 @@ impl Lowerer<'_, '_> {
                             base: Some(p),
                         }
                     }
-                    Value::Place(mut p) => {
-                        p.proj.push(match idx {
-                            Value::Int(n) => Proj::Index(n),
-                            Value::Place(i) if i.proj.is_empty() => Proj::Var(i.var),
-                            // `queues[(i + 1) % n]`: the member at what the index comes to.
-                            a @ Value::Arith { .. } => {
-                                let t = self.new_temp(TypeHint::Scalar);
-                                let span = self.span(spans::expr(&ix.index));
-                                self.out.push(Stmt::Assign {
-                                    dst: Place::var(t),
-                                    value: a,
-                                    span,
-                                });
-                                Proj::Var(t)
-                            }
-                            _ => Proj::AnyIndex,
-                        });
-                        Value::Place(p)
-                    }
+                    Value::Place(p) => self.member(p, idx, &ix.index),
                     _ => Value::Unknown,
                 }
             }

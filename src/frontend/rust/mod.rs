@@ -222,6 +222,7 @@ impl FileCx<'_> {
             struct_of: HashMap::new(),
             members_struct: HashMap::new(),
             ranges: HashSet::new(),
+            views: HashMap::new(),
             event_outs: Vec::new(),
             statuses: HashMap::new(),
             out_of_order_props: std::collections::HashSet::new(),
@@ -251,18 +252,26 @@ impl FileCx<'_> {
                     let hint = lw.hint_of(&pt.ty);
                     let ty = type_name(&pt.ty);
                     // A list of structs: its members' fields (`devs[1].queue`).
-                    let member_fields = match hint {
-                        TypeHint::Unknown => elem_type(&pt.ty)
-                            .and_then(|e| lw.cx.structs.get(&e))
-                            .cloned(),
+                    let member_struct = match hint {
+                        TypeHint::Unknown => {
+                            elem_type(&pt.ty).filter(|e| lw.cx.structs.contains_key(e))
+                        }
                         _ => None,
                     };
+                    let member_fields = (member_struct.as_ref())
+                        .and_then(|e| lw.cx.structs.get(e))
+                        .cloned();
                     let members = member_hint(&pt.ty);
                     for (ident, _) in pat_idents(&pt.pat) {
                         let v = lw.bind(&ident, hint);
                         lw.type_var(v, ty.clone());
                         if let Some(fields) = &member_fields {
                             lw.vars[v].fields.clone_from(fields);
+                        }
+                        // `slabs: &mut [Slab]`: its members have the struct's methods.
+                        if let Some(s) = member_struct.as_ref().filter(|s| Some(*s) != ty.as_ref())
+                        {
+                            lw.members_struct.insert(v, s.clone());
                         }
                         if members != TypeHint::Unknown {
                             lw.vars[v].fields.push((members_of(""), members));
@@ -338,6 +347,9 @@ struct Lowerer<'c, 'a> {
     members_struct: HashMap<Var, String>,
     /// Locals bound to a range (`let span = a..b;`).
     ranges: HashSet<Var>,
+    /// Locals that are a list seen from an index on: `left` and `right` of
+    /// `let (left, right) = slabs.split_at_mut(k + 1)` are `slabs` from 0 and from `k + 1`.
+    views: HashMap<Var, (Place, Value)>,
     /// The `&mut event` out-parameters of the calls lowered since the last status binding.
     event_outs: Vec<Place>,
     /// Status variables (`let status = clEnqueue..(.., &mut ev)`) and the events of those

@@ -46,6 +46,7 @@ impl Lowerer<'_, '_> {
     fn stmt(&mut self, s: &SynStmt) -> Value {
         match s {
             SynStmt::Local(l) if self.bind_closure(l) => Value::Unknown,
+            SynStmt::Local(l) if self.bind_split(l) => Value::Unknown,
             SynStmt::Local(l) => {
                 self.event_outs.clear();
                 let text = l.init.as_ref().and_then(|i| self.source_text(&i.expr));
