@@ -44,6 +44,17 @@ fn above(op: ArithOp, k: u64, c: u64) -> AVal {
     outcome.map_or(AVal::Scalar, |o| AVal::Int(u64::from(o)))
 }
 
+/// Whether a value holds no object or event: nothing, or a list of numbers.
+fn no_objects(v: &AVal) -> bool {
+    match v {
+        AVal::List(items) => {
+            (items.iter()).all(|i| matches!(i, AVal::Scalar | AVal::Int(_) | AVal::Above(_)))
+        }
+        AVal::Unknown | AVal::External => true,
+        _ => false,
+    }
+}
+
 /// The part of a list or struct value a path of constant indices and fields names.
 pub(super) fn project(v: &AVal, proj: &[Proj]) -> AVal {
     let Some((first, rest)) = proj.split_first() else {
@@ -583,8 +594,10 @@ impl<'f> Analyzer<'f> {
                 }
                 // Host data kept in a part of a value not known (`dev[d].h_dist` of a
                 // `std::vector<float>` field): data of its own, the same wherever named.
-                AVal::Unknown | AVal::External
-                    if *kind == HostKind::Vec && self.concrete(st, p).is_definite() =>
+                v @ (AVal::Unknown | AVal::External | AVal::List(_))
+                    if *kind == HostKind::Vec
+                        && self.concrete(st, p).is_definite()
+                        && no_objects(&v) =>
                 {
                     let at = self.canonical(&self.concrete(st, p));
                     let id = self.new_host(self.place_name(&at));

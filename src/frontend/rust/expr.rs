@@ -435,13 +435,16 @@ impl Lowerer<'_, '_> {
                             {
                                 Value::Host { kind, base: None }
                             }
-                            // A local list moved in (`let mut vals = Vec::new()`, pushed in a
-                            // loop): the field's data from here on.
+                            // A local moved in (`init`, or `let mut vals = Vec::new()` pushed
+                            // in a loop): the local's host data.
                             (Some(kind), Value::Place(p))
                                 if p.proj.is_empty()
                                     && self.vars[p.var].hint == TypeHint::Unknown =>
                             {
-                                Value::Host { kind, base: None }
+                                Value::Host {
+                                    kind,
+                                    base: Some(p),
+                                }
                             }
                             (_, v) => v,
                         };
