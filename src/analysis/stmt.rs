@@ -1,11 +1,48 @@
 //! Statements and control flow: each IR statement applied to the state, branches joined,
 //! loops run twice, returns and thread joins.
 
+use super::env::Places;
 use super::loops::TWO_ITERATION_DEPTH;
 use super::values::remove_parts;
 use super::*;
 
 impl<'f> Analyzer<'f> {
+    /// What a release releases. A member of a list at an index not known (`prev[e]` in a
+    /// loop up to a count that changed) is any of the members the list holds: only those,
+    /// where every member the function stored is known.
+    fn released(&mut self, st: &mut State, events: &Value) -> AVal {
+        match events {
+            Value::List(items) => AVal::List(items.iter().map(|x| self.released(st, x)).collect()),
+            Value::Place(p) => {
+                let c = self.canonical(&self.concrete(st, p));
+                if let Some((Proj::AnyIndex, list)) = c.proj.split_last() {
+                    let list = Place {
+                        var: c.var,
+                        proj: list.to_vec(),
+                    };
+                    let members: Vec<AVal> = (st.env.bound_from(&list))
+                        .take_while(|(k, _)| k.var == list.var && k.proj.starts_with(&list.proj))
+                        .filter(|(k, _)| k.proj.len() == list.proj.len() + 1)
+                        .map(|(_, v)| v.clone())
+                        .collect();
+                    let known = !members.is_empty()
+                        && st
+                            .env
+                            .get(&list)
+                            .is_none_or(|v| matches!(v, AVal::List(_) | AVal::Unknown))
+                        && members
+                            .iter()
+                            .all(|m| matches!(m, AVal::Events(_) | AVal::Null | AVal::Obj(_)));
+                    if known {
+                        return AVal::List(members);
+                    }
+                }
+                self.eval(st, events, Some(RoleHint::Event), "event")
+            }
+            _ => self.eval(st, events, Some(RoleHint::Event), "event"),
+        }
+    }
+
     pub(super) fn block(&mut self, body: &[Stmt], mut st: State) -> Option<State> {
         for s in body {
             st = self.stmt(s, st)?;
@@ -608,7 +645,7 @@ impl<'f> Analyzer<'f> {
             }
             Stmt::Release { events, span } => {
                 self.cur_span = *span;
-                let a = self.eval(&mut st, events, Some(RoleHint::Event), "event");
+                let a = self.released(&mut st, events);
                 self.release(&mut st, &a);
             }
             Stmt::Op {

@@ -2278,6 +2278,12 @@ impl Lowerer<'_> {
                         });
                         Some(t)
                     }
+                    // `prev[n++]`: the local holding what `n` was.
+                    Some(Value::Place(t))
+                        if constant.is_none() && local.is_none() && t.proj.is_empty() =>
+                    {
+                        Some(t.var)
+                    }
                     _ => None,
                 };
                 match base {
