@@ -103,6 +103,16 @@ impl Lowerer<'_, '_> {
                     return self.or_else(recv, c, arg);
                 }
             }
+            // `set_args(..).and_then(|_| enqueue(..))`: the closure runs on what the result
+            // holds, and its result is the call's (a failure before it is an error path, as
+            // `?` makes one).
+            ("and_then", [arg]) => {
+                if let Some(c) = closure_of(arg).filter(|c| c.inputs.len() == 1) {
+                    if let Some(v) = self.inline_closure(c, None, vec![recv.clone()], None) {
+                        return v;
+                    }
+                }
+            }
             _ => {}
         }
         match (name.as_str(), args.len()) {
