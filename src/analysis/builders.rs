@@ -209,6 +209,38 @@ impl<'f> Analyzer<'f> {
                     _ => return None,
                 };
                 self.set_kind(st, c, kind, args);
+                // `fill(0.0f32, None)`: a constant pattern over the whole buffer is data that
+                // never changes, one per pattern (as a C fill's constant pattern and range).
+                if let (CommandKind::Fill, [pattern, len]) = (kind, arg_spans) {
+                    // A number literal, with a type suffix or none (`0.0f32`, `0`).
+                    let constant = |t: &str| {
+                        let at = t.find(|c: char| c.is_ascii_alphabetic()).unwrap_or(t.len());
+                        let (digits, suffix) = t.split_at(at);
+                        const SUFFIXES: &[&str] = &[
+                            "", "f32", "f64", "u8", "u16", "u32", "u64", "usize", "i8", "i16",
+                            "i32", "i64", "isize",
+                        ];
+                        !digits.is_empty()
+                            && digits
+                                .chars()
+                                .all(|c| c.is_ascii_digit() || matches!(c, '.' | '_' | '-'))
+                            && SUFFIXES.contains(&suffix)
+                    };
+                    if len.text == "None" && constant(&pattern.text) {
+                        let key = format!("fill {} whole", pattern.text);
+                        let id = match self.patterns.get(&key) {
+                            Some(&id) => id,
+                            None => {
+                                let id = self.new_host(pattern.text.clone());
+                                self.patterns.insert(key, id);
+                                id
+                            }
+                        };
+                        if let Some(cb) = self.cmd_mut(c) {
+                            cb.host = Some(id);
+                        }
+                    }
+                }
                 Some(AVal::Obj(c))
             }
             Op::Queue => {
@@ -592,7 +624,7 @@ impl<'f> Analyzer<'f> {
         match kind {
             CommandKind::Write => r.uses.push((c.target, Mode::Write, whole)),
             CommandKind::Read => r.uses.push((c.target, Mode::Read, whole)),
-            CommandKind::Fill => r.uses.push((c.target, Mode::Write, UseInfo::default())),
+            CommandKind::Fill => r.uses.push((c.target, Mode::Write, whole)),
             CommandKind::Copy => {
                 r.uses.push((c.target, Mode::Read, UseInfo::default()));
                 if let Some(d) = c.dst {
