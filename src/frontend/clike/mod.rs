@@ -1340,7 +1340,13 @@ impl Lowerer<'_> {
                 self.scopes.pop();
             }
             "for_range_loop" => {
-                let list = n.child_by_field_name("right").map(|r| self.expr(r));
+                // `for (cl_event e : {a, b, c})`: the listed values.
+                let list = n.child_by_field_name("right").map(|r| match r.kind() {
+                    "initializer_list" => {
+                        Value::List(named(r).into_iter().map(|x| self.expr(x)).collect())
+                    }
+                    _ => self.expr(r),
+                });
                 let ty = n
                     .child_by_field_name("type")
                     .map_or(String::new(), |t| self.txt(t).to_string());
@@ -1367,6 +1373,20 @@ impl Lowerer<'_> {
                         && (p.var < self.n_params || self.vars[p.var].global.is_some())
                 };
                 match (list, var) {
+                    (Some(items @ Value::List(_)), Some(v)) if !writes => {
+                        let body = self.separate(|l| {
+                            if let Some(b) = body {
+                                l.stmt(b);
+                            }
+                        });
+                        self.out.push(Stmt::ForEach {
+                            sources: vec![EachSource::Members(items)],
+                            binds: vec![(Place::var(v), EachPart::Member(0))],
+                            body,
+                            tail: Value::Unknown,
+                            dst: None,
+                        });
+                    }
                     (Some(Value::Place(list)), Some(v))
                         if !writes
                             && (given(&list)
