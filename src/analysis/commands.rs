@@ -523,9 +523,12 @@ impl<'f> Analyzer<'f> {
             // A read on another device than the one a migration moves the buffer to (or
             // than the one a migration to the host leaves) reads what the buffer holds
             // wherever it is: the migration does not change it.
-            let moved_elsewhere = e.mode == Mode::Migrate
+            let moved_elsewhere = (e.mode == Mode::Migrate
                 && mode == Mode::Read
-                && !self.same_device(insts[e.inst].queue, q);
+                && !self.same_device(insts[e.inst].queue, q))
+                // A read that a migration follows reads what the buffer holds wherever the
+                // migration takes it.
+                || (e.mode == Mode::Read && mode == Mode::Migrate);
             // Two transfers of regions from offsets written differently (a ghost cell and
             // the interior cell beside it), or from one offset that is not a number in two
             // passes of a loop (its tiles): the regions need not overlap, and nothing here

@@ -798,6 +798,8 @@ impl FileCx {
             spawned_iterations: false,
             range_vars: HashSet::new(),
             written_fields: HashSet::new(),
+            lambdas: HashMap::new(),
+            last_lambda: None,
         };
         written_fields(body, &l.text, &mut l.written_fields);
         let mut params = Vec::new();
@@ -937,6 +939,11 @@ struct Lowerer<'c> {
     spawned_iterations: bool,
     /// Locals declared as ranges (`cl::NDRange global(n)`).
     range_vars: HashSet<Var>,
+    /// Locals bound to a lambda without parameters (`auto release_all = [&]() {..};`),
+    /// with its body: a call of one runs the body there.
+    lambdas: HashMap<Var, Vec<Stmt>>,
+    /// The body of the lambda lowered last, for the declaration that binds it.
+    last_lambda: Option<Vec<Stmt>>,
 }
 
 /// Statements a cleanup label's tail may have and still be copied at each jump to it.
@@ -2088,6 +2095,7 @@ impl Lowerer<'_> {
             let span = self.span(n);
             let mut text = None;
             self.fresh_statement();
+            self.last_lambda = None;
             let value = match shape.init {
                 Some(init) if init.kind() == "argument_list" => self.construct(&ty, init, span),
                 // `cl::Buffer b{ctx, flags, n}`; not `cl_event deps[2] = { a, b }`, a list.
@@ -2116,6 +2124,13 @@ impl Lowerer<'_> {
                 (v, _) => v,
             };
             let v = self.bind(&name, hint);
+            if let Some(body) = self
+                .last_lambda
+                .take()
+                .filter(|_| shape.init.is_some_and(|i| i.kind() == "lambda_expression"))
+            {
+                self.lambdas.insert(v, body);
+            }
             self.type_var(v, &ty, shape.pointers);
             self.type_members(v, &ty, shape.array, shape.pointers);
             if shape.dims > 1 {
@@ -2426,6 +2441,15 @@ impl Lowerer<'_> {
             }
             "lambda_expression" => {
                 self.forget_named(n);
+                // Without parameters, its body where a call of the local bound to it runs it
+                // (what it captures by reference is the function's own).
+                let no_params = n
+                    .child_by_field_name("declarator")
+                    .and_then(|d| d.child_by_field_name("parameters"))
+                    .is_none_or(|p| named(p).is_empty());
+                if let (true, Some(body)) = (no_params, n.child_by_field_name("body")) {
+                    self.last_lambda = Some(self.separate(|l| l.stmt(body)));
+                }
                 Value::Unknown
             }
             "ERROR" => {
@@ -3005,6 +3029,22 @@ impl Lowerer<'_> {
                 }
             }
             return self.unknown_call(Some(rv), &args, span);
+        }
+        // `release_all()` of a local bound to a lambda: its body, run here.
+        if func.kind() == "identifier" && args.is_empty() {
+            let lambda = (self.lookup(self.txt(func)))
+                .and_then(|v| self.lambdas.get(&v).map(|b| (v, b.clone())));
+            if let Some((v, body)) = lambda {
+                let dst = Place::var(self.new_temp(TypeHint::Unknown));
+                self.out.push(Stmt::Closure {
+                    name: Some(self.vars[v].name.clone()),
+                    body,
+                    value: Value::Unknown,
+                    dst: dst.clone(),
+                    span,
+                });
+                return Value::Place(dst);
+            }
         }
         // `q()` of an `opencl.hpp` object: its raw handle.
         if func.kind() == "identifier" && args.is_empty() {
