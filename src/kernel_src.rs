@@ -2,6 +2,8 @@
 //! pointer or value, `const`, per parameter) and, for each pointer parameter, whether the
 //! body writes through it.
 
+use std::collections::HashSet;
+
 /// Address space of a kernel parameter.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum AddrSpace {
@@ -32,6 +34,9 @@ pub struct Param {
     pub access: ParamAccess,
     /// An image (`image2d_t`, `image1d_buffer_t`, ..) or a pipe: a memory object by value.
     pub image_or_pipe: bool,
+    /// A pointer written only at indices that a by-value parameter offsets (`z[i]` with
+    /// `i = get_global_id(0) + offset`): launches given other offsets write other elements.
+    pub region: bool,
 }
 
 impl Param {
@@ -194,10 +199,17 @@ pub fn parse_kernels(src: &str) -> Vec<KernelSig> {
         } else {
             &toks[close..close]
         };
-        let params = split_params(param_toks)
+        let mut params: Vec<Param> = split_params(param_toks)
             .into_iter()
             .filter_map(|p| param(p, body))
             .collect();
+        let scalars: Vec<String> = (params.iter())
+            .filter(|p| !p.pointer && !p.image_or_pipe)
+            .map(|p| p.name.clone())
+            .collect();
+        for p in params.iter_mut().filter(|p| p.pointer) {
+            p.region = written_at_offsets(&p.name, body, &scalars);
+        }
         out.push(KernelSig { name, params });
         i = close.max(i + 1);
     }
@@ -281,7 +293,67 @@ fn param(toks: &[Tok], body: &[Tok]) -> Option<Param> {
         const_pointee,
         access,
         image_or_pipe,
+        region: false,
     })
+}
+
+/// Whether every write through pointer `name` (there is one at least) is at an index that
+/// depends on one of `scalars`, directly or through locals assigned from them.
+fn written_at_offsets(name: &str, body: &[Tok], scalars: &[String]) -> bool {
+    if scalars.is_empty() {
+        return false;
+    }
+    // A parameter added to an index (`gid + offset`), not one that scales it (`gid * n`).
+    let summand = |toks: &[Tok], k: usize| {
+        let (prev, next) = (k.checked_sub(1).and_then(|p| toks.get(p)), toks.get(k + 1));
+        let scales = |t: Option<&Tok>| ["*", "/", "%"].iter().any(|o| is_punct(t, o));
+        let adds = |t: Option<&Tok>| is_punct(t, "+") || is_punct(t, "-");
+        matches!(&toks[k], Tok::Ident(s) if scalars.contains(s))
+            && !scales(prev)
+            && !scales(next)
+            && (adds(prev) || adds(next))
+    };
+    let mut derived: HashSet<&str> = HashSet::new();
+    // Locals assigned from an expression that adds one (`const size_t i = gid + offset;`).
+    for _ in 0..3 {
+        for (i, t) in body.iter().enumerate() {
+            let (Tok::Ident(x), true) = (t, is_punct(body.get(i + 1), "=")) else {
+                continue;
+            };
+            let end = (i + 2..body.len())
+                .find(|&j| is_punct(body.get(j), ";"))
+                .unwrap_or(body.len());
+            let init = &body[i + 2..end];
+            let offsets = (0..init.len()).any(|k| {
+                summand(init, k)
+                    || matches!(&init[k], Tok::Ident(s) if derived.contains(s.as_str()))
+            });
+            if offsets {
+                derived.insert(x.as_str());
+            }
+        }
+    }
+    let mut writes = 0;
+    for (i, t) in body.iter().enumerate() {
+        if !matches!(t, Tok::Ident(s) if s == name) || !is_punct(body.get(i + 1), "[") {
+            continue;
+        }
+        let close = close_of(body, i + 1);
+        let prev = if i > 0 { body.get(i - 1) } else { None };
+        let written = is_assign(body.get(close)) || is_punct(prev, "++") || is_punct(prev, "--");
+        if !written {
+            continue;
+        }
+        let index = &body[i + 2..close.saturating_sub(1).max(i + 2)];
+        let offset = (0..index.len()).any(|k| {
+            summand(index, k) || matches!(&index[k], Tok::Ident(s) if derived.contains(s.as_str()))
+        });
+        if !offset {
+            return false;
+        }
+        writes += 1;
+    }
+    writes > 0
 }
 
 /// Whether the body reads or writes through pointer `name`.
@@ -399,6 +471,40 @@ fn call_of(body: &[Tok], i: usize) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn writes_offset_by_a_value_parameter_are_a_region() {
+        let sigs = parse_kernels(
+            "kernel void saxpy(global float* z, global const float* x, float a, uint offset) {\n\
+                 const size_t i = get_global_id(0) + offset;\n\
+                 z[i] = a * x[i];\n\
+             }\n\
+             kernel void rows(global float* c, uint n, uint row0) {\n\
+                 uint row = get_global_id(1) + row0;\n\
+                 c[row * n + get_global_id(0)] = 0.0f;\n\
+             }\n\
+             kernel void add(global float* z, global const float* x, uint n) {\n\
+                 if (get_global_id(0) < n) z[get_global_id(0)] += x[get_global_id(0)];\n\
+             }\n\
+             kernel void strided(global float* out, uint n) {\n\
+                 out[get_global_id(1) * n + get_global_id(0)] = 0.0f;\n\
+             }\n\
+             kernel void mixed(global float* z, uint offset) {\n\
+                 z[get_global_id(0) + offset] = 1.0f;\n\
+                 z[0] = 2.0f;\n\
+             }\n",
+        );
+        let region = |k: usize, p: usize| sigs[k].params[p].region;
+        assert!(region(0, 0), "z[i] with i = gid + offset");
+        assert!(!region(0, 1), "x is only read");
+        assert!(region(1, 0), "c[(gid + row0) * n + ..]");
+        assert!(
+            !region(2, 0),
+            "z[gid]: n bounds the launch but does not offset it"
+        );
+        assert!(!region(3, 0), "out[gid * n + ..]: n is a stride");
+        assert!(!region(4, 0), "z[0] is written whatever the offset");
+    }
 
     const SRC: &str = r#"
         // a comment with __kernel void fake(int x)

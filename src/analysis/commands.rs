@@ -533,8 +533,16 @@ impl<'f> Analyzer<'f> {
             // the interior cell beside it), or from one offset that is not a number in two
             // passes of a loop (its tiles): the regions need not overlap, and nothing here
             // shows that they do.
+            // Likewise two launches of one kernel whose writes a by-value argument offsets
+            // (`z[get_global_id(0) + offset]`, a device's rows).
+            let e_kernel = insts[e.inst].cmd.kind == CommandKind::Kernel;
             let apart = match (e.offset, info.offset) {
-                (Some(a), Some(b)) if kind.is_transfer() => a != b || (e.inst != i && !b.number),
+                (Some(a), Some(b)) if kind.is_transfer() && !e_kernel => {
+                    a != b || (e.inst != i && !b.number)
+                }
+                (Some(a), Some(b)) if kind == CommandKind::Kernel && e_kernel => {
+                    a == b && e.inst != i
+                }
                 _ => false,
             };
             if !conflict(e.mode, mode) || moved_elsewhere || apart {
@@ -742,7 +750,9 @@ impl<'f> Analyzer<'f> {
             order: self.touches,
             inst: i,
             mode,
-            offset: info.offset.filter(|_| kind.is_transfer()),
+            offset: info
+                .offset
+                .filter(|_| kind.is_transfer() || kind == CommandKind::Kernel),
             uploads_only,
             covered: Rc::new(covered),
         });

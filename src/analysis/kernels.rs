@@ -7,7 +7,9 @@ use super::*;
 /// What a launch touches: `uses` is `None` when some argument is not known; `waits` is
 /// `None` when its wait list is not known.
 struct LaunchInfo {
-    pub(super) uses: Option<Vec<(ObjId, Mode)>>,
+    /// Each buffer, how the kernel uses it, and the region it writes where a by-value
+    /// argument offsets its writes (the kernel's parameter, as a region's key).
+    pub(super) uses: Option<Vec<(ObjId, Mode, Option<OffsetKey>)>>,
     pub(super) waits: Option<BTreeSet<usize>>,
     pub(super) kernel: Option<String>,
     /// Some arguments were set where the analysis does not see.
@@ -282,7 +284,13 @@ impl<'f> Analyzer<'f> {
         for (i, a) in args {
             match a {
                 Arg::Buffer(b) => {
-                    let mode = match sig.as_ref().and_then(|s| s.params.get(i as usize)) {
+                    let param = sig.as_ref().and_then(|s| s.params.get(i as usize));
+                    let region = sig
+                        .as_ref()
+                        .zip(param)
+                        .filter(|(_, p)| p.region)
+                        .map(|(s, p)| OffsetKey::of(&format!("{}({})", s.name, p.name)));
+                    let mode = match param {
                         Some(p) => match p.access {
                             ParamAccess::Read => Mode::Read,
                             ParamAccess::Write | ParamAccess::ReadWrite => Mode::Write,
@@ -296,7 +304,7 @@ impl<'f> Analyzer<'f> {
                         Mode::MaybeWrite if self.contents_undefined(st, b) => Mode::Write,
                         m => m,
                     };
-                    out.push((b, mode));
+                    out.push((b, mode, region.filter(|_| mode == Mode::Write)));
                 }
                 Arg::Other => {}
                 // Arguments set elsewhere, or one the analysis cannot name: the known ones
@@ -332,9 +340,13 @@ impl<'f> Analyzer<'f> {
         r.kernel_name = name;
         r.outside_buffers |= partial;
         match uses {
-            Some(acc) => r
-                .uses
-                .extend(acc.into_iter().map(|(b, m)| (b, m, UseInfo::default()))),
+            Some(acc) => r.uses.extend(acc.into_iter().map(|(b, m, region)| {
+                let info = UseInfo {
+                    offset: region,
+                    ..UseInfo::default()
+                };
+                (b, m, info)
+            })),
             None => r.unknown_buffers = true,
         }
         r.waits = match (r.waits.take(), waits) {
