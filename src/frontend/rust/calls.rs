@@ -336,6 +336,12 @@ impl Lowerer<'_, '_> {
                 self.expr(args[0]);
                 return Value::Scalar;
             }
+            // `mem::forget(ev)`: the value goes without its destructor; nothing waits for a
+            // command, and nothing is released.
+            ("forget", 1) if segs.len() >= 2 && segs[segs.len() - 2] == "mem" => {
+                self.expr(args[0]);
+                return Value::Scalar;
+            }
             // `slice::from_ref(&buf)`: a list of one (ocl-core's buffers to migrate).
             ("from_ref" | "from_mut", 1) if segs.len() >= 2 && segs[segs.len() - 2] == "slice" => {
                 return Value::List(vec![self.expr(args[0])]);
