@@ -25,7 +25,7 @@ use std::sync::OnceLock;
 use tree_sitter::{Node, Parser, Tree};
 
 use super::Lang;
-use crate::frontend::bindings::Bindings;
+use crate::frontend::bindings::{Bindings, Role};
 use crate::frontend::{list_or_host, Const, Fields, FileIr};
 use crate::ir::*;
 use crate::source::SourceFile;
@@ -133,21 +133,28 @@ fn written_fields(n: Node<'_>, text: &str, out: &mut HashSet<String>) {
     }
 }
 
-/// Whether an address is an argument of an API call that only reads through it: a kernel
-/// argument's value, the data of a write or the pattern of a fill.
+/// Whether an address is an argument of an API call that only reads through it, as the
+/// binding tables say: a kernel argument's value, the data of a write, a fill's pattern.
 fn read_only(n: Node<'_>, text: &str) -> bool {
-    let call = n
-        .parent()
-        .filter(|p| p.kind() == "argument_list")
-        .and_then(|a| a.parent())
-        .and_then(|c| c.child_by_field_name("function"));
-    call.is_some_and(|f| {
+    let Some(list) = n.parent().filter(|p| p.kind() == "argument_list") else {
+        return false;
+    };
+    let args: Vec<Node<'_>> = named(list)
+        .into_iter()
+        .filter(|c| c.kind() != "comment")
+        .collect();
+    let (Some(at), Some(f)) = (
+        args.iter().position(|a| a.id() == n.id()),
+        list.parent()
+            .and_then(|c| c.child_by_field_name("function")),
+    ) else {
+        return false;
+    };
+    let api = bindings().function(&path_segments(&text[f.byte_range()]), args.len());
+    api.is_some_and(|api| {
         matches!(
-            &text[f.byte_range()],
-            "clSetKernelArg"
-                | "clEnqueueWriteBuffer"
-                | "clEnqueueWriteBufferRect"
-                | "clEnqueueFillBuffer"
+            api.args.get(at),
+            Some(Role::ArgValue | Role::Host { written: false } | Role::Pattern)
         )
     })
 }
@@ -1379,35 +1386,26 @@ impl Lowerer<'_> {
                     p.proj.is_empty()
                         && (p.var < self.n_params || self.vars[p.var].global.is_some())
                 };
-                match (list, var) {
-                    (Some(items @ Value::List(_)), Some(v)) if !writes => {
-                        let body = self.separate(|l| {
-                            if let Some(b) = body {
-                                l.stmt(b);
-                            }
-                        });
-                        self.out.push(Stmt::ForEach {
-                            sources: vec![EachSource::Members(items)],
-                            binds: vec![(Place::var(v), EachPart::Member(0))],
-                            body,
-                            tail: Value::Unknown,
-                            dst: None,
-                        });
+                // Walked member by member: the listed values, a list the function was given,
+                // or a list of events.
+                let walked = match &list {
+                    Some(Value::List(_)) => true,
+                    Some(Value::Place(l)) => {
+                        given(l)
+                            || hint == TypeHint::Event
+                            || (l.proj.is_empty() && self.vars[l.var].hint == TypeHint::EventList)
                     }
-                    (Some(Value::Place(list)), Some(v))
-                        if !writes
-                            && (given(&list)
-                                || hint == TypeHint::Event
-                                || (list.proj.is_empty()
-                                    && self.vars[list.var].hint == TypeHint::EventList)) =>
-                    {
+                    _ => false,
+                };
+                match (list, var) {
+                    (Some(list), Some(v)) if walked && !writes => {
                         let body = self.separate(|l| {
                             if let Some(b) = body {
                                 l.stmt(b);
                             }
                         });
                         self.out.push(Stmt::ForEach {
-                            sources: vec![EachSource::Members(Value::Place(list))],
+                            sources: vec![EachSource::Members(list)],
                             binds: vec![(Place::var(v), EachPart::Member(0))],
                             body,
                             tail: Value::Unknown,
