@@ -228,14 +228,7 @@ impl<'f> Analyzer<'f> {
                     };
                     if len.text == "None" && constant(&pattern.text) {
                         let key = format!("fill {} whole", pattern.text);
-                        let id = match self.patterns.get(&key) {
-                            Some(&id) => id,
-                            None => {
-                                let id = self.new_host(pattern.text.clone());
-                                self.patterns.insert(key, id);
-                                id
-                            }
-                        };
+                        let id = self.pattern_host(&key, &pattern.text);
                         if let Some(cb) = self.cmd_mut(c) {
                             cb.host = Some(id);
                         }

@@ -172,6 +172,17 @@ impl<'f> Analyzer<'f> {
         }
     }
 
+    /// The host data a fill's constant pattern and range stand for: data that never
+    /// changes, one per key.
+    pub(super) fn pattern_host(&mut self, key: &str, text: &str) -> HostId {
+        if let Some(&id) = self.patterns.get(key) {
+            return id;
+        }
+        let id = self.new_host(text.to_string());
+        self.patterns.insert(key.to_string(), id);
+        id
+    }
+
     pub(super) fn same_device(&self, a: ObjId, b: ObjId) -> bool {
         self.home(a) == self.home(b)
     }
@@ -215,15 +226,7 @@ impl<'f> Analyzer<'f> {
                     AVal::Host { id, .. } => Some(id),
                     _ => None,
                 },
-                // A constant pattern is data that never changes: one per pattern and range.
-                (None, Some(p)) => Some(match self.patterns.get(&p.key) {
-                    Some(&id) => id,
-                    None => {
-                        let id = self.new_host(p.text.clone());
-                        self.patterns.insert(p.key.clone(), id);
-                        id
-                    }
-                }),
+                (None, Some(p)) => Some(self.pattern_host(&p.key, &p.text)),
                 (None, None) => None,
             };
             let info = UseInfo {

@@ -8,7 +8,7 @@
 //! operation stays cheap on average.
 
 use super::AVal;
-use crate::ir::Place;
+use crate::ir::{Place, Proj};
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
 use std::rc::Rc;
@@ -31,6 +31,16 @@ pub(super) trait Places {
         from: &Place,
     ) -> Box<dyn Iterator<Item = (&'a Place, &'a AVal)> + 'a>;
     fn unbind(&mut self, p: &Place);
+
+    /// The bindings one level below `list` (`ev[0]`, `ev[1]`, its fields), in order, by
+    /// the projection that names each.
+    fn members(&self, list: &Place) -> Vec<(Proj, AVal)> {
+        self.bound_from(list)
+            .take_while(|(k, _)| k.var == list.var && k.proj.starts_with(&list.proj))
+            .filter(|(k, _)| k.proj.len() == list.proj.len() + 1)
+            .map(|(k, v)| (k.proj[list.proj.len()].clone(), v.clone()))
+            .collect()
+    }
 }
 
 impl Places for BTreeMap<Place, AVal> {

@@ -75,10 +75,9 @@ impl<'f> Analyzer<'f> {
             // are those places, as many as that loop ran passes.
             (AVal::Unknown, Value::Place(l)) => {
                 let l = self.canonical(&self.concrete(st, l));
-                let last = (st.env.bound_from(&l))
-                    .take_while(|(k, _)| k.var == l.var && k.proj.starts_with(&l.proj))
-                    .filter_map(|(k, _)| match &k.proj[l.proj.len()..] {
-                        [Proj::Index(i)] => Some(*i),
+                let last = (st.env.members(&l).into_iter())
+                    .filter_map(|(m, _)| match m {
+                        Proj::Index(i) => Some(i),
                         _ => None,
                     })
                     .max()?;

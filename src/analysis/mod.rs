@@ -219,7 +219,6 @@ enum RawKey {
     User(ObjId),
 }
 
-/// How a command uses one buffer.
 /// An offset as written: its text's hash, and whether it is a number.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct OffsetKey {
@@ -239,6 +238,7 @@ impl OffsetKey {
     }
 }
 
+/// How a command uses one buffer.
 #[derive(Clone, Copy, Debug, Default)]
 struct UseInfo {
     to_host: bool,

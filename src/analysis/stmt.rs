@@ -20,11 +20,8 @@ impl<'f> Analyzer<'f> {
                         var: c.var,
                         proj: list.to_vec(),
                     };
-                    let members: Vec<AVal> = (st.env.bound_from(&list))
-                        .take_while(|(k, _)| k.var == list.var && k.proj.starts_with(&list.proj))
-                        .filter(|(k, _)| k.proj.len() == list.proj.len() + 1)
-                        .map(|(_, v)| v.clone())
-                        .collect();
+                    let members: Vec<AVal> =
+                        st.env.members(&list).into_iter().map(|(_, v)| v).collect();
                     let known = !members.is_empty()
                         && st
                             .env
