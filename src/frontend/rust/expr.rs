@@ -48,22 +48,11 @@ const READING_MACROS: &[&str] = &[
 ];
 
 impl Lowerer<'_, '_> {
-    /// Whether `e` names a variable that is a collection of OpenCL handles by its type
-    /// (`out: [cl_event; 2]`, `queues: &[CommandQueue]`).
     /// The value an `if let` or `match` takes apart, at a place both arms can name.
     fn scrutinee(&mut self, e: &Expr) -> Value {
         match self.expr(e) {
             v @ Value::Place(_) => v,
-            v => {
-                let t = self.new_temp(TypeHint::Unknown);
-                let span = self.span(spans::expr(e));
-                self.out.push(Stmt::Assign {
-                    dst: Place::var(t),
-                    value: v,
-                    span,
-                });
-                Value::Place(Place::var(t))
-            }
+            v => Value::Place(Place::var(self.temp_holding(v, TypeHint::Unknown, e))),
         }
     }
 
@@ -151,19 +140,22 @@ impl Lowerer<'_, '_> {
             Value::Int(n) => Proj::Index(n),
             Value::Place(i) if i.proj.is_empty() => Proj::Var(i.var),
             // `queues[(i + 1) % n]`: the member at what the index comes to.
-            a @ Value::Arith { .. } => {
-                let t = self.new_temp(TypeHint::Scalar);
-                let span = self.span(spans::expr(index));
-                self.out.push(Stmt::Assign {
-                    dst: Place::var(t),
-                    value: a,
-                    span,
-                });
-                Proj::Var(t)
-            }
+            a @ Value::Arith { .. } => Proj::Var(self.temp_holding(a, TypeHint::Scalar, index)),
             _ => Proj::AnyIndex,
         });
         Value::Place(p)
+    }
+
+    /// A temporary holding `value`, what `e` comes to.
+    fn temp_holding(&mut self, value: Value, hint: TypeHint, e: &Expr) -> Var {
+        let t = self.new_temp(hint);
+        let span = self.span(spans::expr(e));
+        self.out.push(Stmt::Assign {
+            dst: Place::var(t),
+            value,
+            span,
+        });
+        t
     }
 
     /// The list and first index a local view of a list stands for.
@@ -200,19 +192,13 @@ impl Lowerer<'_, '_> {
         let Value::Place(list) = self.expr(&m.receiver) else {
             return false;
         };
-        let mid = self.expr(&m.args[0]);
-        let mid = match mid {
+        let mid = match self.expr(&m.args[0]) {
             v @ (Value::Int(_) | Value::Place(_)) => v,
-            a => {
-                let t = self.new_temp(TypeHint::Scalar);
-                let span = self.span(spans::expr(&m.args[0]));
-                self.out.push(Stmt::Assign {
-                    dst: Place::var(t),
-                    value: a,
-                    span,
-                });
-                Value::Place(Place::var(t))
-            }
+            a => Value::Place(Place::var(self.temp_holding(
+                a,
+                TypeHint::Scalar,
+                &m.args[0],
+            ))),
         };
         for (name, from) in names.iter().zip([Value::Int(0), mid]) {
             let v = self.bind(name, TypeHint::Unknown);
@@ -221,6 +207,8 @@ impl Lowerer<'_, '_> {
         true
     }
 
+    /// Whether `e` names a variable, or a field of one, that is a collection of OpenCL
+    /// handles by its type (`out: [cl_event; 2]`, `queues: &[CommandQueue]`, `self.done`).
     fn holds_handles(&self, e: &Expr) -> bool {
         let (base, field) = match strip(e) {
             Expr::Path(p) => (p, None),
@@ -330,16 +318,16 @@ impl Lowerer<'_, '_> {
                     _ => Value::Unknown,
                 }
             }
-            Expr::Index(ix) if self.view_of(&ix.expr).is_some() => {
-                let (list, from) = self.view_of(&ix.expr).unwrap_or_else(|| unreachable!());
-                let idx = self.expr(&ix.index);
-                let at = match (&from, &idx) {
-                    (Value::Int(0), _) => idx,
-                    _ => arith(Some(ArithOp::Add), from, idx),
-                };
-                self.member(list, at, &ix.index)
-            }
             Expr::Index(ix) => {
+                // `right[0]` of a view: the member of its list from where the view starts.
+                if let Some((list, from)) = self.view_of(&ix.expr) {
+                    let idx = self.expr(&ix.index);
+                    let at = match from {
+                        Value::Int(0) => idx,
+                        from => arith(Some(ArithOp::Add), from, idx),
+                    };
+                    return self.member(list, at, &ix.index);
+                }
                 let base = self.expr(&ix.expr);
                 if let Expr::Range(r) = &*ix.index {
                     for x in r.start.iter().chain(r.end.iter()) {
