@@ -806,7 +806,6 @@ impl FileCx {
             range_vars: HashSet::new(),
             written_fields: HashSet::new(),
             lambdas: HashMap::new(),
-            last_lambda: None,
         };
         written_fields(body, &l.text, &mut l.written_fields);
         let mut params = Vec::new();
@@ -949,8 +948,6 @@ struct Lowerer<'c> {
     /// Locals bound to a lambda without parameters (`auto release_all = [&]() {..};`),
     /// with its body: a call of one runs the body there.
     lambdas: HashMap<Var, Vec<Stmt>>,
-    /// The body of the lambda lowered last, for the declaration that binds it.
-    last_lambda: Option<Vec<Stmt>>,
 }
 
 /// Statements a cleanup label's tail may have and still be copied at each jump to it.
@@ -2093,7 +2090,6 @@ impl Lowerer<'_> {
             let span = self.span(n);
             let mut text = None;
             self.fresh_statement();
-            self.last_lambda = None;
             let value = match shape.init {
                 Some(init) if init.kind() == "argument_list" => self.construct(&ty, init, span),
                 // `cl::Buffer b{ctx, flags, n}`; not `cl_event deps[2] = { a, b }`, a list.
@@ -2122,11 +2118,7 @@ impl Lowerer<'_> {
                 (v, _) => v,
             };
             let v = self.bind(&name, hint);
-            if let Some(body) = self
-                .last_lambda
-                .take()
-                .filter(|_| shape.init.is_some_and(|i| i.kind() == "lambda_expression"))
-            {
+            if let Some(body) = shape.init.and_then(|i| self.lambda_body(i)) {
                 self.lambdas.insert(v, body);
             }
             self.type_var(v, &ty, shape.pointers);
@@ -2211,6 +2203,20 @@ impl Lowerer<'_> {
 
     fn cx_bindings(&self) -> &'static Bindings {
         bindings()
+    }
+
+    /// The body of a lambda without parameters, lowered to run where a call of the local
+    /// bound to it runs it (what it captures by reference is the function's own).
+    fn lambda_body(&mut self, n: Node<'_>) -> Option<Vec<Stmt>> {
+        if n.kind() != "lambda_expression" {
+            return None;
+        }
+        let no_params = n
+            .child_by_field_name("declarator")
+            .and_then(|d| d.child_by_field_name("parameters"))
+            .is_none_or(|p| named(p).is_empty());
+        let body = n.child_by_field_name("body").filter(|_| no_params)?;
+        Some(self.separate(|l| l.stmt(body)))
     }
 
     /// The place an assignment target names, if it is one.
@@ -2439,15 +2445,6 @@ impl Lowerer<'_> {
             }
             "lambda_expression" => {
                 self.forget_named(n);
-                // Without parameters, its body where a call of the local bound to it runs it
-                // (what it captures by reference is the function's own).
-                let no_params = n
-                    .child_by_field_name("declarator")
-                    .and_then(|d| d.child_by_field_name("parameters"))
-                    .is_none_or(|p| named(p).is_empty());
-                if let (true, Some(body)) = (no_params, n.child_by_field_name("body")) {
-                    self.last_lambda = Some(self.separate(|l| l.stmt(body)));
-                }
                 Value::Unknown
             }
             "ERROR" => {
