@@ -487,10 +487,14 @@ impl<'f> Analyzer<'f> {
             returns: Vec::new(),
             error_returns: Vec::new(),
         });
+        let declined = st.declined_wait;
         let end = self.block(&body, st);
-        let cx = self.inlined.pop()?;
+        let mut cx = self.inlined.pop()?;
         let mut outs = cx.returns;
         outs.extend(end.map(|s| (s, AVal::Unknown)));
+        for (s, _) in outs.iter_mut().chain(cx.error_returns.iter_mut()) {
+            s.declined_wait = declined;
+        }
         if outs.is_empty() {
             outs = cx.error_returns;
         }

@@ -356,7 +356,10 @@ impl<'f> Analyzer<'f> {
         let queue_given = in_closure || names_param(&cmd.queue, &self.callee_params);
         let wait_from = (cmd.waits.iter().flatten())
             .filter_map(|w| self.origin_of(w))
-            .min();
+            .min()
+            .or(st
+                .declined_wait
+                .filter(|_| cmd.waits.as_ref().is_none_or(Vec::is_empty)));
         let queue_name = self
             .shown
             .get(&q)

@@ -230,6 +230,9 @@ impl State {
                 .copied()
                 .collect(),
             error_exit: self.error_exit && o.error_exit,
+            declined_wait: (self.declined_wait == o.declined_wait)
+                .then_some(self.declined_wait)
+                .flatten(),
         }
     }
 }

@@ -210,6 +210,10 @@ struct State {
     mapped_for_write: BTreeSet<ObjId>,
     /// The path handles a failed status check ([`Stmt::ErrorExit`]).
     error_exit: bool,
+    /// The frame that passed `None` for an optional wait list whose `None` arm this path
+    /// of a callee took: a command here without a wait list leaves it out on that
+    /// frame's word.
+    declined_wait: Option<usize>,
 }
 
 /// A raw event: a command's, or a user event.

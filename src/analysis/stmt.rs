@@ -555,11 +555,20 @@ impl<'f> Analyzer<'f> {
                     AVal::Null | AVal::Int(0) => Some(true),
                     AVal::Int(_) | AVal::Above(_) => Some(false),
                     AVal::Events(e) if !e.is_empty() => Some(false),
-                    AVal::Obj(_) => Some(false),
+                    AVal::Obj(_)
+                    | AVal::List(_)
+                    | AVal::Struct(_)
+                    | AVal::Host { .. }
+                    | AVal::Str(_) => Some(false),
                     _ => None,
                 };
                 if none == Some(*some) {
                     return None;
+                }
+                if none == Some(true) {
+                    if let Some(o) = self.origin_of(value) {
+                        st.declined_wait = Some(st.declined_wait.map_or(o, |d| d.min(o)));
+                    }
                 }
             }
             Stmt::Failed { value, commands } => {
