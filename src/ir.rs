@@ -26,6 +26,9 @@ pub enum Proj {
     /// `x[i]` for a local `i`: the member `i` holds when the analysis knows it (a loop
     /// counter), else some member.
     Var(Var),
+    /// `x.last()`: the last member where the analysis knows the list's members, else some
+    /// member.
+    Last,
 }
 
 /// A variable or a part of one: `queues[1]`, `self.halo`.
@@ -48,7 +51,7 @@ impl Place {
         !self
             .proj
             .iter()
-            .any(|p| matches!(p, Proj::AnyIndex | Proj::Var(_)))
+            .any(|p| matches!(p, Proj::AnyIndex | Proj::Var(_) | Proj::Last))
     }
 
     /// The part of the place before its first non-constant index: the list whose some
@@ -57,7 +60,7 @@ impl Place {
         Place {
             var: self.var,
             proj: (self.proj.iter())
-                .take_while(|p| !matches!(p, Proj::AnyIndex | Proj::Var(_)))
+                .take_while(|p| !matches!(p, Proj::AnyIndex | Proj::Var(_) | Proj::Last))
                 .cloned()
                 .collect(),
         }
@@ -762,6 +765,7 @@ pub fn place_name(vars: &[VarInfo], place: &Place) -> String {
             Proj::Index(i) => s.push_str(&format!("[{i}]")),
             Proj::AnyIndex => s.push_str("[_]"),
             Proj::Var(v) => s.push_str(&format!("[{}]", vars[*v].name)),
+            Proj::Last => s.push_str(".last()"),
         }
     }
     s

@@ -194,21 +194,40 @@ impl<'f> Analyzer<'f> {
     /// A place with each index by a local replaced by the constant the local holds, or by
     /// "some member".
     pub(super) fn concrete(&self, st: &State, p: &Place) -> Place {
-        if !p.proj.iter().any(|x| matches!(x, Proj::Var(_))) {
-            return p.clone();
-        }
-        let proj = p
+        if !p
             .proj
             .iter()
-            .map(|x| match x {
+            .any(|x| matches!(x, Proj::Var(_) | Proj::Last))
+        {
+            return p.clone();
+        }
+        let mut out = Place::var(p.var);
+        for x in &p.proj {
+            let next = match x {
                 Proj::Var(v) => match st.env.get(&self.canonical(&Place::var(*v))) {
                     Some(AVal::Int(n)) => Proj::Index(*n),
                     _ => Proj::AnyIndex,
                 },
+                // The list's members where it is a list value the analysis made.
+                Proj::Last => {
+                    let list = self.canonical(&out);
+                    match st
+                        .env
+                        .get(&list)
+                        .cloned()
+                        .or_else(|| part_of_value(&st.env, &list))
+                    {
+                        Some(AVal::List(items)) if !items.is_empty() => {
+                            Proj::Index(items.len() as u64 - 1)
+                        }
+                        _ => Proj::AnyIndex,
+                    }
+                }
                 other => other.clone(),
-            })
-            .collect();
-        Place { var: p.var, proj }
+            };
+            out.proj.push(next);
+        }
+        out
     }
 
     /// The place a callee's parameter stands for in its caller, so that an outside value

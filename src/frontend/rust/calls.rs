@@ -5,7 +5,7 @@ use syn::{Expr, Type};
 
 use super::each::{EachBody, EACH_ADAPTERS};
 use super::index::qualify;
-use super::syntax::{closure_of, path_segments, strip, strip_pat_type};
+use super::syntax::{closure_of, int_lit, path_segments, strip, strip_pat_type};
 use super::types::{callee_type, constructed_type};
 use super::{spans, Lowerer};
 use crate::frontend::bindings::Bindings;
@@ -205,6 +205,25 @@ impl Lowerer<'_, '_> {
                 return Value::Unknown;
             }
             ("len" | "is_empty", 0) => return Value::Scalar,
+            // `queues.first()`, `slots.last()`, `devs.get(1)` of a list of handles or
+            // structs: that member (host data's elements are numbers).
+            ("first" | "last", 0) | ("get" | "get_mut", 1) => {
+                if let Value::Place(mut p) = recv.clone() {
+                    let hint = self.vars[p.var].hint;
+                    let member = match (name.as_str(), args.first().map(|a| int_lit(a))) {
+                        ("first", _) => Some(Proj::Index(0)),
+                        ("last", _) => Some(Proj::Last),
+                        (_, Some(Some(n))) => Some(Proj::Index(n)),
+                        _ => None,
+                    };
+                    if let (Some(m), false) =
+                        (member, matches!(hint, TypeHint::Host(_) | TypeHint::Scalar))
+                    {
+                        p.proj.push(m);
+                        return Value::Place(p);
+                    }
+                }
+            }
             _ => {}
         }
         // A method of this file's impl, called on `self`.
