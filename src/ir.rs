@@ -12,6 +12,29 @@ pub struct Span {
     pub end: usize,
 }
 
+/// `CL_MIGRATE_MEM_OBJECT_HOST`'s bit (OpenCL 3.0 `cl.h`: `(1 << 0)`).
+pub const MIGRATE_TO_HOST: u64 = 1;
+
+/// The names the C API and the bindings give `CL_MIGRATE_MEM_OBJECT_HOST` (ocl's
+/// `MemMigrationFlags::OBJECT_HOST`, `flags::MIGRATE_MEM_OBJECT_HOST`).
+pub const HOST_FLAG_NAMES: &[&str] = &[
+    "CL_MIGRATE_MEM_OBJECT_HOST",
+    "MIGRATE_MEM_OBJECT_HOST",
+    "OBJECT_HOST",
+];
+
+/// The value of a migration flag by the names the C API and the bindings give it; `None`
+/// for any other name.
+pub fn migration_flag(name: &str) -> Option<u64> {
+    match name {
+        n if HOST_FLAG_NAMES.contains(&n) => Some(MIGRATE_TO_HOST),
+        "CL_MIGRATE_MEM_OBJECT_CONTENT_UNDEFINED"
+        | "MIGRATE_MEM_OBJECT_CONTENT_UNDEFINED"
+        | "OBJECT_CONTENT_UNDEFINED" => Some(2),
+        _ => None,
+    }
+}
+
 /// A local variable of a lowered function (an index into [`Function::vars`]).
 pub type Var = usize;
 
@@ -393,6 +416,10 @@ pub struct Command {
     pub blocking: Blocking,
     /// The flags argument of a migration, as written.
     pub flags_arg: Option<ArgSpan>,
+    /// A migration's flags where their text does not decide them (a helper's parameter):
+    /// the migration is to the host where the value is a number with
+    /// `CL_MIGRATE_MEM_OBJECT_HOST`'s bit set.
+    pub flags: Option<Value>,
     /// The command's event is a raw `cl_event` the program must release.
     pub raw_event: bool,
     pub span: Span,
@@ -892,6 +919,9 @@ fn write_stmt(f: &mut fmt::Formatter<'_>, func: &Function, s: &Stmt, depth: usiz
             )?;
             if let Some(k) = &cmd.kernel {
                 write!(f, "kernel {} ", Show(func, k))?;
+            }
+            if let Some(x) = &cmd.flags {
+                write!(f, "flags {} ", Show(func, x))?;
             }
             write!(f, "{{")?;
             for (i, b) in cmd.buffers.iter().enumerate() {

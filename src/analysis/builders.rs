@@ -660,6 +660,7 @@ impl<'f> Analyzer<'f> {
             wait_arg: None,
             blocking,
             flags_arg: None,
+            flags: None,
             raw_event: false,
             span,
         };

@@ -197,6 +197,9 @@ impl<'f> Analyzer<'f> {
             queue,
             ..Resolved::default()
         };
+        let flags_to_host = cmd.flags.as_ref().is_some_and(
+            |f| matches!(self.eval(st, f, None, "flags"), AVal::Int(n) if n & MIGRATE_TO_HOST != 0),
+        );
         for bu in &cmd.buffers {
             let a = self.eval(st, &bu.buffer, Some(RoleHint::Buffer), "buffer");
             let mut found = Vec::new();
@@ -230,7 +233,10 @@ impl<'f> Analyzer<'f> {
                 (None, None) => None,
             };
             let info = UseInfo {
-                to_host: matches!(bu.access, Access::Migrate { to_host: true }),
+                to_host: match bu.access {
+                    Access::Migrate { to_host } => to_host || flags_to_host,
+                    _ => false,
+                },
                 whole: bu.whole,
                 offset: bu.offset.as_deref().map(OffsetKey::of),
                 host,

@@ -17,7 +17,6 @@ const FROM_HOST: &[&str] = &["CL_MEM_COPY_HOST_PTR", "CL_MEM_USE_HOST_PTR"];
 const MAX_WAIT_ELEMS: u64 = 64;
 
 /// The migration flag to host memory.
-const TO_HOST: &[&str] = &["CL_MIGRATE_MEM_OBJECT_HOST"];
 
 impl Lowerer<'_> {
     /// The variable an `errcode_ret` argument `&err` (the call's last) names.
@@ -128,8 +127,9 @@ impl Lowerer<'_> {
                     _ => (role_val(Role::Queue), role_arg(Role::Queue)),
                 };
                 let flags = role_arg(Role::MigrateFlags);
-                let to_host = flags
-                    .is_some_and(|f| self.mentions_any(f, TO_HOST) || self.int_lit(f) == Some(1));
+                let to_host = flags.is_some_and(|f| {
+                    self.mentions_any(f, HOST_FLAG_NAMES) || self.int_lit(f) == Some(1)
+                });
                 let whole = role_arg(Role::Offset).is_some_and(|o| self.int_lit(o) == Some(0));
                 // A region from an offset other than 0: the command's, or a copy's offset in
                 // the buffer of that access.
@@ -273,6 +273,9 @@ impl Lowerer<'_> {
                     wait_arg: wait_node.map(|n| self.arg_span(n)),
                     blocking,
                     flags_arg: flags.map(|n| self.arg_span(n)),
+                    flags: (!to_host)
+                        .then(|| role_val(Role::MigrateFlags))
+                        .filter(|v| matches!(v, Value::Place(_))),
                     raw_event,
                     span,
                 };

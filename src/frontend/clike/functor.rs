@@ -81,6 +81,7 @@ impl Lowerer<'_> {
             wait_arg: wait_node.map(|n| self.arg_span(n)),
             blocking: Blocking::No,
             flags_arg: None,
+            flags: None,
             raw_event: false,
             span,
         };

@@ -2244,7 +2244,7 @@ impl Lowerer<'_> {
                     Some(Const::Int(v)) => Value::Int(*v),
                     Some(Const::Str(s)) => Value::Str(s.clone()),
                     None if name == "NULL" => Value::Null,
-                    None => Value::Unknown,
+                    None => migration_flag(&name).map_or(Value::Unknown, Value::Int),
                 }
             }
             "null" | "nullptr" => Value::Null,

@@ -44,11 +44,6 @@ const FROM_HOST: &[&str] = &[
 
 /// The migration flag to host memory, as each binding spells it (ocl-core: the constant and
 /// `MemMigrationFlags::OBJECT_HOST`).
-const TO_HOST: &[&str] = &[
-    "CL_MIGRATE_MEM_OBJECT_HOST",
-    "MIGRATE_MEM_OBJECT_HOST",
-    "OBJECT_HOST",
-];
 
 /// `&mut x`, possibly cast to a raw pointer or in `Some(..)` (ocl-core's `new_event`).
 pub(super) fn is_mut_borrow(e: &Expr) -> bool {
@@ -72,7 +67,7 @@ pub(super) fn is_mut_borrow(e: &Expr) -> bool {
 }
 
 fn is_host_flag(e: &Expr) -> bool {
-    mentions_any(e, TO_HOST) || int_lit(e) == Some(1)
+    mentions_any(e, HOST_FLAG_NAMES) || int_lit(e) == Some(1)
 }
 
 fn blocking_of(e: &Expr) -> Blocking {
@@ -265,6 +260,9 @@ impl Lowerer<'_, '_> {
                     wait_arg: wait_expr.map(|e| self.arg_span(e)),
                     blocking,
                     flags_arg: flags_expr.map(|e| self.arg_span(e)),
+                    flags: (!to_host)
+                        .then(|| role_val(Role::MigrateFlags))
+                        .filter(|v| matches!(v, Value::Place(_))),
                     raw_event: api.raw_event,
                     span,
                 };
@@ -299,6 +297,7 @@ impl Lowerer<'_, '_> {
                     wait_arg: None,
                     blocking: Blocking::No,
                     flags_arg: None,
+                    flags: None,
                     raw_event: false,
                     span,
                 };

@@ -265,7 +265,12 @@ impl Lowerer<'_, '_> {
                         return Value::Int(*n);
                     }
                 }
-                Value::Scalar
+                // `flags::MIGRATE_MEM_OBJECT_HOST`, handed to a helper that migrates.
+                let last = p.path.segments.last().map(|s| s.ident.to_string());
+                match last.as_deref().and_then(migration_flag) {
+                    Some(n) => Value::Int(n),
+                    None => Value::Scalar,
+                }
             }
             Expr::Lit(l) => match &l.lit {
                 syn::Lit::Int(i) => i.base10_parse().map_or(Value::Scalar, Value::Int),
