@@ -419,7 +419,7 @@ pub struct Command {
     /// A migration's flags where their text does not decide them (a helper's parameter):
     /// the migration is to the host where the value is a number with
     /// `CL_MIGRATE_MEM_OBJECT_HOST`'s bit set.
-    pub flags: Option<Value>,
+    pub flags: Option<Box<Value>>,
     /// The command's event is a raw `cl_event` the program must release.
     pub raw_event: bool,
     pub span: Span,
@@ -920,7 +920,7 @@ fn write_stmt(f: &mut fmt::Formatter<'_>, func: &Function, s: &Stmt, depth: usiz
             if let Some(k) = &cmd.kernel {
                 write!(f, "kernel {} ", Show(func, k))?;
             }
-            if let Some(x) = &cmd.flags {
+            if let Some(x) = cmd.flags.as_deref() {
                 write!(f, "flags {} ", Show(func, x))?;
             }
             write!(f, "{{")?;

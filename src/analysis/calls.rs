@@ -120,7 +120,7 @@ fn shift_stmt(s: &Stmt, by: usize) -> Stmt {
             let mut c = cmd.clone();
             c.queue = v(&c.queue);
             c.kernel = c.kernel.as_ref().map(v);
-            c.flags = c.flags.as_ref().map(v);
+            c.flags = c.flags.as_deref().map(|x| Box::new(v(x)));
             c.waits = c.waits.as_ref().map(|w| w.iter().map(v).collect());
             for b in &mut c.buffers {
                 b.buffer = v(&b.buffer);

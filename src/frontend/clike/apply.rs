@@ -16,8 +16,6 @@ const FROM_HOST: &[&str] = &["CL_MEM_COPY_HOST_PTR", "CL_MEM_USE_HOST_PTR"];
 /// The longest wait list read element by element.
 const MAX_WAIT_ELEMS: u64 = 64;
 
-/// The migration flag to host memory.
-
 impl Lowerer<'_> {
     /// The variable an `errcode_ret` argument `&err` (the call's last) names.
     fn errcode_var(&self, args: &[Node<'_>]) -> Option<Var> {
@@ -275,7 +273,8 @@ impl Lowerer<'_> {
                     flags_arg: flags.map(|n| self.arg_span(n)),
                     flags: (!to_host)
                         .then(|| role_val(Role::MigrateFlags))
-                        .filter(|v| matches!(v, Value::Place(_))),
+                        .filter(|v| matches!(v, Value::Place(_)))
+                        .map(Box::new),
                     raw_event,
                     span,
                 };

@@ -42,9 +42,6 @@ const FROM_HOST: &[&str] = &[
     "use_host_ptr",
 ];
 
-/// The migration flag to host memory, as each binding spells it (ocl-core: the constant and
-/// `MemMigrationFlags::OBJECT_HOST`).
-
 /// `&mut x`, possibly cast to a raw pointer or in `Some(..)` (ocl-core's `new_event`).
 pub(super) fn is_mut_borrow(e: &Expr) -> bool {
     match e {
@@ -262,7 +259,8 @@ impl Lowerer<'_, '_> {
                     flags_arg: flags_expr.map(|e| self.arg_span(e)),
                     flags: (!to_host)
                         .then(|| role_val(Role::MigrateFlags))
-                        .filter(|v| matches!(v, Value::Place(_))),
+                        .filter(|v| matches!(v, Value::Place(_)))
+                        .map(Box::new),
                     raw_event: api.raw_event,
                     span,
                 };
