@@ -7,11 +7,23 @@ use super::*;
 
 impl<'f> Analyzer<'f> {
     pub(super) fn forget(&mut self, st: &mut State, values: &[Value]) {
-        let values: Vec<AVal> = values
-            .iter()
-            .map(|v| self.eval(st, v, None, "value"))
-            .collect();
-        self.forget_vals(st, &values);
+        let mut vals: Vec<AVal> = Vec::new();
+        for v in values {
+            vals.push(self.eval(st, v, None, "value"));
+            // The members stored into a list one by one (`&mut evs[d]`) are in it too.
+            if let Value::Place(p) = v {
+                let p = self.canonical(&self.concrete(st, p));
+                if p.is_definite() {
+                    vals.extend(
+                        (st.env.range_from(&p))
+                            .take_while(|(k, _)| k.var == p.var && k.proj.starts_with(&p.proj))
+                            .filter(|(k, _)| k.proj.len() > p.proj.len())
+                            .map(|(_, x)| x.clone()),
+                    );
+                }
+            }
+        }
+        self.forget_vals(st, &vals);
     }
 
     /// Forgets what is known of the objects and events these values reach.

@@ -135,9 +135,13 @@ impl Lowerer<'_, '_> {
                 // the buffer of that access.
                 // From offset 0, a region only where the size is one element (a ghost cell):
                 // else it may be the whole buffer.
-                let element = role_arg(Role::Size)
-                    .and_then(|e| self.const_key(e))
-                    .is_some_and(|k| k.contains("size_of") && !k.contains('*'));
+                let element = role_arg(Role::Size).is_some_and(|e| {
+                    let named = matches!(strip(e), Expr::Path(p)
+                        if p.path.get_ident().is_some_and(|i| self.cx.element_consts.contains(&i.to_string())));
+                    named
+                        || (self.const_key(e))
+                            .is_some_and(|k| k.contains("size_of") && !k.contains('*'))
+                });
                 let at = |role: Role| {
                     role_arg(role)
                         .filter(|e| int_lit(e) != Some(0) || element)

@@ -6,13 +6,16 @@ use std::collections::HashMap;
 use syn::visit::{self, Visit};
 use syn::{Expr, Pat};
 
-use super::syntax::{has_return, int_lit, is_assign_op, pat_idents, strip};
+use super::syntax::{
+    has_break, has_return, int_lit, is_assign_op, pat_idents, path_segments, strip,
+};
 use super::{spans, Lowerer};
 use crate::frontend::arith;
 use crate::ir::*;
 
 /// The body of a loop: a `for` loop's block or an iterator adapter's closure body, or a
 /// `fold`'s closure body with its accumulator's pattern and the variable holding it.
+#[derive(Clone, Copy)]
 pub(super) enum EachBody<'e> {
     Block(&'e syn::Block),
     Closure(&'e Expr),
@@ -120,6 +123,10 @@ impl Lowerer<'_, '_> {
                 ("iter" | "iter_mut" | "into_iter" | "copied" | "cloned" | "by_ref", 0) => {
                     return self.iter_shape(&mc.receiver, sources)
                 }
+                // `evs.drain(..)`: every member, taken out.
+                ("drain", 1) if matches!(strip(&mc.args[0]), Expr::Range(r) if r.start.is_none() && r.end.is_none()) => {
+                    return self.iter_shape(&mc.receiver, sources)
+                }
                 // `.filter(|e| !e.is_null())`: null members hold no object, so the walk of
                 // the others is the walk of all.
                 ("filter", 1) if is_non_null_test(&mc.args[0]) => {
@@ -170,6 +177,16 @@ impl Lowerer<'_, '_> {
                 }
                 _ => {}
             },
+            // `std::iter::once(&ev)`: that one item.
+            Expr::Call(c)
+                if c.args.len() == 1
+                    && path_segments(&c.func)
+                        .is_some_and(|s| s.last().is_some_and(|l| l == "once")) =>
+            {
+                let v = self.expr(&c.args[0]);
+                sources.push(EachSource::Members(Value::List(vec![v])));
+                return Shape::Member(sources.len() - 1);
+            }
             // `&queues[1..]`: the members from the second on.
             Expr::Index(ix) => {
                 if let Expr::Range(r) = strip(&ix.index) {
@@ -273,6 +290,16 @@ impl Lowerer<'_, '_> {
         body: EachBody,
         collect: bool,
     ) -> Value {
+        // `for e in a.iter().chain(once(&b))`: the walk of `a`, then the walk of the rest.
+        let splits = match body {
+            EachBody::Block(b) => !has_break(b),
+            EachBody::Closure(e) => !has_return(e),
+            EachBody::Fold(..) => false,
+        };
+        if let (Some((first, rest)), false, true) = (chained(iterable), collect, splits) {
+            self.each(first, pat, body, false);
+            return self.each(rest, pat, body, false);
+        }
         let items: Vec<String> = pat_idents(pat).into_iter().map(|(n, _)| n).collect();
         let writes_items = {
             let mut w = ItemWrites {
@@ -413,6 +440,26 @@ fn is_non_null_test(e: &Expr) -> bool {
         && m.args.is_empty()
         && c.inputs.len() == 1
         && matches!(recv, Expr::Path(p) if param.is_some_and(|(n, _)| p.path.is_ident(&n)))
+}
+
+/// The two halves of an iterator chain (`a.iter().chain(b.iter())`, also under `copied`,
+/// `cloned`, `iter`, `into_iter`).
+fn chained(e: &Expr) -> Option<(&Expr, &Expr)> {
+    match strip(e) {
+        Expr::MethodCall(mc) if mc.method == "chain" && mc.args.len() == 1 => {
+            Some((&mc.receiver, &mc.args[0]))
+        }
+        Expr::MethodCall(mc)
+            if mc.args.is_empty()
+                && matches!(
+                    mc.method.to_string().as_str(),
+                    "copied" | "cloned" | "iter" | "into_iter"
+                ) =>
+        {
+            chained(&mc.receiver)
+        }
+        _ => None,
+    }
 }
 
 /// The list of `list.len()`.

@@ -1,7 +1,7 @@
 //! The crate index of a file: its constants, `use` imports, functions, modules and structs, and
 //! how a call's path resolves against them and against the binding tables.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use syn::Expr;
 
@@ -11,12 +11,21 @@ use crate::frontend::bindings::{Api, Bindings};
 use crate::frontend::{Const, Fields};
 use crate::ir::{member_field, members_of, TypeHint};
 
-pub(super) fn collect_consts(items: &[syn::Item], out: &mut HashMap<String, Const>) {
+/// The file's constants with a literal value, and in `elements` those that are one
+/// element's size (`const F: usize = size_of::<f32>()`).
+pub(super) fn collect_consts(
+    items: &[syn::Item],
+    out: &mut HashMap<String, Const>,
+    elements: &mut HashSet<String>,
+) {
     for item in items {
         match item {
             syn::Item::Const(c) => {
                 if let Some(v) = const_value(&c.expr) {
                     out.insert(c.ident.to_string(), v);
+                }
+                if is_size_of(&c.expr) {
+                    elements.insert(c.ident.to_string());
                 }
             }
             syn::Item::Static(s) => {
@@ -26,7 +35,7 @@ pub(super) fn collect_consts(items: &[syn::Item], out: &mut HashMap<String, Cons
             }
             syn::Item::Mod(m) => {
                 if let Some((_, items)) = &m.content {
-                    collect_consts(items, out);
+                    collect_consts(items, out, elements);
                 }
             }
             _ => {}
@@ -176,6 +185,17 @@ pub(super) fn collect_uses(items: &[syn::Item], out: &mut Uses) {
     let mut imports = Imports(out);
     for item in items {
         syn::visit::Visit::visit_item(&mut imports, item);
+    }
+}
+
+/// `size_of::<T>()`, `mem::size_of::<T>()`.
+pub(super) fn is_size_of(e: &Expr) -> bool {
+    match e {
+        Expr::Call(c) if c.args.is_empty() => matches!(&*c.func, Expr::Path(p)
+            if p.path.segments.last().is_some_and(|s| s.ident == "size_of")),
+        Expr::Paren(p) => is_size_of(&p.expr),
+        Expr::Group(g) => is_size_of(&g.expr),
+        _ => false,
     }
 }
 

@@ -44,7 +44,8 @@ use types::{elem_type, hint_from_name, member_hint, type_hint, type_name, STD_TY
 /// the crate.
 pub fn lower_file(file_id: usize, src: &SourceFile, ast: &syn::File, module: &[String]) -> FileIr {
     let mut consts = HashMap::new();
-    collect_consts(&ast.items, &mut consts);
+    let mut element_consts = std::collections::HashSet::new();
+    collect_consts(&ast.items, &mut consts, &mut element_consts);
     let mut uses = Uses::default();
     collect_uses(&ast.items, &mut uses);
     let root = (!module.is_empty()).then(|| module.join("::"));
@@ -67,6 +68,7 @@ pub fn lower_file(file_id: usize, src: &SourceFile, ast: &syn::File, module: &[S
         file: file_id,
         src,
         consts,
+        element_consts,
         uses,
         defined: defs.functions,
         result_methods,
@@ -105,6 +107,8 @@ struct FileCx<'a> {
     file: usize,
     src: &'a SourceFile,
     consts: HashMap<String, Const>,
+    /// Constants that are one element's size (`const F: usize = size_of::<f32>()`).
+    element_consts: std::collections::HashSet<String>,
     uses: Uses,
     /// Functions and methods defined in the file, by qualified name (`helper`, `Halo::step`).
     defined: std::collections::HashSet<String>,

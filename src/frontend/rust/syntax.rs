@@ -176,6 +176,23 @@ pub(super) fn has_return(e: &Expr) -> bool {
     f.0
 }
 
+/// Whether a loop body has a `break` (of any loop in it): a loop split in two would stop
+/// only the half it breaks out of.
+pub(super) fn has_break(b: &syn::Block) -> bool {
+    struct Find(bool);
+    impl<'ast> Visit<'ast> for Find {
+        fn visit_expr_break(&mut self, _: &'ast syn::ExprBreak) {
+            self.0 = true;
+        }
+        fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
+        fn visit_expr_async(&mut self, _: &'ast syn::ExprAsync) {}
+        fn visit_item(&mut self, _: &'ast syn::Item) {}
+    }
+    let mut f = Find(false);
+    f.visit_block(b);
+    f.0
+}
+
 pub(super) fn closure_of(e: &Expr) -> Option<&syn::ExprClosure> {
     match e {
         Expr::Closure(c) => Some(c),
