@@ -420,14 +420,22 @@ impl<'f> Analyzer<'f> {
                 if binds.iter().any(|(p, _)| p.var == h.var))
         });
         // A loop over a constant count (`for (t = 0; t < STEPS; t++)`, too many to unroll)
-        // runs at least once.
-        let counted = sources.iter().any(|s| match s {
-            EachSource::Upto(Value::Int(n)) => *n > 0,
-            EachSource::Range(Value::Int(a), Value::Int(b)) => b > a,
-            _ => false,
-        });
+        // runs that many times; zipped with a walk of a count not known, at least once.
+        let counts: Vec<Option<u64>> = (sources.iter())
+            .map(|s| match s {
+                EachSource::Upto(Value::Int(n)) => Some(*n),
+                EachSource::Range(Value::Int(a), Value::Int(b)) => Some(b.saturating_sub(*a)),
+                _ => None,
+            })
+            .collect();
+        let least = counts.iter().flatten().min().copied().unwrap_or(0);
+        let counted = match counts.iter().all(Option::is_some) {
+            true => least,
+            false => least.min(1),
+        };
         looped.extend(body.iter().cloned());
-        let mut out = self.run_counted_loop(&looped, st, joins_each || counted, &counters)?;
+        let min_passes = counted.max(u64::from(joins_each));
+        let mut out = self.run_counted_loop(&looped, st, min_passes, &counters)?;
         if let Some(d) = dst {
             self.note_collected(d, tail);
             out.env.insert(d.clone(), collected(tail, binds));

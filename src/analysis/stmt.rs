@@ -55,23 +55,25 @@ impl<'f> Analyzer<'f> {
         st: State,
         at_least_once: bool,
     ) -> Option<State> {
-        self.run_counted_loop(body, st, at_least_once, &[])
+        self.run_counted_loop(body, st, u64::from(at_least_once), &[])
     }
 
     /// A loop whose `counters` count up from a constant (`for (t = 0; t < STEPS; t++)`,
     /// too many passes to run one by one): each counter holds its first value in the first
     /// pass and an integer above it in the second, which stands for the later passes, so
     /// that `if (t == 0)` is taken in the first pass only. Where no second pass is run, the
-    /// first stands for every pass and the counter is not known.
+    /// first stands for every pass and the counter is not known. `min_passes`: how many
+    /// passes the loop runs at the least (a constant count), so that a loop of two or more
+    /// passes does not end after its first.
     pub(super) fn run_counted_loop(
         &mut self,
         body: &[Stmt],
         st: State,
-        at_least_once: bool,
+        min_passes: u64,
         counters: &[(Place, u64)],
     ) -> Option<State> {
         let second_in_depth = self.loops.len() < TWO_ITERATION_DEPTH;
-        let entry = (!at_least_once).then(|| st.clone());
+        let entry = (min_passes == 0).then(|| st.clone());
         let st = self.count(st, counters, |from| match second_in_depth {
             true => AVal::Int(from),
             false => AVal::Scalar,
@@ -89,16 +91,31 @@ impl<'f> Analyzer<'f> {
         } else {
             None
         };
-        exits.extend(ends);
-        if let Some(second_in) = second_in.and_then(|s| self.count(s, counters, AVal::Above)) {
-            self.loops.push(LoopCx::default());
-            let second = self.block(body, second_in);
-            let mut cx2 = self.loops.pop().unwrap_or_default();
-            exits.extend(second);
-            exits.append(&mut cx2.continues);
-            exits.append(&mut cx2.breaks);
+        let Some(second_in) = second_in.and_then(|s| self.count(s, counters, AVal::Above)) else {
+            exits.extend(ends);
+            return self.join_all(exits);
+        };
+        self.loops.push(LoopCx::default());
+        let second = self.block(body, second_in);
+        let mut cx2 = self.loops.pop().unwrap_or_default();
+        exits.extend(second);
+        exits.append(&mut cx2.continues);
+        exits.append(&mut cx2.breaks);
+        if min_passes < 2 || ends.is_empty() {
+            exits.extend(ends);
+            return self.join_all(exits);
         }
-        self.join_all(exits)
+        // A loop of two or more passes does not end after its first: the raw events live
+        // at its end are those its real exits leave. What the passes compute (a counter, a
+        // ping-pong index) still joins the first pass's, as the second stands for every
+        // later one.
+        let live = self.join_all(exits.clone()).map(|s| s.live_raw);
+        exits.extend(ends);
+        let mut out = self.join_all(exits)?;
+        if let Some(live) = live {
+            out.live_raw = live;
+        }
+        Some(out)
     }
 
     /// Binds each counter to what `value` gives for its first value, as an assignment does.
@@ -652,6 +669,9 @@ impl<'f> Analyzer<'f> {
             Stmt::Release { events, span } => {
                 self.cur_span = *span;
                 let a = self.released(&mut st, events);
+                if trace::on() {
+                    trace::line(format!("  release {a:?}"));
+                }
                 self.release(&mut st, &a);
             }
             Stmt::Op {

@@ -790,6 +790,7 @@ impl FileCx {
             outs: Outs::default(),
             statuses: HashMap::new(),
             elem_types: HashMap::new(),
+            event_ptrs: HashSet::new(),
             n_params: 0,
             refs: HashMap::new(),
             dims: HashMap::new(),
@@ -912,6 +913,9 @@ struct Lowerer<'c> {
     statuses: HashMap<Var, Outs>,
     /// The element type of each `std::vector` variable (`cl::CommandQueue`).
     elem_types: HashMap<Var, String>,
+    /// Pointers to one event (`cl_event *done`, an event out-parameter): `*done` is an
+    /// event.
+    event_ptrs: HashSet<Var>,
     /// The function's parameters are its first variables.
     n_params: usize,
     /// Local C++ references (`Gpu &g = gpu[d]`): the place each one names.
@@ -1060,6 +1064,9 @@ impl Lowerer<'_> {
     fn type_var(&mut self, v: Var, ty: &str, pointers: usize) {
         if pointers > 1 {
             return;
+        }
+        if pointers == 1 && handle_hint(last_name(ty)) == TypeHint::Event {
+            self.event_ptrs.insert(v);
         }
         if path_segments(ty).last().is_some_and(|l| l == "NDRange") {
             self.range_vars.insert(v);
@@ -2777,6 +2784,14 @@ impl Lowerer<'_> {
             _ => (c, 1),
         };
         let x = strip(x);
+        // `if (*ev)` of a `cl_event *ev`.
+        if x.kind() == "pointer_expression" && x.child(0).is_some_and(|o| self.txt(o) == "*") {
+            let arg = strip(x.child_by_field_name("argument")?);
+            let v = self
+                .lookup(self.txt(arg))
+                .filter(|v| self.event_ptrs.contains(v))?;
+            return (arg.kind() == "identifier").then(|| (Place::var(v), null_arm));
+        }
         if !matches!(
             x.kind(),
             "identifier" | "field_expression" | "subscript_expression"
