@@ -141,10 +141,7 @@ impl<'f> Analyzer<'f> {
                         call: site.call.clone(),
                     })));
                 }
-                match suggestion {
-                    Some(b) => Arg::Buffer(b),
-                    None => Arg::Other,
-                }
+                Arg::Host(id)
             }
             AVal::Scalar | AVal::Int(_) | AVal::Above(_) | AVal::Null => Arg::Other,
             _ => {
@@ -282,6 +279,15 @@ impl<'f> Analyzer<'f> {
         let mut out = Vec::new();
         let mut partial = false;
         for (i, a) in args {
+            let a = match a {
+                Arg::Host(id) => match st.host_buffers.get(&id) {
+                    Some(bufs) if bufs.len() == 1 => {
+                        bufs.iter().next().map_or(Arg::Other, |b| Arg::Buffer(*b))
+                    }
+                    _ => Arg::Other,
+                },
+                a => a,
+            };
             match a {
                 Arg::Buffer(b) => {
                     let param = sig.as_ref().and_then(|s| s.params.get(i as usize));
@@ -306,7 +312,7 @@ impl<'f> Analyzer<'f> {
                     };
                     out.push((b, mode, region.filter(|_| mode == Mode::Write)));
                 }
-                Arg::Other => {}
+                Arg::Other | Arg::Host(_) => {}
                 // Arguments set elsewhere, or one the analysis cannot name: the known ones
                 // still count, and what the launch may touch besides (buffers from outside
                 // or handed to code the analysis does not see) is forgotten.

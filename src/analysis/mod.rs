@@ -142,6 +142,9 @@ enum RoleHint {
 #[derive(Clone, Debug, PartialEq)]
 enum Arg {
     Buffer(ObjId),
+    /// Host data where a buffer is expected (CLM001): at a launch, the buffer the data was
+    /// then uploaded to, where there is exactly one, stands for what was meant.
+    Host(HostId),
     Other,
     Unknown,
 }

@@ -627,6 +627,18 @@ impl<'f> Analyzer<'f> {
                     known.union_with(&st.completed);
                     st.completed.union_with(known);
                 }
+                // Past a barrier another thread may have written the program's global host
+                // data (a master publishing new centres): what it holds is not known.
+                let shared: Vec<HostId> = (st.env.iter())
+                    .filter(|(k, _)| self.vars[k.var].global.is_some())
+                    .filter_map(|(_, v)| match v {
+                        AVal::Host { id, .. } => Some(*id),
+                        _ => None,
+                    })
+                    .collect();
+                for id in shared {
+                    *st.host_version.entry(id).or_insert(0) += 1;
+                }
             }
             Stmt::Break => {
                 if let Some(cx) = self.loops.last_mut() {
