@@ -489,11 +489,20 @@ impl Lowerer<'_, '_> {
             .map_or(whole.end, |a| self.span(spans::expr_end(a)).end + 1)
             .min(whole.end);
         let text = &self.cx.src.text;
-        // Skip the whitespace and the `.` between the receiver and the method.
+        // Skip the whitespace, comments and the `.` between the receiver and the method
+        // (`.set_arg(&a) // the input` on the line before).
         let skip = text.get(start..end).map_or(0, |t| {
-            t.len()
-                - t.trim_start_matches(|c: char| c.is_whitespace() || c == '.')
-                    .len()
+            let mut rest = t;
+            loop {
+                let trimmed = rest.trim_start_matches(|c: char| c.is_whitespace() || c == '.');
+                rest = if let Some(c) = trimmed.strip_prefix("//") {
+                    c.find('\n').map_or("", |n| &c[n..])
+                } else if let Some(c) = trimmed.strip_prefix("/*") {
+                    c.find("*/").map_or("", |n| &c[n + 2..])
+                } else {
+                    break t.len() - trimmed.len();
+                };
+            }
         });
         Span {
             file: whole.file,
