@@ -533,6 +533,8 @@ pub enum Stmt {
         index_at: Option<Place>,
         name: Option<String>,
         value: Value,
+        /// The bytes the argument passes, where its type or `arg_size` says.
+        size: Option<u64>,
         arg: ArgSpan,
         span: Span,
     },
@@ -540,6 +542,7 @@ pub enum Stmt {
     LaunchArg {
         launch: Value,
         value: Value,
+        size: Option<u64>,
         arg: ArgSpan,
         span: Span,
     },
@@ -798,6 +801,11 @@ pub fn place_name(vars: &[VarInfo], place: &Place) -> String {
     s
 }
 
+/// A kernel argument's size as `debug ir` shows it: ` (4 bytes)`, or nothing.
+fn bytes(size: Option<u64>) -> String {
+    size.map_or(String::new(), |n| format!(" ({n} bytes)"))
+}
+
 /// Prints values and statements for `debug ir`, naming places by their variables.
 pub struct Show<'a, T: ?Sized>(pub &'a Function, pub &'a T);
 
@@ -953,6 +961,7 @@ fn write_stmt(f: &mut fmt::Formatter<'_>, func: &Function, s: &Stmt, depth: usiz
             index_at,
             name,
             value,
+            size,
             ..
         } => {
             let idx = match (index, name, index_at) {
@@ -963,17 +972,24 @@ fn write_stmt(f: &mut fmt::Formatter<'_>, func: &Function, s: &Stmt, depth: usiz
             };
             writeln!(
                 f,
-                "{pad}set_arg {}[{idx}] = {}",
+                "{pad}set_arg {}[{idx}] = {}{}",
                 Show(func, kernel),
-                Show(func, value)
+                Show(func, value),
+                bytes(*size)
             )
         }
-        Stmt::LaunchArg { launch, value, .. } => {
+        Stmt::LaunchArg {
+            launch,
+            value,
+            size,
+            ..
+        } => {
             writeln!(
                 f,
-                "{pad}launch_arg {} += {}",
+                "{pad}launch_arg {} += {}{}",
                 Show(func, launch),
-                Show(func, value)
+                Show(func, value),
+                bytes(*size)
             )
         }
         Stmt::LaunchWait { launch, events } => {

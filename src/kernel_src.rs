@@ -40,6 +40,14 @@ pub struct Param {
 }
 
 impl Param {
+    /// The bytes of the parameter's type where the kernel takes a scalar or vector by
+    /// value (`const float`: 4, `uint4`: 16): the size `clSetKernelArg` must be given.
+    pub fn value_size(&self) -> Option<u64> {
+        (!self.pointer && !self.image_or_pipe)
+            .then(|| type_size(&self.decl))
+            .flatten()
+    }
+
     /// Whether the argument must be a memory object: a buffer for a `__global` or `__constant`
     /// pointer, an image for an `image*_t`, a pipe for a `pipe` (OpenCL C 3.0, 6.3.2: kernel
     /// arguments; `clSetKernelArg` takes a `cl_mem` for each).
@@ -47,6 +55,46 @@ impl Param {
         self.image_or_pipe
             || self.pointer && matches!(self.space, AddrSpace::Global | AddrSpace::Constant)
     }
+}
+
+/// The size of a kernel parameter's OpenCL C type as declared (`const float`, `uint`,
+/// `float4`), where it is a scalar or vector type a kernel may take by value.
+fn type_size(decl: &str) -> Option<u64> {
+    let words: Vec<&str> = decl
+        .split_whitespace()
+        .filter(|w| {
+            !matches!(
+                *w,
+                "const" | "volatile" | "__private" | "private" | "restrict"
+            )
+        })
+        .collect();
+    let name = match words.as_slice() {
+        ["unsigned", "char"] => "uchar",
+        ["unsigned", "short"] => "ushort",
+        ["unsigned"] | ["unsigned", "int"] => "uint",
+        ["unsigned", "long"] => "ulong",
+        [one] => one,
+        _ => return None,
+    };
+    let digits = name.trim_start_matches(|c: char| c.is_ascii_alphabetic());
+    let base = &name[..name.len() - digits.len()];
+    let elem = match base {
+        "char" | "uchar" => 1,
+        "short" | "ushort" | "half" => 2,
+        "int" | "uint" | "float" => 4,
+        "long" | "ulong" | "double" => 8,
+        _ => return None,
+    };
+    let lanes = match digits {
+        "" => 1,
+        "2" => 2,
+        "3" | "4" => 4,
+        "8" => 8,
+        "16" => 16,
+        _ => return None,
+    };
+    Some(elem * lanes)
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -471,6 +519,19 @@ fn call_of(body: &[Tok], i: usize) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn by_value_sizes() {
+        assert_eq!(type_size("const float"), Some(4));
+        assert_eq!(type_size("uint"), Some(4));
+        assert_eq!(type_size("unsigned int"), Some(4));
+        assert_eq!(type_size("const double"), Some(8));
+        assert_eq!(type_size("float3"), Some(16));
+        assert_eq!(type_size("ulong"), Some(8));
+        assert_eq!(type_size("sampler_t"), None);
+        assert_eq!(type_size("size_t"), None);
+        assert_eq!(type_size("struct params"), None);
+    }
 
     #[test]
     fn writes_offset_by_a_value_parameter_are_a_region() {

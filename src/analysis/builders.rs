@@ -433,6 +433,7 @@ impl<'f> Analyzer<'f> {
                 let site = SetSite {
                     span: aspan.span,
                     call: None,
+                    size: None,
                 };
                 let a = self.classify_arg(st, kernel, index, &value, &aspan, &site);
                 if a == Arg::Unknown {

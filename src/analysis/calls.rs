@@ -137,6 +137,7 @@ fn shift_stmt(s: &Stmt, by: usize) -> Stmt {
             index_at,
             name,
             value,
+            size,
             arg,
             span,
         } => Stmt::SetArg {
@@ -145,17 +146,20 @@ fn shift_stmt(s: &Stmt, by: usize) -> Stmt {
             index_at: index_at.as_ref().map(pl),
             name: name.clone(),
             value: v(value),
+            size: *size,
             arg: arg.clone(),
             span: *span,
         },
         Stmt::LaunchArg {
             launch,
             value,
+            size,
             arg,
             span,
         } => Stmt::LaunchArg {
             launch: v(launch),
             value: v(value),
+            size: *size,
             arg: arg.clone(),
             span: *span,
         },

@@ -64,6 +64,13 @@ pub enum Mismatch {
     ScalarForPointer { param: String, decl: String },
     /// A buffer for a `__local` pointer, whose argument is a size and a null value.
     BufferForLocal { param: String, decl: String },
+    /// A value of `size` bytes for a parameter taken by value of `expected` bytes.
+    ScalarSize {
+        param: String,
+        decl: String,
+        size: u64,
+        expected: u64,
+    },
 }
 
 /// How a command uses a buffer, for messages.

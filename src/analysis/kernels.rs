@@ -82,6 +82,8 @@ impl Kernels {
 pub(super) struct SetSite {
     pub(super) span: Span,
     pub(super) call: Option<(Span, String)>,
+    /// The bytes the argument passes, where known.
+    pub(super) size: Option<u64>,
 }
 
 impl SetSite {
@@ -183,7 +185,19 @@ impl<'f> Analyzer<'f> {
                         decl: p.decl.clone(),
                     })
                 }
-                _ => None,
+                // A value of another size than the type the kernel takes by value:
+                // `CL_INVALID_ARG_SIZE` (OpenCL 3.0, `clSetKernelArg`).
+                _ => match (site.size, p.value_size()) {
+                    (Some(size), Some(expected)) if size != expected => {
+                        Some(Mismatch::ScalarSize {
+                            param: p.name.clone(),
+                            decl: p.decl.clone(),
+                            size,
+                            expected,
+                        })
+                    }
+                    _ => None,
+                },
             },
         };
         if let Some(problem) = problem {

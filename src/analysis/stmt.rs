@@ -353,6 +353,7 @@ impl<'f> Analyzer<'f> {
                 index_at,
                 name: arg_name,
                 value,
+                size,
                 arg,
                 span,
             } => {
@@ -362,7 +363,11 @@ impl<'f> Analyzer<'f> {
                     .filter(|p| self.callee_params.contains(&p.var))
                     .and_then(|_| self.frame_sites.get(&self.frame()))
                     .map(|(_, call, callee)| (*call, callee.clone()));
-                let site = SetSite { span: *span, call };
+                let site = SetSite {
+                    span: *span,
+                    call,
+                    size: *size,
+                };
                 // An index a local holds: the constant it holds (a helper's parameter).
                 let index = &match (index, index_at) {
                     (None, Some(p)) => match self.resolve(&mut st, p, None) {
@@ -414,6 +419,7 @@ impl<'f> Analyzer<'f> {
             Stmt::LaunchArg {
                 launch,
                 value,
+                size,
                 arg,
                 span,
             } => {
@@ -425,6 +431,7 @@ impl<'f> Analyzer<'f> {
                         let site = SetSite {
                             span: *span,
                             call: None,
+                            size: *size,
                         };
                         let a = self.classify_arg(&mut st, k, index, value, arg, &site);
                         if let Some(ls) = st.launches.get_mut(&l) {

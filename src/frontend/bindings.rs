@@ -39,6 +39,8 @@ pub enum Role {
     KernelName,
     ArgIndex,
     ArgValue,
+    /// `arg_size` of `clSetKernelArg`: the bytes the argument passes.
+    ArgSize,
     Blocking,
     Offset,
     /// A copy's offsets in its source and its destination.
@@ -242,6 +244,7 @@ fn parse_role(s: &str) -> Result<Role, String> {
         "kernel_name" => Role::KernelName,
         "arg_index" => Role::ArgIndex,
         "arg_value" => Role::ArgValue,
+        "arg_size" => Role::ArgSize,
         "blocking" => Role::Blocking,
         "offset" => Role::Offset,
         "src_offset" => Role::SrcOffset,

@@ -7,6 +7,7 @@
 pub mod bindings;
 pub mod clike;
 pub mod rust;
+pub mod sizes;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};

@@ -47,6 +47,11 @@ fn check(fact: &Fact, _: Spelling) -> Option<Finding> {
             format!("`{}` is not a buffer object", arg.text),
             format!("pass the buffer that `{param}` points into"),
         ),
+        Mismatch::ScalarSize { param, decl, size, expected } => (
+            format!("argument {index} of `{kernel}` passes {size} bytes, but parameter `{param}` is `{decl}`, {expected} bytes"),
+            format!("{size} bytes are passed here"),
+            format!("pass a value of the type of `{param}` ({expected} bytes): `clSetKernelArg` fails with `CL_INVALID_ARG_SIZE`"),
+        ),
     };
     let mut f = RULE.finding(
         message,

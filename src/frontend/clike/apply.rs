@@ -373,12 +373,14 @@ impl Lowerer<'_> {
                         },
                     ),
                 };
+                let size = self.arg_bytes(role_arg(Role::ArgSize), role_arg(Role::ArgValue));
                 self.out.push(Stmt::SetArg {
                     kernel,
                     index,
                     index_at,
                     name: None,
                     value,
+                    size,
                     arg,
                     span,
                 });

@@ -60,6 +60,7 @@ impl Lowerer<'_> {
                 index_at: None,
                 name: None,
                 value,
+                size: None,
                 arg,
                 span,
             });

@@ -26,6 +26,7 @@ use tree_sitter::{Node, Parser, Tree};
 
 use super::Lang;
 use crate::frontend::bindings::{Bindings, Role};
+use crate::frontend::sizes::c_type_size;
 use crate::frontend::{list_or_host, Const, Fields, FileIr};
 use crate::ir::*;
 use crate::source::SourceFile;
@@ -791,6 +792,7 @@ impl FileCx {
             statuses: HashMap::new(),
             elem_types: HashMap::new(),
             event_ptrs: HashSet::new(),
+            scalar_sizes: HashMap::new(),
             n_params: 0,
             refs: HashMap::new(),
             dims: HashMap::new(),
@@ -837,6 +839,9 @@ impl FileCx {
                 let name = l.txt(name).to_string();
                 let hint = declared_hint(&l.cx.real_type(&ty), shape.array, shape.pointers);
                 let v = l.bind(&name, hint);
+                if shape.array.is_none() && shape.pointers == 0 {
+                    l.note_scalar_type(v, &ty);
+                }
                 l.type_var(v, &ty, shape.pointers);
                 l.type_members(v, &ty, shape.array, shape.pointers);
                 if shape.reference {
@@ -916,6 +921,9 @@ struct Lowerer<'c> {
     /// Pointers to one event (`cl_event *done`, an event out-parameter): `*done` is an
     /// event.
     event_ptrs: HashSet<Var>,
+    /// The size in bytes of each variable declared with a host scalar type (`size_t dim`:
+    /// 8): what `setArg(i, dim)` and `sizeof(dim)` pass.
+    scalar_sizes: HashMap<Var, u64>,
     /// The function's parameters are its first variables.
     n_params: usize,
     /// Local C++ references (`Gpu &g = gpu[d]`): the place each one names.
@@ -1058,6 +1066,61 @@ impl Lowerer<'_> {
     fn type_members(&mut self, v: Var, ty: &str, array: Option<Option<u64>>, pointers: usize) {
         if let Some(h) = member_hint(&self.cx.real_type(ty), array, pointers) {
             self.vars[v].fields.push((members_of(""), h));
+        }
+    }
+
+    fn note_scalar_type(&mut self, v: Var, ty: &str) {
+        if let Some(n) = c_type_size(&self.cx.real_type(ty)) {
+            self.scalar_sizes.insert(v, n);
+        }
+    }
+
+    /// The bytes a kernel argument passes: `sizeof(T)` or `sizeof(x)` given as its size,
+    /// else the type of the value itself (`kernel.setArg(4, count[d])`).
+    fn arg_bytes(&self, size: Option<Node<'_>>, value: Option<Node<'_>>) -> Option<u64> {
+        match size {
+            Some(s) => {
+                let s = strip(s);
+                if s.kind() != "sizeof_expression" {
+                    return None;
+                }
+                match s.child_by_field_name("type") {
+                    Some(t) => c_type_size(&self.cx.real_type(self.txt(t))),
+                    None => self.value_bytes(s.child_by_field_name("value")?),
+                }
+            }
+            None => self.value_bytes(value?),
+        }
+    }
+
+    /// The bytes of a value's type, where its declaration or its literal says.
+    fn value_bytes(&self, n: Node<'_>) -> Option<u64> {
+        let n = strip(n);
+        match n.kind() {
+            "identifier" => self.scalar_sizes.get(&self.lookup(self.txt(n))?).copied(),
+            // `count[d]` of a `std::vector<size_t>`.
+            "subscript_expression" => {
+                let base = strip(n.child_by_field_name("argument")?);
+                let v = self.lookup(self.txt(base))?;
+                c_type_size(&self.cx.real_type(self.elem_types.get(&v)?))
+            }
+            "number_literal" => {
+                let t = self.txt(n).to_ascii_lowercase();
+                let hex = t.starts_with("0x");
+                if !hex && (t.contains('.') || t.contains('e')) {
+                    return Some(if t.ends_with('f') { 4 } else { 8 });
+                }
+                let suffix = t.trim_start_matches(|c: char| c.is_ascii_hexdigit() || c == 'x');
+                match suffix {
+                    "" | "u" => Some(4),
+                    "ll" | "ull" | "llu" => Some(8),
+                    _ => None,
+                }
+            }
+            "cast_expression" => {
+                c_type_size(&self.cx.real_type(self.txt(n.child_by_field_name("type")?)))
+            }
+            _ => None,
         }
     }
 
@@ -2070,6 +2133,9 @@ impl Lowerer<'_> {
         });
         let v = self.bind(&name, declared_hint(&self.cx.real_type(ty), None, 0));
         self.type_var(v, ty, 0);
+        if let Some(e) = vector_elem(ty) {
+            self.elem_types.insert(v, e.to_string());
+        }
         self.out.push(Stmt::Assign {
             dst: Place::var(v),
             value,
@@ -2125,6 +2191,9 @@ impl Lowerer<'_> {
                 (v, _) => v,
             };
             let v = self.bind(&name, hint);
+            if shape.array.is_none() && shape.pointers == 0 {
+                self.note_scalar_type(v, &ty);
+            }
             if let Some(body) = shape.init.and_then(|i| self.lambda_body(i)) {
                 self.lambdas.insert(v, body);
             }

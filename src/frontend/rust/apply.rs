@@ -4,8 +4,10 @@
 use syn::Expr;
 
 use super::syntax::{expr_idents, int_lit, mentions_any, path_segments, strip};
+use super::types::type_name;
 use super::Lowerer;
 use crate::frontend::bindings::{Api, Effect, NewKind, Role};
+use crate::frontend::sizes::rust_type_size;
 use crate::ir::*;
 
 /// The out-of-order queue property, as each binding spells it (ocl-core: the constant, the
@@ -385,12 +387,14 @@ impl Lowerer<'_, '_> {
                         },
                     ),
                 };
+                let size = self.arg_bytes(role_arg(Role::ArgSize), role_arg(Role::ArgValue));
                 self.out.push(Stmt::SetArg {
                     kernel,
                     index,
                     index_at,
                     name,
                     value,
+                    size,
                     arg,
                     span,
                 });
@@ -410,9 +414,11 @@ impl Lowerer<'_, '_> {
                         },
                     ),
                 };
+                let size = role_arg(Role::ArgValue).and_then(|e| self.value_bytes(e));
                 self.out.push(Stmt::LaunchArg {
                     launch: launch.clone(),
                     value,
+                    size,
                     arg,
                     span,
                 });
@@ -486,6 +492,66 @@ impl Lowerer<'_, '_> {
                 });
                 Value::Place(Place::var(t))
             }
+        }
+    }
+}
+
+impl Lowerer<'_, '_> {
+    /// The bytes a kernel argument passes: `size_of::<T>()` or `size_of_val(&x)` given as
+    /// its size, else the type of the value (`set_arg(&n)` of `n: u32`).
+    pub(super) fn arg_bytes(&self, size: Option<&Expr>, value: Option<&Expr>) -> Option<u64> {
+        let Some(size) = size else {
+            return self.value_bytes(value?);
+        };
+        let Expr::Call(c) = strip(size) else {
+            return None;
+        };
+        let Expr::Path(p) = &*c.func else {
+            return None;
+        };
+        let last = p.path.segments.last()?;
+        match (
+            last.ident.to_string().as_str(),
+            &last.arguments,
+            c.args.len(),
+        ) {
+            ("size_of", syn::PathArguments::AngleBracketed(a), 0) => match a.args.first()? {
+                syn::GenericArgument::Type(t) => type_name(t).as_deref().and_then(rust_type_size),
+                _ => None,
+            },
+            ("size_of_val", _, 1) => self.value_bytes(&c.args[0]),
+            _ => None,
+        }
+    }
+
+    /// The bytes of a value's type, where a declaration, a cast or a literal says.
+    pub(super) fn value_bytes(&self, e: &Expr) -> Option<u64> {
+        match e {
+            Expr::Reference(r) => self.value_bytes(&r.expr),
+            Expr::Paren(p) => self.value_bytes(&p.expr),
+            Expr::Group(g) => self.value_bytes(&g.expr),
+            Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => self.value_bytes(&u.expr),
+            Expr::Cast(c) => type_name(&c.ty).as_deref().and_then(rust_type_size),
+            // An integer literal without a suffix is an `i32`, a float one an `f64`.
+            Expr::Lit(l) => match &l.lit {
+                syn::Lit::Int(i) if i.suffix().is_empty() => Some(4),
+                syn::Lit::Int(i) => rust_type_size(i.suffix()),
+                syn::Lit::Float(f) if f.suffix().is_empty() => Some(8),
+                syn::Lit::Float(f) => rust_type_size(f.suffix()),
+                syn::Lit::Bool(_) => Some(1),
+                _ => None,
+            },
+            Expr::Path(p) if p.qself.is_none() => {
+                let name = p.path.segments.last()?.ident.to_string();
+                if p.path.segments.len() == 1 {
+                    if let Some(v) = self.lookup(&name) {
+                        return self.scalar_sizes.get(&v).copied();
+                    }
+                }
+                self.cx.const_sizes.get(&name).copied()
+            }
+            Expr::MethodCall(m) if m.method == "len" && m.args.is_empty() => Some(8),
+            _ => None,
         }
     }
 }

@@ -8,6 +8,7 @@ use syn::Expr;
 use super::types::{elem_type, member_hint, type_hint, type_name};
 use super::Lowerer;
 use crate::frontend::bindings::{Api, Bindings};
+use crate::frontend::sizes::rust_type_size;
 use crate::frontend::{Const, Fields};
 use crate::ir::{member_field, members_of, TypeHint};
 
@@ -17,10 +18,14 @@ pub(super) fn collect_consts(
     items: &[syn::Item],
     out: &mut HashMap<String, Const>,
     elements: &mut HashSet<String>,
+    sizes: &mut HashMap<String, u64>,
 ) {
     for item in items {
         match item {
             syn::Item::Const(c) => {
+                if let Some(n) = type_name(&c.ty).as_deref().and_then(rust_type_size) {
+                    sizes.insert(c.ident.to_string(), n);
+                }
                 if let Some(v) = const_value(&c.expr) {
                     out.insert(c.ident.to_string(), v);
                 }
@@ -35,7 +40,7 @@ pub(super) fn collect_consts(
             }
             syn::Item::Mod(m) => {
                 if let Some((_, items)) = &m.content {
-                    collect_consts(items, out, elements);
+                    collect_consts(items, out, elements, sizes);
                 }
             }
             _ => {}

@@ -31,6 +31,7 @@ use std::collections::{HashMap, HashSet};
 
 use syn::Expr;
 
+use super::sizes::rust_type_size;
 use super::{Const, Fields, FileIr};
 use crate::ir::*;
 use crate::source::SourceFile;
@@ -45,7 +46,13 @@ use types::{elem_type, hint_from_name, member_hint, type_hint, type_name, STD_TY
 pub fn lower_file(file_id: usize, src: &SourceFile, ast: &syn::File, module: &[String]) -> FileIr {
     let mut consts = HashMap::new();
     let mut element_consts = std::collections::HashSet::new();
-    collect_consts(&ast.items, &mut consts, &mut element_consts);
+    let mut const_sizes = HashMap::new();
+    collect_consts(
+        &ast.items,
+        &mut consts,
+        &mut element_consts,
+        &mut const_sizes,
+    );
     let mut uses = Uses::default();
     collect_uses(&ast.items, &mut uses);
     let root = (!module.is_empty()).then(|| module.join("::"));
@@ -68,6 +75,7 @@ pub fn lower_file(file_id: usize, src: &SourceFile, ast: &syn::File, module: &[S
         file: file_id,
         src,
         consts,
+        const_sizes,
         element_consts,
         uses,
         defined: defs.functions,
@@ -107,6 +115,8 @@ struct FileCx<'a> {
     file: usize,
     src: &'a SourceFile,
     consts: HashMap<String, Const>,
+    /// The size in bytes of each constant of a scalar type (`const ALPHA: f32`).
+    const_sizes: HashMap<String, u64>,
     /// Constants that are one element's size (`const F: usize = size_of::<f32>()`).
     element_consts: std::collections::HashSet<String>,
     uses: Uses,
@@ -223,6 +233,7 @@ impl FileCx<'_> {
             borrows: Vec::new(),
             inline_budget: 0,
             mapped: std::collections::HashSet::new(),
+            scalar_sizes: HashMap::new(),
             struct_of: HashMap::new(),
             members_struct: HashMap::new(),
             ranges: HashSet::new(),
@@ -266,9 +277,13 @@ impl FileCx<'_> {
                         .and_then(|e| lw.cx.structs.get(e))
                         .cloned();
                     let members = member_hint(&pt.ty);
+                    let bytes = ty.as_deref().and_then(rust_type_size);
                     for (ident, _) in pat_idents(&pt.pat) {
                         let v = lw.bind(&ident, hint);
                         lw.type_var(v, ty.clone());
+                        if let Some(n) = bytes {
+                            lw.scalar_sizes.insert(v, n);
+                        }
                         if let Some(fields) = &member_fields {
                             lw.vars[v].fields.clone_from(fields);
                         }
@@ -344,6 +359,9 @@ struct Lowerer<'c, 'a> {
     inline_budget: usize,
     /// Temporaries holding what a `map` over a list yields, one value per member.
     mapped: std::collections::HashSet<Var>,
+    /// The size in bytes of each local of a known scalar type (`n: u32`, `let n = c.len()`):
+    /// what `set_arg(&n)` passes.
+    scalar_sizes: HashMap<Var, u64>,
     /// Variables whose type is a struct of the crate, by the struct's name.
     struct_of: HashMap<Var, String>,
     /// Lists whose members a constructor of a struct of the crate made, by that struct

@@ -7,8 +7,9 @@ use syn::{Expr, Pat, Stmt as SynStmt};
 
 use super::apply::OUT_OF_ORDER;
 use super::syntax::{int_lit, mentions_any, pat_idents, pat_type, strip, strip_pat_type};
-use super::types::{constructed_type, unwrapped};
+use super::types::{constructed_type, type_name, unwrapped};
 use super::{spans, Lowerer};
+use crate::frontend::sizes::rust_type_size;
 use crate::ir::*;
 
 impl Lowerer<'_, '_> {
@@ -93,7 +94,16 @@ impl Lowerer<'_, '_> {
                     (_, v) => v,
                 };
                 let value_of_init = value.clone();
+                let bytes = match pat_type(&l.pat) {
+                    Some(t) => type_name(t).as_deref().and_then(rust_type_size),
+                    None => l.init.as_ref().and_then(|i| self.value_bytes(&i.expr)),
+                };
                 self.let_pattern(&l.pat, value, span);
+                if let (Some(n), Pat::Ident(pi)) = (bytes, strip_pat_type(&l.pat)) {
+                    if let Some(v) = self.lookup(&pi.ident.to_string()) {
+                        self.scalar_sizes.insert(v, n);
+                    }
+                }
                 if let Pat::Ident(pi) = strip_pat_type(&l.pat) {
                     if let Some(v) = self.lookup(&pi.ident.to_string()) {
                         self.note_status(v, outs);
