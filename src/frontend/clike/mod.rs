@@ -232,6 +232,7 @@ pub fn lower_file(file_id: usize, src: &SourceFile, lang: Lang) -> Result<FileIr
         text: text.clone(),
         consts: HashMap::new(),
         exiting_macros: HashSet::new(),
+        value_macros: HashSet::new(),
         defined: HashSet::new(),
         indexed: HashSet::new(),
         structs: HashMap::new(),
@@ -335,6 +336,9 @@ struct FileCx {
     /// Function-like macros whose body returns (`#define FAIL(..) do { ..; return NULL; }
     /// while (0)`).
     exiting_macros: HashSet<String>,
+    /// Function-like macros of one parameter that check and give its value
+    /// (`#define CL_CHECK_ERR(e) ({ .. __typeof__(e) _ret = e; .. _ret; })`).
+    value_macros: HashSet<String>,
     /// Functions and methods (`Class::method`) defined in the file.
     defined: HashSet<String>,
     /// The parameters, by position, that a defined function's body indexes (`ev[1]`).
@@ -410,7 +414,7 @@ impl FileCx {
                     ) {
                         // Only a body that returns on every path: no test in it
                         // (`if ((cmd) != CL_SUCCESS) { ..; return ..; }` returns on failure).
-                        let body = self.txt(value);
+                        let body = self.txt(value).to_string();
                         let words: Vec<&str> = (body
                             .split(|ch: char| !ch.is_ascii_alphanumeric() && ch != '_'))
                         .filter(|w| !w.is_empty())
@@ -424,6 +428,15 @@ impl FileCx {
                         });
                         if words.contains(&"return") && !tests && !body.contains('?') {
                             self.exiting_macros.insert(self.txt(name).to_string());
+                        }
+                        let params: Vec<String> = c
+                            .child_by_field_name("parameters")
+                            .map(|p| named(p).iter().map(|x| self.txt(*x).to_string()).collect())
+                            .unwrap_or_default();
+                        if let [param] = params.as_slice() {
+                            if gives_param(&body, param) {
+                                self.value_macros.insert(self.txt(name).to_string());
+                            }
                         }
                     }
                 }
@@ -3014,6 +3027,12 @@ impl Lowerer<'_> {
         let Some(func) = n.child_by_field_name("function") else {
             return self.unknown_call(None, &args, span);
         };
+        // `CL_CHECK_ERR(clCreateBuffer(..))`: the value of the call it checks.
+        if let ([arg], "identifier") = (args.as_slice(), func.kind()) {
+            if self.cx.value_macros.contains(self.txt(func)) {
+                return self.expr(*arg);
+            }
+        }
         let b = self.cx_bindings();
         if func.kind() == "field_expression" {
             let recv = func.child_by_field_name("argument");
@@ -3543,6 +3562,29 @@ fn element_base(p: &Place) -> Option<Place> {
 }
 
 /// The element type of a `std::vector<T>` type: `T`.
+/// Whether a macro body gives the value of its parameter: `(e)`, or a statement
+/// expression that keeps it in a local and ends with that local
+/// (`({ .. __typeof__(e) _ret = e; if (..) abort(); _ret; })`).
+fn gives_param(body: &str, param: &str) -> bool {
+    let body: String = (body.split_whitespace())
+        .filter(|w| *w != "\\")
+        .collect::<Vec<_>>()
+        .join(" ");
+    if body == format!("({param})") || body == param {
+        return true;
+    }
+    let Some(inner) = body.strip_prefix("({").and_then(|b| b.strip_suffix("})")) else {
+        return false;
+    };
+    let Some(last) = inner.trim().strip_suffix(';') else {
+        return false;
+    };
+    let local = (last.rsplit([';', '{', '}']).next()).unwrap_or("").trim();
+    !local.is_empty()
+        && local.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && inner.contains(&format!("{local} = {param};"))
+}
+
 fn vector_elem(ty: &str) -> Option<&str> {
     let ty = ty.trim().trim_start_matches("const ").trim();
     let inner = ty
@@ -3609,6 +3651,18 @@ fn path_segments(path: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn value_macros_give_their_parameter() {
+        let check_err = "({ \\\n cl_int _err = CL_INVALID_VALUE; \\\n \
+            __typeof__(_expr) _ret = _expr; \\\n if (_err != CL_SUCCESS) { abort(); } \\\n \
+            _ret; \\\n })";
+        assert!(gives_param(check_err, "_expr"));
+        assert!(gives_param("(x)", "x"));
+        assert!(!gives_param("({ int r = x; r + 1; })", "x"));
+        assert!(!gives_param("({ int r = y; r; })", "x"));
+        assert!(!gives_param("do { check(x); } while (0)", "x"));
+    }
 
     #[test]
     fn the_tables_parse() {
