@@ -41,6 +41,8 @@ pub enum Role {
     ArgValue,
     /// `arg_size` of `clSetKernelArg`: the bytes the argument passes.
     ArgSize,
+    /// `num_mem_objects` of a pointer-and-count list of buffers.
+    BufferCount,
     Blocking,
     Offset,
     /// A copy's offsets in its source and its destination.
@@ -245,6 +247,7 @@ fn parse_role(s: &str) -> Result<Role, String> {
         "arg_index" => Role::ArgIndex,
         "arg_value" => Role::ArgValue,
         "arg_size" => Role::ArgSize,
+        "buffer_count" => Role::BufferCount,
         "blocking" => Role::Blocking,
         "offset" => Role::Offset,
         "src_offset" => Role::SrcOffset,

@@ -55,6 +55,33 @@ impl Lowerer<'_> {
     /// `n` elements of an array of events (`3, deps`: `deps[0]`, `deps[1]`, `deps[2]`), or
     /// `n` elements from a constant index (`2, &ev[1]`: `ev[1]`, `ev[2]`). A pointer into an
     /// array with a count not known, or from an index not known, names events not known.
+    /// The buffers of a pointer-and-count object list: `n` members of an array of `cl_mem`
+    /// from its start (`2, d_grid`) or from a constant index (`2, &parts[1]`); else what the
+    /// pointer names.
+    fn mem_elems(&self, ptr: &Value, count: Option<Node<'_>>) -> Vec<Value> {
+        let count = count
+            .and_then(|c| self.int_lit(c))
+            .filter(|n| (2..=MAX_WAIT_ELEMS).contains(n));
+        let (Value::Place(p), Some(n)) = (ptr, count) else {
+            return vec![ptr.clone()];
+        };
+        let array = p.proj.is_empty()
+            && (self.vars[p.var].fields.iter())
+                .any(|(f, h)| *f == members_of("") && *h == TypeHint::Buffer);
+        let (base, from) = match p.proj.split_last() {
+            _ if array => (p.proj.as_slice(), 0),
+            Some((Proj::Index(j), base)) => (base, *j),
+            _ => return vec![Value::Unknown],
+        };
+        (from..from + n)
+            .map(|j| {
+                let mut proj = base.to_vec();
+                proj.push(Proj::Index(j));
+                Value::Place(Place { var: p.var, proj })
+            })
+            .collect()
+    }
+
     fn wait_elems(&self, ptr: &Value, count: Option<Node<'_>>) -> Vec<Value> {
         let count = count.and_then(|c| self.int_lit(c));
         let Value::Place(p) = ptr else {
@@ -182,7 +209,7 @@ impl Lowerer<'_> {
                         Role::Buffers(_) => {
                             let items = match &vals[i] {
                                 Value::List(items) => items.clone(),
-                                v => vec![v.clone()],
+                                v => self.mem_elems(v, role_arg(Role::BufferCount)),
                             };
                             buffers.extend(items.into_iter().map(|b| BufferUse {
                                 buffer: b,
