@@ -136,8 +136,9 @@ impl Lowerer<'_, '_> {
             {
                 return recv;
             }
+            // Only the error changes (`.map_err(|e| ..)`, `.map_err(Error::Cl)`).
             ("map_err" | "with_context" | "wrap_err_with" | "inspect_err", 1)
-                if closure_of(args[0]).is_some() =>
+                if closure_of(args[0]).is_some() || matches!(strip(args[0]), Expr::Path(_)) =>
             {
                 return recv;
             }
