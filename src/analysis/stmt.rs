@@ -113,7 +113,8 @@ impl<'f> Analyzer<'f> {
         exits.extend(ends);
         let mut out = self.join_all(exits)?;
         if let Some(live) = live {
-            out.live_raw = live;
+            // Less those whose list the join no longer knows (`State::join`).
+            out.live_raw = live.intersection(&out.live_raw).copied().collect();
         }
         Some(out)
     }
@@ -458,12 +459,20 @@ impl<'f> Analyzer<'f> {
             }
             Stmt::Push { list, item } => {
                 let v = self.eval(&mut st, item, None, "item");
-                self.hand_on(&mut st, &v);
-                // A list that grows is one whose members are released together, however
-                // many it holds: so are those it was made with (`vec![gate]`).
-                if let Some(AVal::List(items)) = st.env.get(list) {
-                    let items = AVal::List(items.clone());
-                    self.hand_on(&mut st, &items);
+                // Raw events pushed into a list the function made keep their owner: the
+                // function, until it releases the list's members or hands the list on. A
+                // list from elsewhere (a parameter, a field) takes them over, and so do
+                // the members it was made with (`vec![gate]`), released together.
+                let own = list.proj.is_empty()
+                    && !self.callee_params.contains(&list.var)
+                    && self.vars[list.var].global.is_none()
+                    && matches!(st.env.get(list), Some(AVal::List(_)));
+                if !own {
+                    self.hand_on(&mut st, &v);
+                    if let Some(AVal::List(items)) = st.env.get(list) {
+                        let items = AVal::List(items.clone());
+                        self.hand_on(&mut st, &items);
+                    }
                 }
                 match st.env.get_mut(list) {
                     Some(AVal::List(items)) => items.push(v),
