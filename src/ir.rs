@@ -52,6 +52,9 @@ pub enum Proj {
     /// `x.last()`: the last member where the analysis knows the list's members, else some
     /// member.
     Last,
+    /// `x[self.cur]`: the member at the integer another place holds, where the analysis
+    /// knows it, else some member.
+    At(Box<Place>),
 }
 
 /// A variable or a part of one: `queues[1]`, `self.halo`.
@@ -74,7 +77,7 @@ impl Place {
         !self
             .proj
             .iter()
-            .any(|p| matches!(p, Proj::AnyIndex | Proj::Var(_) | Proj::Last))
+            .any(|p| matches!(p, Proj::AnyIndex | Proj::Var(_) | Proj::Last | Proj::At(_)))
     }
 
     /// The part of the place before its first non-constant index: the list whose some
@@ -83,7 +86,9 @@ impl Place {
         Place {
             var: self.var,
             proj: (self.proj.iter())
-                .take_while(|p| !matches!(p, Proj::AnyIndex | Proj::Var(_) | Proj::Last))
+                .take_while(|p| {
+                    !matches!(p, Proj::AnyIndex | Proj::Var(_) | Proj::Last | Proj::At(_))
+                })
                 .cloned()
                 .collect(),
         }
@@ -796,6 +801,7 @@ pub fn place_name(vars: &[VarInfo], place: &Place) -> String {
             Proj::AnyIndex => s.push_str("[_]"),
             Proj::Var(v) => s.push_str(&format!("[{}]", vars[*v].name)),
             Proj::Last => s.push_str(".last()"),
+            Proj::At(i) => s.push_str(&format!("[{}]", place_name(vars, i))),
         }
     }
     s

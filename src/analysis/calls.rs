@@ -51,6 +51,7 @@ fn shift_place(p: &Place, by: usize) -> Place {
             .iter()
             .map(|x| match x {
                 Proj::Var(v) => Proj::Var(v + by),
+                Proj::At(i) => Proj::At(Box::new(shift_place(i, by))),
                 other => other.clone(),
             })
             .collect(),

@@ -197,7 +197,7 @@ impl<'f> Analyzer<'f> {
         if !p
             .proj
             .iter()
-            .any(|x| matches!(x, Proj::Var(_) | Proj::Last))
+            .any(|x| matches!(x, Proj::Var(_) | Proj::Last | Proj::At(_)))
         {
             return p.clone();
         }
@@ -208,6 +208,18 @@ impl<'f> Analyzer<'f> {
                     Some(AVal::Int(n)) => Proj::Index(*n),
                     _ => Proj::AnyIndex,
                 },
+                Proj::At(i) => {
+                    let i = self.canonical(&self.concrete(st, i));
+                    match st
+                        .env
+                        .get(&i)
+                        .cloned()
+                        .or_else(|| part_of_value(&st.env, &i))
+                    {
+                        Some(AVal::Int(n)) => Proj::Index(n),
+                        _ => Proj::AnyIndex,
+                    }
+                }
                 // The list's members where it is a list value the analysis made.
                 Proj::Last => {
                     let list = self.canonical(&out);

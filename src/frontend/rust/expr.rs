@@ -139,6 +139,8 @@ impl Lowerer<'_, '_> {
         p.proj.push(match idx {
             Value::Int(n) => Proj::Index(n),
             Value::Place(i) if i.proj.is_empty() => Proj::Var(i.var),
+            // `state[self.cur]`: the member at what the field holds.
+            Value::Place(i) if i.is_definite() => Proj::At(Box::new(i)),
             // `queues[(i + 1) % n]`: the member at what the index comes to.
             a @ Value::Arith { .. } => Proj::Var(self.temp_holding(a, TypeHint::Scalar, index)),
             _ => Proj::AnyIndex,
