@@ -304,6 +304,17 @@ impl<'f> Analyzer<'f> {
                         self.objs[o].name = name.clone();
                     }
                 }
+                // A list collected in a temporary (`devices.iter().map(..).collect()`): its
+                // members are named by the list they went to (`queues[1]`).
+                if let (AVal::List(items), false) = (&v, name.starts_with('%')) {
+                    for (k, item) in items.iter().enumerate() {
+                        if let AVal::Obj(o) = item {
+                            if self.objs[*o].name.starts_with('%') {
+                                self.objs[*o].name = format!("{name}[{k}]");
+                            }
+                        }
+                    }
+                }
                 if let AVal::Events(evs) = &v {
                     if !name.starts_with('%') {
                         let frame = self.frame();
