@@ -3515,7 +3515,16 @@ fn writes(n: Node<'_>, name: &str, text: &str, parts: bool) -> bool {
         }
         // A variable declared in the loop takes a new value each pass: `cl_event e =
         // evs[i];` in its body, `for (cl_event e : evs)` as its own.
-        "init_declarator" | "for_range_loop" => is_name(n.child_by_field_name("declarator")),
+        // `DevPlan *p = &plan[d];`: through pointer, reference and array declarators.
+        "init_declarator" | "for_range_loop" => {
+            let mut d = n.child_by_field_name("declarator");
+            while let Some(x) = d.filter(|x| x.kind().ends_with("_declarator")) {
+                d = x
+                    .child_by_field_name("declarator")
+                    .or_else(|| named(x).into_iter().find(|c| c.kind() == "identifier"));
+            }
+            is_name(d)
+        }
         _ => false,
     };
     own || named(n).into_iter().any(|c| writes(c, name, text, parts))
