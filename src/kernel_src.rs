@@ -77,6 +77,13 @@ fn type_size(decl: &str) -> Option<u64> {
         [one] => one,
         _ => return None,
     };
+    vector_type_size(name)
+}
+
+/// The size of an OpenCL C scalar or vector type by its name (`float`: 4, `uint4`: 16; a
+/// 3-vector takes the room of a 4-vector), which the host's `cl_` types share
+/// (`cl_float4`).
+pub fn vector_type_size(name: &str) -> Option<u64> {
     let digits = name.trim_start_matches(|c: char| c.is_ascii_alphabetic());
     let base = &name[..name.len() - digits.len()];
     let elem = match base {

@@ -4,28 +4,14 @@
 //! (`size_t`, `usize`: 8 bytes); `long`, whose size differs between 64-bit platforms, has
 //! none.
 
+use crate::kernel_src::vector_type_size;
+
 /// The size of an OpenCL host scalar or vector type (`cl_float4`: 16), by its name.
 fn cl_type_size(name: &str) -> Option<u64> {
-    let rest = name.strip_prefix("cl_")?;
-    let digits = rest.trim_start_matches(|c: char| c.is_ascii_alphabetic());
-    let base = &rest[..rest.len() - digits.len()];
-    let elem = match base {
-        "char" | "uchar" => 1,
-        "short" | "ushort" | "half" => 2,
-        "int" | "uint" | "float" | "bool" => 4,
-        "long" | "ulong" | "double" => 8,
-        _ => return None,
-    };
-    // A 3-vector takes the room of a 4-vector (`cl_float3` is `cl_float4`).
-    let lanes = match digits {
-        "" => 1,
-        "2" => 2,
-        "3" | "4" => 4,
-        "8" => 8,
-        "16" => 16,
-        _ => return None,
-    };
-    (base != "bool" || lanes == 1).then_some(elem * lanes)
+    match name.strip_prefix("cl_")? {
+        "bool" => Some(4),
+        rest => vector_type_size(rest),
+    }
 }
 
 /// The size of a C or C++ host type as written (`unsigned int`, `const cl_float`,
