@@ -51,10 +51,6 @@ impl Lowerer<'_> {
         self.cx.int_of_in(&self.text, n)
     }
 
-    /// The events a count-and-pointer wait list names. With a constant count `n`: the first
-    /// `n` elements of an array of events (`3, deps`: `deps[0]`, `deps[1]`, `deps[2]`), or
-    /// `n` elements from a constant index (`2, &ev[1]`: `ev[1]`, `ev[2]`). A pointer into an
-    /// array with a count not known, or from an index not known, names events not known.
     /// The buffers of a pointer-and-count object list: `n` members of an array of `cl_mem`
     /// from its start (`2, d_grid`) or from a constant index (`2, &parts[1]`); else what the
     /// pointer names.
@@ -73,15 +69,13 @@ impl Lowerer<'_> {
             Some((Proj::Index(j), base)) => (base, *j),
             _ => return vec![Value::Unknown],
         };
-        (from..from + n)
-            .map(|j| {
-                let mut proj = base.to_vec();
-                proj.push(Proj::Index(j));
-                Value::Place(Place { var: p.var, proj })
-            })
-            .collect()
+        elements(p.var, base, from, n)
     }
 
+    /// The events a count-and-pointer wait list names. With a constant count `n`: the first
+    /// `n` elements of an array of events (`3, deps`: `deps[0]`, `deps[1]`, `deps[2]`), or
+    /// `n` elements from a constant index (`2, &ev[1]`: `ev[1]`, `ev[2]`). A pointer into an
+    /// array with a count not known, or from an index not known, names events not known.
     fn wait_elems(&self, ptr: &Value, count: Option<Node<'_>>) -> Vec<Value> {
         let count = count.and_then(|c| self.int_lit(c));
         let Value::Place(p) = ptr else {
@@ -92,15 +86,7 @@ impl Lowerer<'_> {
         let array = self.vars[p.var].hint == TypeHint::EventList
             && p.proj.len() + 1 == rank
             && p.proj.iter().all(|x| !matches!(x, Proj::Field(_)));
-        let elems = |base: &[Proj], from: u64, n: u64| {
-            (from..from + n)
-                .map(|j| {
-                    let mut proj = base.to_vec();
-                    proj.push(Proj::Index(j));
-                    Value::Place(Place { var: p.var, proj })
-                })
-                .collect()
-        };
+        let elems = |base: &[Proj], from: u64, n: u64| elements(p.var, base, from, n);
         let element = matches!(
             p.proj.last(),
             Some(Proj::Index(_) | Proj::Var(_) | Proj::AnyIndex)
@@ -479,4 +465,15 @@ pub(super) fn strip(mut n: Node<'_>) -> Node<'_> {
             _ => return n,
         };
     }
+}
+
+/// The places of `n` members of a list from index `from` (`base` the list's projection).
+fn elements(var: Var, base: &[Proj], from: u64, n: u64) -> Vec<Value> {
+    (from..from + n)
+        .map(|j| {
+            let mut proj = base.to_vec();
+            proj.push(Proj::Index(j));
+            Value::Place(Place { var, proj })
+        })
+        .collect()
 }
