@@ -524,20 +524,29 @@ impl Lowerer<'_, '_> {
         }
     }
 
-    /// The bytes of a value's type, where a declaration, a cast or a literal says.
+    /// The bytes of a value given as a kernel argument (`set_arg(&x)`): its own type where it
+    /// has one, and for a bare literal the type Rust gives it there, with nothing else to
+    /// infer it from (an unsuffixed integer is an `i32`, a float an `f64`).
     pub(super) fn value_bytes(&self, e: &Expr) -> Option<u64> {
-        match e {
-            Expr::Reference(r) => self.value_bytes(&r.expr),
-            Expr::Paren(p) => self.value_bytes(&p.expr),
-            Expr::Group(g) => self.value_bytes(&g.expr),
-            Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => self.value_bytes(&u.expr),
-            Expr::Cast(c) => type_name(&c.ty).as_deref().and_then(rust_type_size),
-            // An integer literal without a suffix is an `i32`, a float one an `f64`.
+        match strip_refs(e) {
             Expr::Lit(l) => match &l.lit {
                 syn::Lit::Int(i) if i.suffix().is_empty() => Some(4),
-                syn::Lit::Int(i) => rust_type_size(i.suffix()),
                 syn::Lit::Float(f) if f.suffix().is_empty() => Some(8),
-                syn::Lit::Float(f) => rust_type_size(f.suffix()),
+                _ => self.typed_bytes(e),
+            },
+            _ => self.typed_bytes(e),
+        }
+    }
+
+    /// The bytes of an expression's type where the expression fixes it by itself: a cast, a
+    /// suffixed literal, a local or constant of a known type, `len()`, arithmetic on one of
+    /// those. A local bound to a bare literal has none: later uses may infer its type.
+    pub(super) fn typed_bytes(&self, e: &Expr) -> Option<u64> {
+        match strip_refs(e) {
+            Expr::Cast(c) => type_name(&c.ty).as_deref().and_then(rust_type_size),
+            Expr::Lit(l) => match &l.lit {
+                syn::Lit::Int(i) if !i.suffix().is_empty() => rust_type_size(i.suffix()),
+                syn::Lit::Float(f) if !f.suffix().is_empty() => rust_type_size(f.suffix()),
                 syn::Lit::Bool(_) => Some(1),
                 _ => None,
             },
@@ -551,7 +560,30 @@ impl Lowerer<'_, '_> {
                 self.cx.const_sizes.get(&name).copied()
             }
             Expr::MethodCall(m) if m.method == "len" && m.args.is_empty() => Some(8),
+            // `half + 2`: both sides have one type; a shift has its left side's.
+            Expr::Binary(b) => {
+                use syn::BinOp::*;
+                match b.op {
+                    Add(_) | Sub(_) | Mul(_) | Div(_) | Rem(_) | BitAnd(_) | BitOr(_)
+                    | BitXor(_) => self
+                        .typed_bytes(&b.left)
+                        .or_else(|| self.typed_bytes(&b.right)),
+                    Shl(_) | Shr(_) => self.typed_bytes(&b.left),
+                    _ => None,
+                }
+            }
             _ => None,
         }
+    }
+}
+
+/// `e` without references, parentheses and dereferences around it.
+fn strip_refs(e: &Expr) -> &Expr {
+    match e {
+        Expr::Reference(r) => strip_refs(&r.expr),
+        Expr::Paren(p) => strip_refs(&p.expr),
+        Expr::Group(g) => strip_refs(&g.expr),
+        Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => strip_refs(&u.expr),
+        _ => e,
     }
 }

@@ -96,7 +96,7 @@ impl Lowerer<'_, '_> {
                 let value_of_init = value.clone();
                 let bytes = match pat_type(&l.pat) {
                     Some(t) => type_name(t).as_deref().and_then(rust_type_size),
-                    None => l.init.as_ref().and_then(|i| self.value_bytes(&i.expr)),
+                    None => l.init.as_ref().and_then(|i| self.typed_bytes(&i.expr)),
                 };
                 self.let_pattern(&l.pat, value, span);
                 if let (Some(n), Pat::Ident(pi)) = (bytes, strip_pat_type(&l.pat)) {
