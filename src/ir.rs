@@ -582,6 +582,8 @@ pub enum Stmt {
         recv: Value,
         args: Vec<Value>,
         arg_spans: Vec<ArgSpan>,
+        /// For an argument op (`.arg(&n)`), the bytes the argument passes where known.
+        arg_bytes: Option<u64>,
         dst: Place,
         /// The command id of what `enq`/`build` enqueues.
         id: usize,

@@ -115,7 +115,7 @@ impl<'f> Analyzer<'f> {
         op: Op,
         recv: &Value,
         args: &[Value],
-        arg_spans: &[ArgSpan],
+        (arg_spans, arg_bytes): (&[ArgSpan], Option<u64>),
         dst: &Place,
         id: usize,
         span: Span,
@@ -156,7 +156,8 @@ impl<'f> Analyzer<'f> {
         }
         let is_function = *recv == Value::Unknown;
         let on_buffer = matches!(self.builder_kind(&r), Some(ObjKind::Buffer));
-        let result = self.apply_op(st, op, &r, is_function, args, arg_spans, id, span);
+        let spans = (arg_spans, arg_bytes);
+        let result = self.apply_op(st, op, &r, is_function, args, spans, id, span);
         // `buf.write(..)`, `buf.cmd()` of a buffer the caller gave.
         if let (true, Some(AVal::Obj(c))) = (on_buffer, &result) {
             let given = names_param(recv, &self.callee_params);
@@ -185,7 +186,7 @@ impl<'f> Analyzer<'f> {
         r: &AVal,
         is_function: bool,
         args: &[Value],
-        arg_spans: &[ArgSpan],
+        (arg_spans, arg_bytes): (&[ArgSpan], Option<u64>),
         id: usize,
         span: Span,
     ) -> Option<AVal> {
@@ -433,7 +434,7 @@ impl<'f> Analyzer<'f> {
                 let site = SetSite {
                     span: aspan.span,
                     call: None,
-                    size: None,
+                    size: arg_bytes,
                 };
                 let a = self.classify_arg(st, kernel, index, &value, &aspan, &site);
                 if a == Arg::Unknown {

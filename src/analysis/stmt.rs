@@ -718,12 +718,14 @@ impl<'f> Analyzer<'f> {
                 recv,
                 args,
                 arg_spans,
+                arg_bytes,
                 dst,
                 id,
                 span,
             } => {
                 self.cur_span = *span;
-                self.op(&mut st, *op, recv, args, arg_spans, dst, *id, *span);
+                let spans = (arg_spans.as_slice(), *arg_bytes);
+                self.op(&mut st, *op, recv, args, spans, dst, *id, *span);
             }
         }
         Some(st)

@@ -465,6 +465,7 @@ impl Lowerer<'_, '_> {
                 v
             }
             Effect::Op(op) => {
+                let raw_args = args;
                 let arg_spans: Vec<ArgSpan> = args.iter().map(|e| self.arg_span(e)).collect();
                 // Strings (kernel names, sources) are read here; the analysis has no syn.
                 let args: Vec<Value> = api
@@ -478,6 +479,13 @@ impl Lowerer<'_, '_> {
                         _ => v,
                     })
                     .collect();
+                // `.arg(&n)`, `.arg_named("n", &n)`: what the value passes.
+                let arg_bytes = match op {
+                    Op::Arg { named } => raw_args
+                        .get(usize::from(named))
+                        .and_then(|e| self.value_bytes(e)),
+                    _ => None,
+                };
                 let t = self.new_temp(TypeHint::Unknown);
                 let id = self.cx.next_cmd;
                 self.cx.next_cmd += 1;
@@ -486,6 +494,7 @@ impl Lowerer<'_, '_> {
                     recv: recv_val,
                     args,
                     arg_spans,
+                    arg_bytes,
                     dst: Place::var(t),
                     id,
                     span,
