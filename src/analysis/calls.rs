@@ -1,6 +1,7 @@
 //! Calls into the crate: the index of its functions and methods, and a callee interpreted
 //! at its call site in a frame of its own, with its variables renumbered past the caller's.
 
+use super::env::Places;
 use super::join::join_val;
 use super::values::remove_parts;
 use super::*;
@@ -474,9 +475,7 @@ impl<'f> Analyzer<'f> {
             // `const cl_event *wait` given `ev_up`: the events its members hold.
             if let Some(base) = self.ext_alias.get(&p.var) {
                 let base = self.canonical(base);
-                (st.env.range_from(&base))
-                    .take_while(|(k, _)| k.var == base.var && k.proj.starts_with(&base.proj))
-                    .for_each(|(_, v)| events_in(v, &mut handed));
+                (st.env.within(&base)).for_each(|(_, v)| events_in(v, &mut handed));
             }
         }
         let body = shift_block(&f.body, offset);

@@ -2,6 +2,7 @@
 //! commands it is ordered after (same in-order queue, wait list, host syncs), and each
 //! buffer access checked against earlier ones.
 
+use super::env::Places;
 use super::facts::conflict;
 use super::values::{flatten_buffers, remove_parts};
 use super::*;
@@ -138,9 +139,7 @@ impl<'f> Analyzer<'f> {
         for l in lists {
             let Value::Place(p) = l else { continue };
             let p = self.canonical(&self.concrete(st, p));
-            let stored_somewhere = (st.env.range_from(&p))
-                .take_while(|(k, _)| k.var == p.var && k.proj.starts_with(&p.proj))
-                .any(|(k, _)| !k.is_definite());
+            let stored_somewhere = st.env.within(&p).any(|(k, _)| !k.is_definite());
             if stored_somewhere {
                 return None;
             }

@@ -32,11 +32,18 @@ pub(super) trait Places {
     ) -> Box<dyn Iterator<Item = (&'a Place, &'a AVal)> + 'a>;
     fn unbind(&mut self, p: &Place);
 
+    /// The bindings of `p` and of its parts (`x`, `x.f`, `x[1].g`), in order.
+    fn within<'a>(&'a self, p: &'a Place) -> Box<dyn Iterator<Item = (&'a Place, &'a AVal)> + 'a> {
+        Box::new(
+            self.bound_from(p)
+                .take_while(move |(k, _)| k.var == p.var && k.proj.starts_with(&p.proj)),
+        )
+    }
+
     /// The bindings one level below `list` (`ev[0]`, `ev[1]`, its fields), in order, by
     /// the projection that names each.
     fn members(&self, list: &Place) -> Vec<(Proj, AVal)> {
-        self.bound_from(list)
-            .take_while(|(k, _)| k.var == list.var && k.proj.starts_with(&list.proj))
+        self.within(list)
             .filter(|(k, _)| k.proj.len() == list.proj.len() + 1)
             .map(|(k, v)| (k.proj[list.proj.len()].clone(), v.clone()))
             .collect()

@@ -2,6 +2,7 @@
 //! reaches) is forgotten; a raw event is released, handed on, or leaked when overwritten
 //! or when the function ends.
 
+use super::env::Places;
 use super::values::refers_to;
 use super::*;
 
@@ -15,8 +16,7 @@ impl<'f> Analyzer<'f> {
                 let p = self.canonical(&self.concrete(st, p));
                 if p.is_definite() {
                     vals.extend(
-                        (st.env.range_from(&p))
-                            .take_while(|(k, _)| k.var == p.var && k.proj.starts_with(&p.proj))
+                        (st.env.within(&p))
                             .filter(|(k, _)| k.proj.len() > p.proj.len())
                             .map(|(_, x)| x.clone()),
                     );

@@ -187,8 +187,7 @@ impl<'f> Analyzer<'f> {
                     _ => {}
                 }
                 // So may the integers in it (`load(&cfg)` of `cfg.n = 0`).
-                let ints: Vec<Place> = (st.env.range_from(&p))
-                    .take_while(|(k, _)| k.var == p.var && k.proj.starts_with(&p.proj))
+                let ints: Vec<Place> = (st.env.within(&p))
                     .filter(|(_, x)| matches!(x, AVal::Int(_)))
                     .map(|(k, _)| k.clone())
                     .collect();

@@ -16,8 +16,7 @@ pub(super) fn refers_to(v: &AVal, i: usize) -> bool {
 /// `itself`. They follow `p` in the order of places.
 pub(super) fn remove_parts(env: &mut impl Places, p: &Place, itself: bool) {
     let parts: Vec<Place> = env
-        .bound_from(p)
-        .take_while(|(k, _)| k.var == p.var && k.proj.starts_with(&p.proj))
+        .within(p)
         .filter(|(k, _)| itself || k.proj.len() > p.proj.len())
         .map(|(k, _)| k.clone())
         .collect();
@@ -330,8 +329,7 @@ impl<'f> Analyzer<'f> {
             AVal::List(items) => items,
             _ => {
                 let n = base.proj.len() + 1;
-                (st.env.range_from(&base))
-                    .take_while(|(k, _)| k.var == base.var && k.proj.starts_with(&base.proj))
+                (st.env.within(&base))
                     .filter(|(k, _)| k.proj.len() == n && matches!(k.proj[n - 1], Proj::Index(_)))
                     .map(|(_, v)| v.clone())
                     .collect()
