@@ -109,9 +109,10 @@ impl<'f> Analyzer<'f> {
         // at its end are those its real exits leave. What the passes compute (a counter, a
         // ping-pong index) still joins the first pass's, as the second stands for every
         // later one.
-        let live = self.join_all(exits.clone()).map(|s| s.live_raw);
-        exits.extend(ends);
-        let mut out = self.join_all(exits)?;
+        // The join of every exit folds the real exits first: that part is this join.
+        let real = self.join_all(exits);
+        let live = real.as_ref().map(|s| s.live_raw.clone());
+        let mut out = self.join_all(real.into_iter().chain(ends).collect())?;
         if let Some(live) = live {
             // Less those whose list the join no longer knows (`State::join`).
             out.live_raw = live.intersection(&out.live_raw).copied().collect();
