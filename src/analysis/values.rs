@@ -84,6 +84,12 @@ pub(super) fn part_of_value(env: &Env, p: &Place) -> Option<AVal> {
     None
 }
 
+/// What `env` holds at `p`: its own binding, else the part of a list or struct an ancestor
+/// holds.
+fn value_at(env: &Env, p: &Place) -> Option<AVal> {
+    env.get(p).cloned().or_else(|| part_of_value(env, p))
+}
+
 pub(super) fn flatten_buffers(a: &AVal, objs: &[Obj], out: &mut Vec<ObjId>, unknown: &mut bool) {
     match a {
         AVal::Obj(o) if matches!(objs[*o].kind, ObjKind::Buffer) => out.push(*o),
@@ -207,33 +213,17 @@ impl<'f> Analyzer<'f> {
                     Some(AVal::Int(n)) => Proj::Index(*n),
                     _ => Proj::AnyIndex,
                 },
-                Proj::At(i) => {
-                    let i = self.canonical(&self.concrete(st, i));
-                    match st
-                        .env
-                        .get(&i)
-                        .cloned()
-                        .or_else(|| part_of_value(&st.env, &i))
-                    {
-                        Some(AVal::Int(n)) => Proj::Index(n),
-                        _ => Proj::AnyIndex,
-                    }
-                }
+                Proj::At(i) => match value_at(&st.env, &self.canonical(&self.concrete(st, i))) {
+                    Some(AVal::Int(n)) => Proj::Index(n),
+                    _ => Proj::AnyIndex,
+                },
                 // The list's members where it is a list value the analysis made.
-                Proj::Last => {
-                    let list = self.canonical(&out);
-                    match st
-                        .env
-                        .get(&list)
-                        .cloned()
-                        .or_else(|| part_of_value(&st.env, &list))
-                    {
-                        Some(AVal::List(items)) if !items.is_empty() => {
-                            Proj::Index(items.len() as u64 - 1)
-                        }
-                        _ => Proj::AnyIndex,
+                Proj::Last => match value_at(&st.env, &self.canonical(&out)) {
+                    Some(AVal::List(items)) if !items.is_empty() => {
+                        Proj::Index(items.len() as u64 - 1)
                     }
-                }
+                    _ => Proj::AnyIndex,
+                },
                 other => other.clone(),
             };
             out.proj.push(next);
