@@ -4,7 +4,7 @@
 use syn::Expr;
 
 use super::syntax::{expr_idents, int_lit, mentions_any, path_segments, strip};
-use super::types::type_name;
+use super::types::type_bytes;
 use super::Lowerer;
 use crate::frontend::bindings::{Api, Effect, NewKind, Role};
 use crate::frontend::sizes::rust_type_size;
@@ -525,7 +525,7 @@ impl Lowerer<'_, '_> {
             c.args.len(),
         ) {
             ("size_of", syn::PathArguments::AngleBracketed(a), 0) => match a.args.first()? {
-                syn::GenericArgument::Type(t) => type_name(t).as_deref().and_then(rust_type_size),
+                syn::GenericArgument::Type(t) => type_bytes(t),
                 _ => None,
             },
             ("size_of_val", _, 1) => self.value_bytes(&c.args[0]),
@@ -552,7 +552,7 @@ impl Lowerer<'_, '_> {
     /// those. A local bound to a bare literal has none: later uses may infer its type.
     pub(super) fn typed_bytes(&self, e: &Expr) -> Option<u64> {
         match strip_refs(e) {
-            Expr::Cast(c) => type_name(&c.ty).as_deref().and_then(rust_type_size),
+            Expr::Cast(c) => type_bytes(&c.ty),
             Expr::Lit(l) => match &l.lit {
                 syn::Lit::Int(i) if !i.suffix().is_empty() => rust_type_size(i.suffix()),
                 syn::Lit::Float(f) if !f.suffix().is_empty() => rust_type_size(f.suffix()),

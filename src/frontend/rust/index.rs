@@ -5,10 +5,9 @@ use std::collections::{HashMap, HashSet};
 
 use syn::Expr;
 
-use super::types::{elem_type, member_hint, type_hint, type_name};
+use super::types::{elem_type, member_hint, type_bytes, type_hint, type_name};
 use super::Lowerer;
 use crate::frontend::bindings::{Api, Bindings};
-use crate::frontend::sizes::rust_type_size;
 use crate::frontend::{Const, Fields};
 use crate::ir::{member_field, members_of, TypeHint};
 
@@ -23,7 +22,7 @@ pub(super) fn collect_consts(
     for item in items {
         match item {
             syn::Item::Const(c) => {
-                if let Some(n) = type_name(&c.ty).as_deref().and_then(rust_type_size) {
+                if let Some(n) = type_bytes(&c.ty) {
                     sizes.insert(c.ident.to_string(), n);
                 }
                 if let Some(v) = const_value(&c.expr) {

@@ -31,14 +31,13 @@ use std::collections::{HashMap, HashSet};
 
 use syn::Expr;
 
-use super::sizes::rust_type_size;
 use super::{Const, Fields, FileIr};
 use crate::ir::*;
 use crate::source::SourceFile;
 use closures::Closure;
 use index::{collect_consts, collect_defs, collect_uses, qualify, Defs, Uses};
 use syntax::pat_idents;
-use types::{elem_type, hint_from_name, member_hint, type_hint, type_name, STD_TYPES};
+use types::{elem_type, hint_from_name, member_hint, type_bytes, type_hint, type_name, STD_TYPES};
 
 /// Lowers every function and method of a parsed file that is module `module` of its crate
 /// (empty for a crate root, or a file on its own): functions are named by their path in
@@ -277,7 +276,7 @@ impl FileCx<'_> {
                         .and_then(|e| lw.cx.structs.get(e))
                         .cloned();
                     let members = member_hint(&pt.ty);
-                    let bytes = ty.as_deref().and_then(rust_type_size);
+                    let bytes = type_bytes(&pt.ty);
                     for (ident, _) in pat_idents(&pt.pat) {
                         let v = lw.bind(&ident, hint);
                         lw.type_var(v, ty.clone());

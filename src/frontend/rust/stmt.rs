@@ -7,9 +7,8 @@ use syn::{Expr, Pat, Stmt as SynStmt};
 
 use super::apply::OUT_OF_ORDER;
 use super::syntax::{int_lit, mentions_any, pat_idents, pat_type, strip, strip_pat_type};
-use super::types::{constructed_type, type_name, unwrapped};
+use super::types::{constructed_type, type_bytes, unwrapped};
 use super::{spans, Lowerer};
-use crate::frontend::sizes::rust_type_size;
 use crate::ir::*;
 
 impl Lowerer<'_, '_> {
@@ -95,7 +94,7 @@ impl Lowerer<'_, '_> {
                 };
                 let value_of_init = value.clone();
                 let bytes = match pat_type(&l.pat) {
-                    Some(t) => type_name(t).as_deref().and_then(rust_type_size),
+                    Some(t) => type_bytes(t),
                     None => l.init.as_ref().and_then(|i| self.typed_bytes(&i.expr)),
                 };
                 self.let_pattern(&l.pat, value, span);

@@ -1,6 +1,7 @@
 //! Types as the lowering reads them: the hint a declared type gives a variable (a queue, a
 //! buffer, host data, a scalar) and the type a constructor call builds.
 
+use crate::frontend::sizes::rust_type_size;
 use syn::{Expr, Type};
 
 use super::syntax::path_segments;
@@ -12,6 +13,12 @@ pub(super) const STD_TYPES: &[&str] = &[
     "RwLock", "HashMap", "HashSet", "BTreeMap", "BTreeSet", "VecDeque", "Path", "PathBuf",
     "Duration", "Instant",
 ];
+
+/// The size in bytes of a scalar type as written (`u32`, `f64`, `cl_float`), through
+/// references.
+pub(super) fn type_bytes(t: &Type) -> Option<u64> {
+    type_name(t).as_deref().and_then(rust_type_size)
+}
 
 pub(super) fn type_name(t: &Type) -> Option<String> {
     match t {
