@@ -115,7 +115,8 @@ impl<'f> Analyzer<'f> {
         op: Op,
         recv: &Value,
         args: &[Value],
-        (arg_spans, arg_bytes): (&[ArgSpan], Option<u64>),
+        arg_spans: &[ArgSpan],
+        arg_bytes: Option<u64>,
         dst: &Place,
         id: usize,
         span: Span,
@@ -156,8 +157,17 @@ impl<'f> Analyzer<'f> {
         }
         let is_function = *recv == Value::Unknown;
         let on_buffer = matches!(self.builder_kind(&r), Some(ObjKind::Buffer));
-        let spans = (arg_spans, arg_bytes);
-        let result = self.apply_op(st, op, &r, is_function, args, spans, id, span);
+        let result = self.apply_op(
+            st,
+            op,
+            &r,
+            is_function,
+            args,
+            arg_spans,
+            arg_bytes,
+            id,
+            span,
+        );
         // `buf.write(..)`, `buf.cmd()` of a buffer the caller gave.
         if let (true, Some(AVal::Obj(c))) = (on_buffer, &result) {
             let given = names_param(recv, &self.callee_params);
@@ -186,7 +196,8 @@ impl<'f> Analyzer<'f> {
         r: &AVal,
         is_function: bool,
         args: &[Value],
-        (arg_spans, arg_bytes): (&[ArgSpan], Option<u64>),
+        arg_spans: &[ArgSpan],
+        arg_bytes: Option<u64>,
         id: usize,
         span: Span,
     ) -> Option<AVal> {

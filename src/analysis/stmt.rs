@@ -724,8 +724,9 @@ impl<'f> Analyzer<'f> {
                 span,
             } => {
                 self.cur_span = *span;
-                let spans = (arg_spans.as_slice(), *arg_bytes);
-                self.op(&mut st, *op, recv, args, spans, dst, *id, *span);
+                self.op(
+                    &mut st, *op, recv, args, arg_spans, *arg_bytes, dst, *id, *span,
+                );
             }
         }
         Some(st)
