@@ -19,6 +19,8 @@ pub(super) struct Resolved {
     /// The command may also touch buffers that code outside the analysis holds (a kernel
     /// from outside, some of whose arguments were set before the function was entered).
     pub(super) outside_buffers: bool,
+    /// It writes a buffer the analysis cannot name (one meant where host memory was given).
+    pub(super) writes_unnamed: bool,
     /// The buffers it names through what a callee's parameter holds: its caller's.
     pub(super) given: BTreeSet<ObjId>,
     /// Some of its buffers or host data are named through a callee's parameter.
@@ -313,7 +315,7 @@ impl<'f> Analyzer<'f> {
                 },
             ));
         }
-        if r.unknown_buffers {
+        if r.unknown_buffers || r.writes_unnamed {
             self.forget_all_buffers(st);
         } else if r.outside_buffers {
             let named = r.uses.iter().map(|(b, _, _)| *b).collect();
@@ -351,11 +353,20 @@ impl<'f> Analyzer<'f> {
             before.union_with(&self.queue_closure(st, q));
         }
         let (kind, blocking, raw) = (cmd.kind, cmd.blocking, cmd.raw_event);
-        // Events the caller gave, of which the callee waits for some.
-        let waits_given = r.waits.as_ref().is_some_and(|w| !w.is_empty())
-            && (cmd.waits.iter().flatten()).any(|w| names_param(w, &self.callee_params));
         // Its buffers or host data came from the caller (or a named closure captured them).
-        let in_closure = self.closure_frames.contains(&self.frame());
+        let frame = self.frame();
+        let in_closure = self.closure_frames.contains(&frame);
+        // Events the caller gave, of which the callee waits for some: named through a
+        // parameter, or made outside the called function and reached through what it was
+        // given (`let waits = [mine, sh.ready]`). A closure's code is its caller's.
+        let waits_given = r.waits.as_ref().is_some_and(|w| {
+            !w.is_empty()
+                && ((cmd.waits.iter().flatten()).any(|w| names_param(w, &self.callee_params))
+                    || (frame != 0
+                        && !in_closure
+                        && w.iter()
+                            .any(|&i| !self.frames_of(self.insts[i].frame).contains(&frame))))
+        });
         let operands_given = r.operands_given || in_closure;
         let receiver_only = r.operands_given && !r.operands_handed && !in_closure;
         let queue_given = in_closure || names_param(&cmd.queue, &self.callee_params);

@@ -14,6 +14,9 @@ struct LaunchInfo {
     pub(super) kernel: Option<String>,
     /// Some arguments were set where the analysis does not see.
     pub(super) partial: bool,
+    /// Host memory was given for a buffer the kernel may write: it writes the buffer that
+    /// was meant, which the analysis cannot name.
+    pub(super) writes_unnamed: bool,
 }
 
 /// Kernel signatures: those of each program source, parsed once for all the functions of
@@ -223,6 +226,7 @@ impl<'f> Analyzer<'f> {
                 waits: Some(BTreeSet::new()),
                 kernel: None,
                 partial: false,
+                writes_unnamed: false,
             };
         };
         let (k, args, waits): (ObjId, Vec<(u64, Arg)>, Option<BTreeSet<usize>>) =
@@ -255,6 +259,7 @@ impl<'f> Analyzer<'f> {
                             waits: Some(BTreeSet::new()),
                             kernel: Some(self.objs[*o].name.clone()),
                             partial: false,
+                            writes_unnamed: false,
                         }
                     }
                 },
@@ -274,6 +279,7 @@ impl<'f> Analyzer<'f> {
                             waits: None,
                             kernel: Some(self.objs[*k].name.clone()),
                             partial: false,
+                            writes_unnamed: false,
                         }
                     }
                 },
@@ -283,6 +289,7 @@ impl<'f> Analyzer<'f> {
                         waits: Some(BTreeSet::new()),
                         kernel: None,
                         partial: false,
+                        writes_unnamed: false,
                     }
                 }
             };
@@ -292,19 +299,23 @@ impl<'f> Analyzer<'f> {
         };
         let mut out = Vec::new();
         let mut partial = false;
+        let mut writes_unnamed = false;
         for (i, a) in args {
+            let param = sig.as_ref().and_then(|s| s.params.get(i as usize));
             let a = match a {
                 Arg::Host(id) => match st.host_buffers.get(&id) {
                     Some(bufs) if bufs.len() == 1 => {
                         bufs.iter().next().map_or(Arg::Other, |b| Arg::Buffer(*b))
                     }
-                    _ => Arg::Other,
+                    _ => {
+                        writes_unnamed |= param.is_none_or(|p| p.access != ParamAccess::Read);
+                        Arg::Other
+                    }
                 },
                 a => a,
             };
             match a {
                 Arg::Buffer(b) => {
-                    let param = sig.as_ref().and_then(|s| s.params.get(i as usize));
                     let region = sig
                         .as_ref()
                         .zip(param)
@@ -338,6 +349,7 @@ impl<'f> Analyzer<'f> {
             waits,
             kernel: Some(self.objs[k].name.clone()),
             partial,
+            writes_unnamed,
         }
     }
 
@@ -356,9 +368,11 @@ impl<'f> Analyzer<'f> {
             waits,
             kernel: name,
             partial,
+            writes_unnamed,
         } = self.launch_accesses(st, kernel);
         r.kernel_name = name;
         r.outside_buffers |= partial;
+        r.writes_unnamed |= writes_unnamed;
         match uses {
             Some(acc) => r.uses.extend(acc.into_iter().map(|(b, m, region)| {
                 let info = UseInfo {
