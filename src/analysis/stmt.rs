@@ -174,6 +174,17 @@ impl<'f> Analyzer<'f> {
                 // Some member's part (`list[_].buf`): any member's may have changed.
                 if !p.is_definite() {
                     let base = p.definite_base();
+                    // A field of every member of a list of structs (`workers[_].last`, set
+                    // through a loop's items): that field, in each.
+                    if let [Proj::AnyIndex, Proj::Field(f)] = &p.proj[base.proj.len()..] {
+                        if let Some(AVal::List(items)) = st.env.get_mut(&base) {
+                            for item in items.iter_mut() {
+                                if let AVal::Struct(fields) = item {
+                                    fields.insert(f.clone(), AVal::Unknown);
+                                }
+                            }
+                        }
+                    }
                     remove_parts(&mut st.env, &base, false);
                     remove_parts(&mut self.found, &base, false);
                     continue;
@@ -469,7 +480,14 @@ impl<'f> Analyzer<'f> {
                 }
             }
             Stmt::Push { list, item } => {
-                let v = self.eval(&mut st, item, None, "item");
+                // What it makes is named as the member it becomes (`out[1].input`).
+                let name = match st.env.get(list) {
+                    Some(AVal::List(items)) => {
+                        format!("{}[{}]", self.place_name(list), items.len())
+                    }
+                    _ => "item".to_string(),
+                };
+                let v = self.eval(&mut st, item, None, &name);
                 // Raw events pushed into a list the function made keep their owner: the
                 // function, until it releases the list's members or hands the list on. A
                 // list from elsewhere (a parameter, a field) takes them over, and so do

@@ -33,19 +33,21 @@ enum Shape {
     Pair(Box<Shape>, Box<Shape>),
 }
 
-/// Whether a loop body assigns through one of its items (`*x = ..`, `x[0] += ..`, `x.f = ..`).
+/// Whether a loop body assigns through one of its items (`*x = ..`, `x[0] += ..`, `x.f = ..`),
+/// and where each assignment is only to a named field of an item (`w.last = done`), the
+/// fields so written.
 struct ItemWrites<'i> {
     items: &'i [String],
     found: bool,
+    fields: Vec<String>,
+    /// Some assignment writes an item otherwise than a field of it.
+    whole: bool,
 }
 
 impl ItemWrites<'_> {
-    fn through_item(&self, lhs: &Expr) -> bool {
-        match lhs {
-            Expr::Unary(u) => self.through_item(&u.expr),
-            Expr::Index(i) => self.through_item(&i.expr),
-            Expr::Field(f) => self.through_item(&f.base),
-            Expr::Paren(p) => self.through_item(&p.expr),
+    fn is_item(&self, e: &Expr) -> bool {
+        match e {
+            Expr::Paren(p) => self.is_item(&p.expr),
             Expr::Path(p) => p
                 .path
                 .get_ident()
@@ -53,16 +55,42 @@ impl ItemWrites<'_> {
             _ => false,
         }
     }
+
+    fn through_item(&self, lhs: &Expr) -> bool {
+        match lhs {
+            Expr::Unary(u) => self.through_item(&u.expr),
+            Expr::Index(i) => self.through_item(&i.expr),
+            Expr::Field(f) => self.through_item(&f.base),
+            Expr::Paren(p) => self.through_item(&p.expr),
+            e => self.is_item(e),
+        }
+    }
+
+    fn written(&mut self, lhs: &Expr) {
+        if !self.through_item(lhs) {
+            return;
+        }
+        self.found = true;
+        match lhs {
+            Expr::Field(f) if self.is_item(&f.base) => match &f.member {
+                syn::Member::Named(n) => self.fields.push(n.to_string()),
+                syn::Member::Unnamed(i) => self.fields.push(i.index.to_string()),
+            },
+            _ => self.whole = true,
+        }
+    }
 }
 
 impl<'ast> Visit<'ast> for ItemWrites<'_> {
     fn visit_expr_assign(&mut self, a: &'ast syn::ExprAssign) {
-        self.found |= self.through_item(&a.left);
+        self.written(&a.left);
         visit::visit_expr_assign(self, a);
     }
 
     fn visit_expr_binary(&mut self, b: &'ast syn::ExprBinary) {
-        self.found |= is_assign_op(&b.op) && self.through_item(&b.left);
+        if is_assign_op(&b.op) {
+            self.written(&b.left);
+        }
         visit::visit_expr_binary(self, b);
     }
 }
@@ -301,16 +329,18 @@ impl Lowerer<'_, '_> {
             return self.each(rest, pat, body, false);
         }
         let items: Vec<String> = pat_idents(pat).into_iter().map(|(n, _)| n).collect();
-        let writes_items = {
+        let writes = {
             let mut w = ItemWrites {
                 items: &items,
                 found: false,
+                fields: Vec::new(),
+                whole: false,
             };
             match body {
                 EachBody::Block(b) => w.visit_block(b),
                 EachBody::Closure(e) | EachBody::Fold(e, ..) => w.visit_expr(e),
             }
-            w.found
+            w
         };
         // What each pass makes, where it is a struct of the crate (`Band::new(d)`).
         let made = match body {
@@ -391,9 +421,11 @@ impl Lowerer<'_, '_> {
             dst: dst.map(Place::var),
         });
         // Items walked mutably and written in the body (`*x *= 0.5`): after the loop, what
-        // was known of the host data walked (its contents, for CLM004) no longer holds.
+        // was known of the host data walked (its contents, for CLM004) no longer holds. Of
+        // a list of structs whose items only have fields set (`w.last = done`), those fields
+        // of every member; the queues and buffers the members hold stay known.
         let mut walked = Vec::new();
-        if writes_items {
+        if writes.found {
             walked_mutably(iterable, &mut walked);
         }
         for w in walked {
@@ -402,7 +434,15 @@ impl Lowerer<'_, '_> {
             }
             if let Some(p) = self.place_of(w) {
                 let hint = self.vars[p.var].hint;
-                if matches!(hint, TypeHint::Unknown | TypeHint::Host(_)) {
+                if hint == TypeHint::Unknown && !writes.whole {
+                    let fields = (writes.fields.iter()).map(|f| {
+                        let mut member = p.clone();
+                        member.proj.push(Proj::AnyIndex);
+                        member.proj.push(Proj::Field(f.clone()));
+                        Value::Place(member)
+                    });
+                    self.forget(fields.collect(), Span::default());
+                } else if matches!(hint, TypeHint::Unknown | TypeHint::Host(_)) {
                     self.forget(vec![Value::Place(p)], Span::default());
                 }
             }

@@ -340,7 +340,17 @@ impl Lowerer<'_, '_> {
                     for x in r.start.iter().chain(r.end.iter()) {
                         self.expr(x);
                     }
+                    let bounded = r.start.is_some() || r.end.is_some();
                     let base = match base {
+                        // `&samples[off..off + n]` of host data: other bytes than the
+                        // whole, another piece in each pass of a loop.
+                        Value::Place(p)
+                            if bounded
+                                && p.proj.is_empty()
+                                && matches!(self.vars[p.var].hint, TypeHint::Host(_)) =>
+                        {
+                            None
+                        }
                         Value::Place(p) => Some(p),
                         // `&[e0, e1][..]`: the list itself (a wait list of events).
                         Value::List(items) if r.start.is_none() && r.end.is_none() => {
