@@ -978,6 +978,10 @@ struct Lowerer<'c> {
 /// Statements a cleanup label's tail may have and still be copied at each jump to it.
 const MAX_CLEANUP_STMTS: usize = 48;
 
+/// The most handles an array of null handles (`cl_event ev[N] = {0}`) is lowered to one by
+/// one; a larger one stays a value not known.
+const MAX_NULL_SLOTS: u64 = 64;
+
 impl Lowerer<'_> {
     /// The arguments of a statement that calls a function-like macro of the file whose body
     /// returns (`FAIL(w, err, "what");`).
@@ -2203,6 +2207,24 @@ impl Lowerer<'_> {
                 }
                 (v, _) => v,
             };
+            // `cl_event ev[NDEV] = {0}`: handles not made yet, every one null (the members
+            // not written in the braces are zero too).
+            let nulls = match (shape.array, shape.init) {
+                (Some(Some(len)), Some(init))
+                    if shape.dims == 1
+                        && shape.pointers == 0
+                        && len <= MAX_NULL_SLOTS
+                        && handle_hint(last_name(&ty)) != TypeHint::Unknown
+                        && self.all_null(init) =>
+                {
+                    Some(len)
+                }
+                _ => None,
+            };
+            let value = match nulls {
+                Some(len) => Value::List(vec![Value::Null; len as usize]),
+                None => value,
+            };
             let v = self.bind(&name, hint);
             if shape.array.is_none() && shape.pointers == 0 {
                 self.note_scalar_type(v, &ty);
@@ -2619,6 +2641,16 @@ impl Lowerer<'_> {
     /// The key of a constant expression (two fills whose pattern and range have equal keys
     /// write the same bytes); `None` when it is not provably constant: literals, named
     /// constants, `sizeof`, `const` locals bound to one, with casts, `&`, and arithmetic.
+    /// Whether an initializer list holds only zeros and null pointers (`{0}`, `{NULL}`,
+    /// `{}`).
+    fn all_null(&self, init: Node<'_>) -> bool {
+        init.kind() == "initializer_list"
+            && named(init)
+                .into_iter()
+                .filter(|c| c.kind() != "comment")
+                .all(|c| matches!(self.txt(c), "0" | "NULL" | "nullptr"))
+    }
+
     pub(super) fn const_key(&self, n: Node<'_>) -> Option<String> {
         let text = |x: Node<'_>| -> String {
             self.txt(x).chars().filter(|c| !c.is_whitespace()).collect()
