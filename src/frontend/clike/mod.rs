@@ -2209,7 +2209,7 @@ impl Lowerer<'_> {
             };
             // `cl_event ev[NDEV] = {0}`: handles not made yet, every one null (the members
             // not written in the braces are zero too).
-            let nulls = match (shape.array, shape.init) {
+            let value = match (shape.array, shape.init) {
                 (Some(Some(len)), Some(init))
                     if shape.dims == 1
                         && shape.pointers == 0
@@ -2217,13 +2217,9 @@ impl Lowerer<'_> {
                         && handle_hint(last_name(&ty)) != TypeHint::Unknown
                         && self.all_null(init) =>
                 {
-                    Some(len)
+                    Value::List(vec![Value::Null; len as usize])
                 }
-                _ => None,
-            };
-            let value = match nulls {
-                Some(len) => Value::List(vec![Value::Null; len as usize]),
-                None => value,
+                _ => value,
             };
             let v = self.bind(&name, hint);
             if shape.array.is_none() && shape.pointers == 0 {
@@ -2638,9 +2634,6 @@ impl Lowerer<'_> {
         }
     }
 
-    /// The key of a constant expression (two fills whose pattern and range have equal keys
-    /// write the same bytes); `None` when it is not provably constant: literals, named
-    /// constants, `sizeof`, `const` locals bound to one, with casts, `&`, and arithmetic.
     /// Whether an initializer list holds only zeros and null pointers (`{0}`, `{NULL}`,
     /// `{}`).
     fn all_null(&self, init: Node<'_>) -> bool {
@@ -2651,6 +2644,9 @@ impl Lowerer<'_> {
                 .all(|c| matches!(self.txt(c), "0" | "NULL" | "nullptr"))
     }
 
+    /// The key of a constant expression (two fills whose pattern and range have equal keys
+    /// write the same bytes); `None` when it is not provably constant: literals, named
+    /// constants, `sizeof`, `const` locals bound to one, with casts, `&`, and arithmetic.
     pub(super) fn const_key(&self, n: Node<'_>) -> Option<String> {
         let text = |x: Node<'_>| -> String {
             self.txt(x).chars().filter(|c| !c.is_whitespace()).collect()

@@ -7,7 +7,7 @@ use syn::visit::{self, Visit};
 use syn::{Expr, Pat};
 
 use super::syntax::{
-    has_break, has_return, int_lit, is_assign_op, pat_idents, path_segments, strip,
+    has_break, has_return, int_lit, is_assign_op, member_name, pat_idents, path_segments, strip,
 };
 use super::{spans, Lowerer};
 use crate::frontend::arith;
@@ -72,10 +72,7 @@ impl ItemWrites<'_> {
         }
         self.found = true;
         match lhs {
-            Expr::Field(f) if self.is_item(&f.base) => match &f.member {
-                syn::Member::Named(n) => self.fields.push(n.to_string()),
-                syn::Member::Unnamed(i) => self.fields.push(i.index.to_string()),
-            },
+            Expr::Field(f) if self.is_item(&f.base) => self.fields.push(member_name(&f.member)),
             _ => self.whole = true,
         }
     }

@@ -10,8 +10,8 @@ use syn::{Expr, Type};
 use super::each::EachBody;
 use super::stmt::option_pattern;
 use super::syntax::{
-    closure_of, expr_idents, int_lit, is_assign_op, path_segments, strip, strip_pat_type,
-    token_idents,
+    closure_of, expr_idents, int_lit, is_assign_op, member_name, path_segments, strip,
+    strip_pat_type, token_idents,
 };
 use super::{spans, Lowerer};
 use crate::frontend::{arith, comparison, list_or_host, Const};
@@ -315,10 +315,7 @@ impl Lowerer<'_, '_> {
                 let base = self.expr(&f.base);
                 match base {
                     Value::Place(mut p) => {
-                        let name = match &f.member {
-                            syn::Member::Named(i) => i.to_string(),
-                            syn::Member::Unnamed(i) => i.index.to_string(),
-                        };
+                        let name = member_name(&f.member);
                         p.proj.push(Proj::Field(name));
                         Value::Place(p)
                     }
@@ -353,9 +350,7 @@ impl Lowerer<'_, '_> {
                         }
                         Value::Place(p) => Some(p),
                         // `&[e0, e1][..]`: the list itself (a wait list of events).
-                        Value::List(items) if r.start.is_none() && r.end.is_none() => {
-                            return Value::List(items)
-                        }
+                        Value::List(items) if !bounded => return Value::List(items),
                         _ => None,
                     };
                     return Value::Host {
@@ -421,10 +416,7 @@ impl Lowerer<'_, '_> {
                     .fields
                     .iter()
                     .map(|f| {
-                        let name = match &f.member {
-                            syn::Member::Named(i) => i.to_string(),
-                            syn::Member::Unnamed(i) => i.index.to_string(),
-                        };
+                        let name = member_name(&f.member);
                         let v = self.expr(&f.expr);
                         // A field declared as host data (`vals: Vec<f32>`) given a list of
                         // numbers built here holds host data.

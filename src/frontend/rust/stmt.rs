@@ -6,7 +6,9 @@ use std::collections::HashMap;
 use syn::{Expr, Pat, Stmt as SynStmt};
 
 use super::apply::OUT_OF_ORDER;
-use super::syntax::{int_lit, mentions_any, pat_idents, pat_type, strip, strip_pat_type};
+use super::syntax::{
+    int_lit, member_name, mentions_any, pat_idents, pat_type, strip, strip_pat_type,
+};
 use super::types::{constructed_type, type_bytes, unwrapped};
 use super::{spans, Lowerer};
 use crate::ir::*;
@@ -322,10 +324,7 @@ impl Lowerer<'_, '_> {
                     .all(|(e, v)| self.destructure(e, v, span))
             }
             Pat::Struct(ps) => ps.fields.iter().all(|f| {
-                let name = match &f.member {
-                    syn::Member::Named(i) => i.to_string(),
-                    syn::Member::Unnamed(i) => i.index.to_string(),
-                };
+                let name = member_name(&f.member);
                 match field(value, name) {
                     Some(v) => self.destructure(&f.pat, &v, span),
                     None => false,

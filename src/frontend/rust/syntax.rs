@@ -202,6 +202,14 @@ pub(super) fn closure_of(e: &Expr) -> Option<&syn::ExprClosure> {
     }
 }
 
+/// A field's name as a projection names it: `f` of `x.f`, `1` of `pair.1`.
+pub(super) fn member_name(m: &syn::Member) -> String {
+    match m {
+        syn::Member::Named(i) => i.to_string(),
+        syn::Member::Unnamed(i) => i.index.to_string(),
+    }
+}
+
 pub(super) fn is_assign_op(op: &syn::BinOp) -> bool {
     use syn::BinOp::*;
     matches!(
