@@ -20,7 +20,9 @@ const MIN_FOLD: usize = 32;
 pub(super) struct Env {
     base: Rc<BTreeMap<Place, AVal>>,
     /// The bindings this path changed since `base` was made; `None` where it removed one.
-    changes: BTreeMap<Place, Option<AVal>>,
+    /// Shared by the copies of a path until one of them changes a binding, so that a join
+    /// of paths that changed nothing since they split is one comparison.
+    changes: Rc<BTreeMap<Place, Option<AVal>>>,
 }
 
 /// Places in order, and what they hold: a path's bindings or the places found.
@@ -122,22 +124,22 @@ impl Env {
     pub(super) fn get_mut(&mut self, p: &Place) -> Option<&mut AVal> {
         if !self.changes.contains_key(p) {
             let v = self.base.get(p)?.clone();
-            self.changes.insert(p.clone(), Some(v));
+            Rc::make_mut(&mut self.changes).insert(p.clone(), Some(v));
         }
-        self.changes.get_mut(p)?.as_mut()
+        Rc::make_mut(&mut self.changes).get_mut(p)?.as_mut()
     }
 
     pub(super) fn insert(&mut self, k: Place, v: AVal) {
-        self.changes.insert(k, Some(v));
+        Rc::make_mut(&mut self.changes).insert(k, Some(v));
         self.fold_if_grown();
     }
 
     pub(super) fn remove(&mut self, k: &Place) {
         if self.base.contains_key(k) {
-            self.changes.insert(k.clone(), None);
+            Rc::make_mut(&mut self.changes).insert(k.clone(), None);
             self.fold_if_grown();
-        } else {
-            self.changes.remove(k);
+        } else if self.changes.contains_key(k) {
+            Rc::make_mut(&mut self.changes).remove(k);
         }
     }
 
@@ -166,7 +168,7 @@ impl Env {
                 self.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
             *self = Env {
                 base: Rc::new(all),
-                changes: BTreeMap::new(),
+                changes: Rc::default(),
             };
         }
     }
@@ -186,16 +188,31 @@ impl Env {
                 .collect();
             return Env {
                 base: Rc::new(all),
-                changes: BTreeMap::new(),
+                changes: Rc::default(),
             };
         }
-        let mut changes = BTreeMap::new();
-        for (k, _, _) in merge(self.changes.iter(), o.changes.iter()) {
-            let v = join(k, self.get(k), o.get(k));
-            if v.as_ref() != self.base.get(k) {
-                changes.insert(k.clone(), v);
+        if Rc::ptr_eq(&self.changes, &o.changes) {
+            return self.clone();
+        }
+        // The changes come in order, so the joined ones are collected in order and the map
+        // is built from them at once.
+        let mut joined = Vec::new();
+        for (k, x, y) in merge(self.changes.iter(), o.changes.iter()) {
+            let base = self.base.get(k);
+            let v = match (x, y) {
+                // The same change on both paths: a join of a value with itself.
+                (Some(x), Some(y)) if x == y => x.clone(),
+                _ => {
+                    let here = x.map_or(base, Option::as_ref);
+                    let there = y.map_or(base, Option::as_ref);
+                    join(k, here, there)
+                }
+            };
+            if v.as_ref() != base {
+                joined.push((k.clone(), v));
             }
         }
+        let changes = Rc::new(BTreeMap::from_iter(joined));
         let mut env = Env {
             base: Rc::clone(&self.base),
             changes,
