@@ -80,19 +80,49 @@ pub(super) fn distinct_objects(items: &[AVal]) -> bool {
         .all(|(i, x)| matches!(x, AVal::Obj(_)) && !items[..i].contains(x))
 }
 
+/// The objects a value holds, in its fields and members too.
+fn objects_in(a: &AVal, out: &mut Vec<ObjId>) {
+    match a {
+        AVal::Obj(o) => out.push(*o),
+        AVal::List(items) => items.iter().for_each(|x| objects_in(x, out)),
+        AVal::Struct(fields) => fields.values().for_each(|x| objects_in(x, out)),
+        _ => {}
+    }
+}
+
+/// Whether every item is an object, or a struct holding objects (`Half { queue, cur, .. }`),
+/// and no object is in two items: the members of a list that each pass of a loop made anew.
+fn distinct_members(items: &[AVal]) -> bool {
+    let mut seen = Vec::new();
+    for x in items {
+        let before = seen.len();
+        match x {
+            AVal::Obj(_) | AVal::Struct(_) => objects_in(x, &mut seen),
+            _ => return false,
+        }
+        if seen.len() == before {
+            return false;
+        }
+    }
+    let n = seen.len();
+    seen.sort_unstable();
+    seen.dedup();
+    seen.len() == n
+}
+
 pub(super) fn join_val(a: &AVal, b: &AVal) -> AVal {
     match (a, b) {
         _ if a == b => a.clone(),
         // A list that a loop of unknown count pushes objects of their own into: how many is
         // not known, but its members are objects of their own, as an outside list's are.
         (AVal::List(x), AVal::List(y))
-            if (x.starts_with(y) && distinct_objects(x))
-                || (y.starts_with(x) && distinct_objects(y)) =>
+            if (x.starts_with(y) && distinct_members(x))
+                || (y.starts_with(x) && distinct_members(y)) =>
         {
             AVal::External
         }
         (AVal::External, AVal::List(x)) | (AVal::List(x), AVal::External)
-            if distinct_objects(x) =>
+            if distinct_members(x) =>
         {
             AVal::External
         }

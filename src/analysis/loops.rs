@@ -318,22 +318,7 @@ impl<'f> Analyzer<'f> {
                 let list = self.place_name(d);
                 let named = !list.starts_with('%');
                 for (k, v) in values.iter().enumerate().filter(|_| named) {
-                    let parts: Vec<(String, ObjId)> = match v {
-                        AVal::Obj(o) => vec![(String::new(), *o)],
-                        AVal::Struct(fields) => (fields.iter())
-                            .filter_map(|(f, x)| match x {
-                                AVal::Obj(o) => Some((format!(".{f}"), *o)),
-                                _ => None,
-                            })
-                            .collect(),
-                        _ => Vec::new(),
-                    };
-                    for (field, o) in parts {
-                        let own = &self.objs[o].name;
-                        if own.starts_with('%') || format!(".{own}") == field {
-                            self.objs[o].name = format!("{list}[{k}]{field}");
-                        }
-                    }
+                    self.name_as_member(&format!("{list}[{k}]"), v);
                 }
                 AVal::List(values)
             } else {
@@ -441,6 +426,30 @@ impl<'f> Analyzer<'f> {
             out.env.insert(d.clone(), collected(tail, binds));
         }
         Some(out)
+    }
+}
+
+impl Analyzer<'_> {
+    /// Names what `v` holds as the member of a list it became (`lanes[1].state` for the
+    /// `state` field of `lanes[1]`), where the objects are named by no place of their own:
+    /// a temporary, or the local of the constructor that made them (`state`).
+    pub(super) fn name_as_member(&mut self, member: &str, v: &AVal) {
+        let parts: Vec<(String, ObjId)> = match v {
+            AVal::Obj(o) => vec![(String::new(), *o)],
+            AVal::Struct(fields) => (fields.iter())
+                .filter_map(|(f, x)| match x {
+                    AVal::Obj(o) => Some((format!(".{f}"), *o)),
+                    _ => None,
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
+        for (field, o) in parts {
+            let own = &self.objs[o].name;
+            if own.starts_with('%') || format!(".{own}") == field {
+                self.objs[o].name = format!("{member}{field}");
+            }
+        }
     }
 }
 

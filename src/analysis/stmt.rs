@@ -488,6 +488,9 @@ impl<'f> Analyzer<'f> {
                     _ => "item".to_string(),
                 };
                 let v = self.eval(&mut st, item, None, &name);
+                if !name.starts_with('%') && name != "item" {
+                    self.name_as_member(&name, &v);
+                }
                 // Raw events pushed into a list the function made keep their owner: the
                 // function, until it releases the list's members or hands the list on. A
                 // list from elsewhere (a parameter, a field) takes them over, and so do

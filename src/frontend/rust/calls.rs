@@ -251,7 +251,7 @@ impl Lowerer<'_, '_> {
                 .ty
                 .clone()
                 .or_else(|| self.struct_of.get(&p.var).cloned()),
-            _ => None,
+            _ => self.member_struct(&recv),
         };
         if let Some(ty) = recv_ty {
             let callee = qualify(self.prefix.as_deref(), &format!("{ty}::{name}"));

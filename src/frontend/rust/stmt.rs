@@ -277,6 +277,7 @@ impl Lowerer<'_, '_> {
         match pat {
             Pat::Ident(pi) if pi.subpat.is_none() => {
                 let v = self.bind(&pi.ident.to_string(), TypeHint::Unknown);
+                self.note_member_struct(v, value);
                 self.out.push(Stmt::Assign {
                     dst: Place::var(v),
                     value: value.clone(),
@@ -389,12 +390,38 @@ impl Lowerer<'_, '_> {
         }
         for (name, whole) in idents {
             let v = self.bind(&name, hint);
+            if whole {
+                self.note_member_struct(v, &value);
+            }
             let value = if whole { value.clone() } else { Value::Unknown };
             self.out.push(Stmt::Assign {
                 dst: Place::var(v),
                 value,
                 span,
             });
+        }
+    }
+
+    /// The struct of the crate a member of a list is (`let h0 = &mut halves[0]` of a list
+    /// of `Half`s): its methods are followed on `v` as on the member.
+    fn note_member_struct(&mut self, v: Var, value: &Value) {
+        if let Some(ty) = self.member_struct(value) {
+            self.struct_of.insert(v, ty);
+        }
+    }
+
+    /// The struct of the crate `value` is a member of a list of, where known.
+    pub(super) fn member_struct(&self, value: &Value) -> Option<String> {
+        match value {
+            Value::Place(p)
+                if matches!(
+                    p.proj.as_slice(),
+                    [Proj::Index(_) | Proj::AnyIndex | Proj::Var(_) | Proj::Last]
+                ) =>
+            {
+                self.members_struct.get(&p.var).cloned()
+            }
+            _ => None,
         }
     }
 
