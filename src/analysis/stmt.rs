@@ -15,6 +15,21 @@ impl<'f> Analyzer<'f> {
             Value::List(items) => AVal::List(items.iter().map(|x| self.released(st, x)).collect()),
             Value::Place(p) => {
                 let c = self.canonical(&self.concrete(st, p));
+                // `ev[i]` of a pointer to one event (`release_events(&ev_m, 1)`): the only
+                // member it can reach is that event.
+                if let Some((
+                    Proj::Index(_) | Proj::AnyIndex | Proj::Var(_) | Proj::Last | Proj::At(_),
+                    base,
+                )) = c.proj.split_last()
+                {
+                    let base = Place {
+                        var: c.var,
+                        proj: base.to_vec(),
+                    };
+                    if let Some(v @ (AVal::Events(_) | AVal::Null)) = st.env.get(&base) {
+                        return v.clone();
+                    }
+                }
                 if let Some((Proj::AnyIndex, list)) = c.proj.split_last() {
                     let list = Place {
                         var: c.var,

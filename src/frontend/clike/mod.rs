@@ -2914,7 +2914,11 @@ impl Lowerer<'_> {
         let hint = self.vars[p.var].hint;
         let event = match p.proj.last() {
             None => hint == TypeHint::Event,
-            Some(Proj::Index(_) | Proj::Var(_)) => p.proj.len() == 1 && hint == TypeHint::EventList,
+            // `ev[i]` of `cl_event ev[N]`, or of a `cl_event *ev` a helper is given.
+            Some(Proj::Index(_) | Proj::Var(_)) => {
+                p.proj.len() == 1
+                    && (hint == TypeHint::EventList || self.event_ptrs.contains(&p.var))
+            }
             // `w[i].done`, `d->done`: an event field of a struct.
             Some(Proj::Field(f)) => self.vars[p.var]
                 .fields
