@@ -509,6 +509,13 @@ impl<'f> Analyzer<'f> {
             .iter()
             .map(|(_, v)| v.clone())
             .reduce(|a, b| join_val(&a, &b))?;
+        let mut returned = BTreeSet::new();
+        events_in(&value, &mut returned);
+        for i in returned {
+            if self.frames_of(self.insts[i].frame).contains(&cx.frame) {
+                self.returned_from.insert(i, cx.frame);
+            }
+        }
         // Host data by the callee's declared type, however it was made.
         let value = match (value, f.returns_host) {
             (v @ AVal::Host { .. }, _) | (v, None) => v,

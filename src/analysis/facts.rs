@@ -176,6 +176,8 @@ pub enum Fact {
         event_var: Option<String>,
         /// Where the only reference to it was overwritten, if that is how it was lost.
         overwritten: Option<Span>,
+        /// The call that returned it to the function that lost it, and the callee.
+        returned: Option<(Span, String)>,
     },
     /// A device-to-device migration enqueued where the buffer already is.
     SourceQueueMigration {
@@ -373,14 +375,18 @@ impl<'f> Analyzer<'f> {
                     site,
                     overwritten,
                 } => {
-                    let (api, event_var) = match key {
+                    let (api, event_var, returned) = match key {
                         RawKey::Inst(i) => {
                             let info = self.info(*i, None);
-                            (info.api, info.event_var)
+                            let returned = (self.returned_from.get(i))
+                                .and_then(|f| self.frame_sites.get(f))
+                                .map(|(_, call, callee)| (*call, callee.clone()));
+                            (info.api, info.event_var, returned)
                         }
                         RawKey::User(o) => (
                             "create_user_event".to_string(),
                             Some(self.objs[*o].name.clone()),
+                            None,
                         ),
                     };
                     Fact::Unreleased {
@@ -388,6 +394,7 @@ impl<'f> Analyzer<'f> {
                         api,
                         event_var: event_var.filter(|n| !n.starts_with('%')),
                         overwritten: *overwritten,
+                        returned,
                     }
                 }
                 RawFact::SourceQueue {

@@ -351,6 +351,9 @@ struct Analyzer<'f> {
     params: HashSet<Var>,
     /// Per call frame: its caller's frame, the call and the callee.
     frame_sites: HashMap<usize, (usize, Span, String)>,
+    /// Raw events a call returned to its caller, by the outermost such call's frame: a
+    /// leak of one is the caller's (it dropped what it was given).
+    returned_from: HashMap<usize, usize>,
     /// The call frames of named closures: what their commands use, the caller gave them
     /// or they captured.
     closure_frames: HashSet<usize>,
@@ -424,6 +427,7 @@ pub fn analyze<'f>(func: &Function, index: &'f Index<'f>, kernels: &mut Kernels)
         callee_receivers: HashSet::new(),
         params: func.params.iter().copied().collect(),
         frame_sites: HashMap::new(),
+        returned_from: HashMap::new(),
         closure_frames: HashSet::new(),
         frame_events: HashMap::new(),
         found: BTreeMap::new(),

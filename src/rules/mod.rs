@@ -177,6 +177,11 @@ fn at_caller(fact: &Fact, f: Finding) -> Finding {
             call: Some((call, callee)),
             ..
         } => return to_call(f, *call, callee, callee),
+        // A helper made the event and returned it: the caller lost it.
+        Fact::Unreleased {
+            returned: Some((call, callee)),
+            ..
+        } => return to_call(f, *call, callee, callee),
         // The helper had the producer's event and did not wait on it, or was given the events
         // to wait for and chose too few: the fix is in it.
         Fact::Unordered { waitable: true, .. } => return f,

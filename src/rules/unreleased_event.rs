@@ -20,6 +20,7 @@ fn check(fact: &Fact, spelling: Spelling) -> Option<Finding> {
         api,
         event_var,
         overwritten,
+        ..
     } = fact
     else {
         return None;
