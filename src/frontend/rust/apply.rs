@@ -510,7 +510,26 @@ impl Lowerer<'_, '_> {
     /// its size, else the type of the value (`set_arg(&n)` of `n: u32`).
     pub(super) fn arg_bytes(&self, size: Option<&Expr>, value: Option<&Expr>) -> Option<u64> {
         let Some(size) = size else {
-            return self.value_bytes(value?);
+            let value = value?;
+            // ocl-core's `ArgVal::scalar(&n)`, `ArgVal::from_raw(size, ptr, false)`.
+            if let Expr::Call(c) = strip(value) {
+                let Expr::Path(p) = &*c.func else {
+                    return None;
+                };
+                let names: Vec<String> = (p.path.segments.iter())
+                    .map(|s| s.ident.to_string())
+                    .collect();
+                return match (names.as_slice(), c.args.len()) {
+                    ([.., ty, f], 1) if ty == "ArgVal" && f == "scalar" => {
+                        self.value_bytes(&c.args[0])
+                    }
+                    ([.., ty, f], 3) if ty == "ArgVal" && f == "from_raw" => {
+                        self.arg_bytes(Some(&c.args[0]), None)
+                    }
+                    _ => None,
+                };
+            }
+            return self.value_bytes(value);
         };
         let Expr::Call(c) = strip(size) else {
             return None;
@@ -569,6 +588,17 @@ impl Lowerer<'_, '_> {
                 self.cx.const_sizes.get(&name).copied()
             }
             Expr::MethodCall(m) if m.method == "len" && m.args.is_empty() => Some(8),
+            // `self.n`, `lane.n`: the field's declared type, where the struct is known.
+            Expr::Field(f) => {
+                let (Expr::Path(base), syn::Member::Named(field)) =
+                    (strip_refs(&f.base), &f.member)
+                else {
+                    return None;
+                };
+                let v = self.lookup(&base.path.get_ident()?.to_string())?;
+                let ty = (self.vars[v].ty.clone()).or_else(|| self.struct_of.get(&v).cloned())?;
+                self.cx.field_sizes.get(&(ty, field.to_string())).copied()
+            }
             // `half + 2`: both sides have one type; a shift has its left side's.
             Expr::Binary(b) => {
                 use syn::BinOp::*;

@@ -58,6 +58,8 @@ pub(super) struct Defs {
     pub(super) modules: std::collections::HashSet<String>,
     /// Fields that are collections of a type, by struct: (struct, field, member type).
     member_types: Vec<(String, String, String)>,
+    /// The size in bytes of each field of a scalar type, by struct and field.
+    pub(super) field_sizes: HashMap<(String, String), u64>,
 }
 
 impl Defs {
@@ -120,6 +122,10 @@ pub(super) fn collect_defs(items: &[syn::Item], prefix: Option<&str>, defs: &mut
                     if let Some(ty) = elem_type(&f.ty) {
                         defs.member_types
                             .push((st.ident.to_string(), name.clone(), ty));
+                    }
+                    if let Some(n) = type_bytes(&f.ty) {
+                        defs.field_sizes
+                            .insert((st.ident.to_string(), name.clone()), n);
                     }
                     fields.push((name, type_hint(&f.ty)));
                 }
@@ -208,6 +214,9 @@ fn const_value(e: &Expr) -> Option<Const> {
         Expr::Lit(l) => match &l.lit {
             syn::Lit::Int(i) => i.base10_parse().ok().map(Const::Int),
             syn::Lit::Str(s) => Some(Const::Str(s.value())),
+            // `const SRC: &CStr = c"__kernel void ..";`
+            syn::Lit::CStr(c) => c.value().to_str().ok().map(|s| Const::Str(s.to_string())),
+            syn::Lit::ByteStr(b) => String::from_utf8(b.value()).ok().map(Const::Str),
             _ => None,
         },
         Expr::Paren(p) => const_value(&p.expr),

@@ -81,6 +81,7 @@ pub fn lower_file(file_id: usize, src: &SourceFile, ast: &syn::File, module: &[S
         result_methods,
         modules: defs.modules,
         structs: defs.structs,
+        field_sizes: defs.field_sizes,
         next_cmd: 0,
         functions: Vec::new(),
         free_fns: (ast.items.iter())
@@ -116,6 +117,8 @@ struct FileCx<'a> {
     consts: HashMap<String, Const>,
     /// The size in bytes of each constant of a scalar type (`const ALPHA: f32`).
     const_sizes: HashMap<String, u64>,
+    /// The size in bytes of each field of a scalar type, by struct and field.
+    field_sizes: HashMap<(String, String), u64>,
     /// Constants that are one element's size (`const F: usize = size_of::<f32>()`).
     element_consts: std::collections::HashSet<String>,
     uses: Uses,
