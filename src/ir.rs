@@ -172,6 +172,15 @@ pub enum Value {
         kind: HostKind,
         base: Option<Place>,
     },
+    /// `h + off` of host data `h`: the bytes at an offset into it. Where the offset is a
+    /// constant the analysis knows, the same bytes wherever named (`h + d * n` in the pass
+    /// with `d == 0`); else data of its own.
+    HostAt {
+        base: Place,
+        offset: Box<Value>,
+        /// The expression as written, to name the data by.
+        text: String,
+    },
     Scalar,
     /// An integer literal or constant.
     Int(u64),
@@ -754,7 +763,10 @@ pub fn forget(values: Vec<Value>, span: Span) -> Option<Stmt> {
         .filter(|v| {
             matches!(
                 v,
-                Value::Place(_) | Value::Host { base: Some(_), .. } | Value::List(_)
+                Value::Place(_)
+                    | Value::Host { base: Some(_), .. }
+                    | Value::HostAt { .. }
+                    | Value::List(_)
             )
         })
         .collect();
@@ -829,6 +841,12 @@ impl fmt::Display for Show<'_, Value> {
                 }
                 write!(f, ")")
             }
+            Value::HostAt { base, offset, .. } => write!(
+                f,
+                "host({} + {})",
+                func.place_name(base),
+                Show(func, offset.as_ref())
+            ),
             Value::Scalar => write!(f, "scalar"),
             Value::Int(n) => write!(f, "{n}"),
             Value::Null => write!(f, "null"),

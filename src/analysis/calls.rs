@@ -66,6 +66,11 @@ fn shift_value(v: &Value, by: usize) -> Value {
             kind: *kind,
             base: base.as_ref().map(|p| shift_place(p, by)),
         },
+        Value::HostAt { base, offset, text } => Value::HostAt {
+            base: shift_place(base, by),
+            offset: Box::new(shift_value(offset, by)),
+            text: text.clone(),
+        },
         Value::List(items) => Value::List(items.iter().map(|i| shift_value(i, by)).collect()),
         Value::Arith { op, lhs, rhs } => Value::Arith {
             op: *op,
@@ -643,7 +648,7 @@ impl<'f> Analyzer<'f> {
     /// names no parameter of a callee.
     pub(super) fn origin_of(&self, v: &Value) -> Option<usize> {
         match v {
-            Value::Place(p) | Value::Host { base: Some(p), .. } => {
+            Value::Place(p) | Value::Host { base: Some(p), .. } | Value::HostAt { base: p, .. } => {
                 self.param_origin.get(&p.var).copied()
             }
             Value::List(items) => items.iter().filter_map(|x| self.origin_of(x)).min(),

@@ -32,7 +32,9 @@ pub(super) struct Resolved {
 /// Whether a value names what one of `params` holds.
 pub(super) fn names_param(v: &Value, params: &HashSet<Var>) -> bool {
     match v {
-        Value::Place(p) | Value::Host { base: Some(p), .. } => params.contains(&p.var),
+        Value::Place(p) | Value::Host { base: Some(p), .. } | Value::HostAt { base: p, .. } => {
+            params.contains(&p.var)
+        }
         Value::List(items) => items.iter().any(|x| names_param(x, params)),
         _ => false,
     }
@@ -509,7 +511,11 @@ impl<'f> Analyzer<'f> {
             .host
             .filter(|_| initializes(kind, info) && mode == Mode::Write)
             .and_then(|h| {
-                let version = st.host_version.get(&h).copied().unwrap_or(0);
+                let version = st
+                    .host_version
+                    .get(&self.root_host(h))
+                    .copied()
+                    .unwrap_or(0);
                 st.init
                     .get(&b)
                     .filter(|init| init.host == h && init.version == version)
@@ -700,7 +706,11 @@ impl<'f> Analyzer<'f> {
         let host = info.host.filter(|_| initializes(kind, info));
         match (mode, host) {
             (Mode::Write, Some(h)) => {
-                let version = st.host_version.get(&h).copied().unwrap_or(0);
+                let version = st
+                    .host_version
+                    .get(&self.root_host(h))
+                    .copied()
+                    .unwrap_or(0);
                 let mut uploads = Rc::default();
                 if let Some(init) = st.init.remove(&b) {
                     if init.host == h && init.version == version {

@@ -62,7 +62,7 @@ impl<'f> Analyzer<'f> {
                 }
             }
             AVal::Host { id, .. } => {
-                *st.host_version.entry(*id).or_insert(0) += 1;
+                *st.host_version.entry(self.root_host(*id)).or_insert(0) += 1;
             }
             _ => {}
         }

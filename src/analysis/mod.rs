@@ -354,6 +354,11 @@ struct Analyzer<'f> {
     /// Raw events a call returned to its caller, by the outermost such call's frame: a
     /// leak of one is the caller's (it dropped what it was given).
     returned_from: HashMap<usize, usize>,
+    /// Parts of host data at a constant offset (`h + d * n` where `d == 0`), by the data
+    /// and the offset: the same bytes wherever named.
+    host_slices: HashMap<(HostId, u64), HostId>,
+    /// The data each such part is part of.
+    host_root: HashMap<HostId, HostId>,
     /// The call frames of named closures: what their commands use, the caller gave them
     /// or they captured.
     closure_frames: HashSet<usize>,
@@ -428,6 +433,8 @@ pub fn analyze<'f>(func: &Function, index: &'f Index<'f>, kernels: &mut Kernels)
         params: func.params.iter().copied().collect(),
         frame_sites: HashMap::new(),
         returned_from: HashMap::new(),
+        host_slices: HashMap::new(),
+        host_root: HashMap::new(),
         closure_frames: HashSet::new(),
         frame_events: HashMap::new(),
         found: BTreeMap::new(),

@@ -700,7 +700,7 @@ impl<'f> Analyzer<'f> {
                     })
                     .collect();
                 for id in shared {
-                    *st.host_version.entry(id).or_insert(0) += 1;
+                    *st.host_version.entry(self.root_host(id)).or_insert(0) += 1;
                 }
             }
             Stmt::Break => {

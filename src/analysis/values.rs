@@ -128,6 +128,12 @@ impl<'f> Analyzer<'f> {
         self.hosts.len() - 1
     }
 
+    /// The data `id` is a part of (`h` of `h + d * n`), or `id` itself: what changes it
+    /// changes every part.
+    pub(super) fn root_host(&self, id: HostId) -> HostId {
+        self.host_root.get(&id).copied().unwrap_or(id)
+    }
+
     /// An object from outside the analysis, of the type an annotation gives.
     pub(super) fn hinted(&mut self, hint: TypeHint, name: &str) -> AVal {
         let v = self.hinted_value(hint, name);
@@ -630,6 +636,27 @@ impl<'f> Analyzer<'f> {
                 },
                 _ => AVal::Unknown,
             },
+            Value::HostAt { base, offset, text } => {
+                let at = match (self.resolve(st, base, None), self.eval(st, offset, None, "offset")) {
+                    (AVal::Host { id, .. }, AVal::Int(k)) => {
+                        let root = self.root_host(id);
+                        match self.host_slices.get(&(root, k)) {
+                            Some(&slice) => Some(slice),
+                            None => {
+                                let slice = self.new_host(text.clone());
+                                self.host_slices.insert((root, k), slice);
+                                self.host_root.insert(slice, root);
+                                Some(slice)
+                            }
+                        }
+                    }
+                    _ => None,
+                };
+                AVal::Host {
+                    kind: HostKind::Pointer,
+                    id: at.unwrap_or_else(|| self.new_host(text.clone())),
+                }
+            }
             Value::Scalar => AVal::Scalar,
             Value::Int(n) => AVal::Int(*n),
             Value::Null => AVal::Null,
@@ -685,6 +712,8 @@ impl<'f> Analyzer<'f> {
                         .unwrap_or(AVal::Scalar),
                     _ => match (int(l), int(r)) {
                         (Some(a), Some(b)) => op.apply(a, b).map_or(AVal::Scalar, AVal::Int),
+                        // `d * slab_n` where `d == 0`, whatever `slab_n` is.
+                        (Some(0), _) | (_, Some(0)) if *op == ArithOp::Mul => AVal::Int(0),
                         _ => AVal::Scalar,
                     },
                 }
@@ -744,7 +773,11 @@ impl<'f> Analyzer<'f> {
                 }
                 if let Some(h) = host_init {
                     if let AVal::Host { id, .. } = self.eval(st, h, None, "host") {
-                        let version = st.host_version.get(&id).copied().unwrap_or(0);
+                        let version = st
+                            .host_version
+                            .get(&self.root_host(id))
+                            .copied()
+                            .unwrap_or(0);
                         st.init.insert(
                             b,
                             Init {

@@ -2477,7 +2477,16 @@ impl Lowerer<'_> {
                 // `h + off`: a pointer into the same host data.
                 if matches!(op.as_deref(), Some("+" | "-")) {
                     if let Some(host) = self.host_pointer(&lhs) {
-                        return host;
+                        return match (lhs, op.as_deref()) {
+                            (Value::Place(base), Some("+")) if base.proj.is_empty() => {
+                                Value::HostAt {
+                                    base,
+                                    offset: Box::new(rhs),
+                                    text: self.txt(n).to_string(),
+                                }
+                            }
+                            _ => host,
+                        };
                     }
                 }
                 if op.as_deref() == Some("+") {
