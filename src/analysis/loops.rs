@@ -420,7 +420,12 @@ impl<'f> Analyzer<'f> {
         };
         looped.extend(body.iter().cloned());
         let min_passes = counted.max(u64::from(joins_each));
-        let mut out = self.run_counted_loop(&looped, st, min_passes, &counters)?;
+        let exact = counts
+            .iter()
+            .all(Option::is_some)
+            .then_some(least)
+            .filter(|_| !counts.is_empty());
+        let mut out = self.run_counted_loop(&looped, st, min_passes, exact, &counters)?;
         if let Some(d) = dst {
             self.note_collected(d, tail);
             out.env.insert(d.clone(), collected(tail, binds));

@@ -70,7 +70,7 @@ impl<'f> Analyzer<'f> {
         st: State,
         at_least_once: bool,
     ) -> Option<State> {
-        self.run_counted_loop(body, st, u64::from(at_least_once), &[])
+        self.run_counted_loop(body, st, u64::from(at_least_once), None, &[])
     }
 
     /// A loop whose `counters` count up from a constant (`for (t = 0; t < STEPS; t++)`,
@@ -85,10 +85,12 @@ impl<'f> Analyzer<'f> {
         body: &[Stmt],
         st: State,
         min_passes: u64,
+        exact: Option<u64>,
         counters: &[(Place, u64)],
     ) -> Option<State> {
         let second_in_depth = self.loops.len() < TWO_ITERATION_DEPTH;
         let entry = (min_passes == 0).then(|| st.clone());
+        let entry_env = st.env.clone();
         let st = self.count(st, counters, |from| match second_in_depth {
             true => AVal::Int(from),
             false => AVal::Scalar,
@@ -113,6 +115,19 @@ impl<'f> Analyzer<'f> {
         self.loops.push(LoopCx::default());
         let second = self.block(body, second_in);
         let mut cx2 = self.loops.pop().unwrap_or_default();
+        // A loop of a known count that only ever leaves at its end, whose two passes each
+        // end once: what it swaps back and forth (ping-pong buffers) is known at its end.
+        let period_two = match (exact, &second, ends.as_slice()) {
+            (Some(n), Some(second), [first])
+                if n >= 2
+                    && cx.breaks.is_empty()
+                    && cx2.breaks.is_empty()
+                    && cx2.continues.is_empty() =>
+            {
+                Some(swapped(&entry_env, &self.found, &first.env, &second.env, n))
+            }
+            _ => None,
+        };
         exits.extend(second);
         exits.append(&mut cx2.continues);
         exits.append(&mut cx2.breaks);
@@ -132,6 +147,7 @@ impl<'f> Analyzer<'f> {
             // Less those whose list the join no longer knows (`State::join`).
             out.live_raw = live.intersection(&out.live_raw).copied().collect();
         }
+        out.env.extend(period_two.into_iter().flatten());
         Some(out)
     }
 
@@ -767,4 +783,33 @@ impl<'f> Analyzer<'f> {
         }
         Some(st)
     }
+}
+
+/// What a loop of `n` passes leaves where its passes alternate: a place that holds an
+/// object or an integer after the first pass, another after the second, and after the
+/// second what it held before the loop (`tmp = cur[d]; cur[d] = nxt[d]; nxt[d] = tmp`,
+/// `cur = 1 - cur`; a member of an outside list as it was first found) holds after the last pass what the first pass left if `n` is odd,
+/// else what the second left.
+fn swapped(
+    entry: &Env,
+    found: &BTreeMap<Place, AVal>,
+    first: &Env,
+    second: &Env,
+    n: u64,
+) -> Vec<(Place, AVal)> {
+    let mut out = Vec::new();
+    first.join(second, |k, a, b| {
+        if let (Some(a), Some(b)) = (a, b) {
+            let alternates = matches!(
+                (a, b),
+                (AVal::Obj(_), AVal::Obj(_)) | (AVal::Int(_), AVal::Int(_))
+            ) && a != b
+                && entry.get(k).or_else(|| found.get(k)) == Some(b);
+            if alternates {
+                out.push((k.clone(), if n % 2 == 1 { a } else { b }.clone()));
+            }
+        }
+        None
+    });
+    out
 }

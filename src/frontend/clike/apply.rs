@@ -149,10 +149,15 @@ impl Lowerer<'_> {
                 let element = role_arg(Role::Size)
                     .and_then(|e| self.const_key(e))
                     .is_some_and(|k| k.contains("sizeof") && !k.contains('*'));
+                // An offset that is a constant (`(NLOC + 1) * sizeof(float)`) by its value, so
+                // that offsets written differently that are one number are one offset.
                 let at = |role: Role| {
                     role_arg(role)
                         .filter(|o| self.int_lit(*o) != Some(0) || element)
-                        .map(|o| self.txt(o).split_whitespace().collect::<String>())
+                        .map(|o| match self.int_lit(o) {
+                            Some(n) => n.to_string(),
+                            None => self.txt(o).split_whitespace().collect::<String>(),
+                        })
                 };
                 let host = api
                     .args

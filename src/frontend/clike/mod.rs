@@ -3004,7 +3004,11 @@ impl Lowerer<'_> {
         // element's; any other store through a pointer or into an element changes what the
         // base holds (host data written element by element).
         let handle = matches!(v, Value::New(_))
-            || matches!(&v, Value::Place(p) if self.vars[p.var].hint.is_handle());
+            || matches!(&v, Value::Place(p) if self.vars[p.var].hint.is_handle())
+            // `cur[d] = nxt[d]` of `cl_mem cur[N], nxt[N]`: a member of an array of handles.
+            || matches!(&v, Value::Place(p)
+                if matches!(p.proj.as_slice(), [Proj::Index(_) | Proj::Var(_)])
+                    && self.vars[p.var].fields.iter().any(|(n, h)| *n == members_of("") && h.is_handle()));
         // `wait[nw++] = ev` into an array of events: that element.
         let handle = handle
             || (left.kind() == "subscript_expression"
@@ -3443,6 +3447,11 @@ impl FileCx {
                 _ => None,
             },
             "parenthesized_expression" => self.int_of_in(text, named(n).into_iter().next()?),
+            // `sizeof(float)`
+            "sizeof_expression" => {
+                let ty = n.child_by_field_name("type")?;
+                c_type_size(&self.real_type(text.get(ty.byte_range())?))
+            }
             // `2 * NBATCH`, `MAX_DEV + 1`.
             "binary_expression" => {
                 let op = n.child_by_field_name("operator")?;
