@@ -2376,6 +2376,27 @@ impl Lowerer<'_> {
                 v
             }
             "pointer_expression" => match n.child_by_field_name("argument") {
+                // `&h_part[d]` of host data: one member of it, which could be a value passed
+                // by value as much as a pointer into host memory.
+                Some(a)
+                    if a.kind() == "subscript_expression"
+                        && n.child(0).is_some_and(|o| self.txt(o) == "&") =>
+                {
+                    match self.expr(a) {
+                        Value::Place(p)
+                            if matches!(
+                                p.proj.as_slice(),
+                                [Proj::Index(_) | Proj::Var(_) | Proj::AnyIndex]
+                            ) && matches!(self.vars[p.var].hint, TypeHint::Host(_)) =>
+                        {
+                            Value::Host {
+                                kind: HostKind::Array { len: Some(1) },
+                                base: Some(Place::var(p.var)),
+                            }
+                        }
+                        v => v,
+                    }
+                }
                 Some(a) => self.expr(a),
                 None => Value::Unknown,
             },
