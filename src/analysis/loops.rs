@@ -23,7 +23,7 @@ const MAX_UNROLLED_STMTS: usize = 20_000;
 
 /// Loops run once per member nest at most this deep: a deeper one runs as a loop over "some
 /// member", so nested unrolling cannot multiply past `MAX_UNROLL^MAX_UNROLL_DEPTH` times.
-const MAX_UNROLL_DEPTH: usize = 2;
+const MAX_UNROLL_DEPTH: usize = 3;
 
 #[derive(Default)]
 pub(super) struct LoopCx {

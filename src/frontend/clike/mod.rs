@@ -1565,19 +1565,21 @@ impl Lowerer<'_> {
                 self.out.push(Stmt::Loop(rest));
             }
             "switch_statement" => {
-                if let Some(c) = n.child_by_field_name("condition") {
-                    self.condition(c);
-                }
+                let subject = n
+                    .child_by_field_name("condition")
+                    .map(|c| self.condition(c));
                 self.in_switch.push(true);
                 let mut arms = Vec::new();
-                let mut has_default = false;
+                // Each arm's constant (`case 1:`), `None` for `default:` and for a case
+                // whose value is not a constant.
+                let mut labels: Vec<Option<Option<u64>>> = Vec::new();
                 if let Some(body) = n.child_by_field_name("body") {
                     for case in named(body) {
                         if case.kind() != "case_statement" {
                             continue;
                         }
                         let value = case.child_by_field_name("value");
-                        has_default |= value.is_none();
+                        labels.push(value.map(|v| self.cx.int_of_in(&self.text, v)));
                         arms.push(self.separate(|l| {
                             for s in named(case) {
                                 if Some(s) != value {
@@ -1588,8 +1590,30 @@ impl Lowerer<'_> {
                     }
                 }
                 self.in_switch.pop();
-                if !has_default {
+                if !labels.iter().any(Option::is_none) {
+                    labels.push(None);
                     arms.push(Vec::new());
+                }
+                // On a subject the analysis knows (`switch (s)` in the pass where `s` is 2),
+                // only the arm of its value runs: a case where the value is its constant,
+                // `default` where it is none of them. Not where a case is not a constant.
+                let cases: Option<Vec<u64>> = labels.iter().flatten().copied().collect();
+                if let (Some(subject), Some(cases)) = (subject, cases) {
+                    let is = |k: u64, some: bool| Stmt::Assume {
+                        value: Value::Arith {
+                            op: ArithOp::Eq,
+                            lhs: Box::new(subject.clone()),
+                            rhs: Box::new(Value::Int(k)),
+                        },
+                        some,
+                    };
+                    for (arm, label) in arms.iter_mut().zip(&labels) {
+                        let assumes: Vec<Stmt> = match label {
+                            Some(Some(k)) => vec![is(*k, true)],
+                            _ => cases.iter().map(|&k| is(k, false)).collect(),
+                        };
+                        arm.splice(0..0, assumes);
+                    }
                 }
                 self.out.push(Stmt::Branch(arms));
             }
