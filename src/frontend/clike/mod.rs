@@ -30,7 +30,7 @@ use crate::frontend::sizes::c_type_size;
 use crate::frontend::{list_or_host, Const, Fields, FileIr};
 use crate::ir::*;
 use crate::source::SourceFile;
-use types::{declared_hint, handle_hint, last_name, member_hint};
+use types::{declared_hint, handle_hint, last_name, member_hint, std_array_len};
 
 /// The embedded tables of the C API and of the C++ wrapper.
 const TABLES: &[(&str, &str)] = &[
@@ -809,6 +809,7 @@ impl FileCx {
             n_params: 0,
             refs: HashMap::new(),
             dims: HashMap::new(),
+            lens: HashMap::new(),
             unswitching: HashSet::new(),
             unswitched: HashMap::new(),
             init_names: HashMap::new(),
@@ -943,6 +944,8 @@ struct Lowerer<'c> {
     refs: HashMap<Var, Place>,
     /// Arrays of more than one dimension, with their count (`cl_event w[N][3]`: 2).
     dims: HashMap<Var, usize>,
+    /// Local arrays of a constant length (`DevPlan plan[NDEV]`, `std::array<DevPlan, 2>`).
+    lens: HashMap<Var, u64>,
     /// Loops being lowered once per arm of an `if` in them, and the arm each such `if`
     /// takes in the copy being lowered.
     unswitching: HashSet<Span>,
@@ -1491,6 +1494,41 @@ impl Lowerer<'_> {
                         self.out.push(Stmt::ForEach {
                             sources: vec![EachSource::Members(list)],
                             binds: vec![(Place::var(v), EachPart::Member(0))],
+                            body,
+                            tail: Value::Unknown,
+                            dst: None,
+                        });
+                    }
+                    // `for (DevPlan &pl : plan)` over a local array of a constant length: a
+                    // loop over its indices, `pl` the member at each.
+                    (Some(Value::Place(l)), Some(v))
+                        if l.proj.is_empty()
+                            && self.lens.get(&l.var).is_some_and(|n| *n <= MAX_WALKED_LEN) =>
+                    {
+                        let len = self.lens[&l.var];
+                        let i = self.new_temp(TypeHint::Scalar);
+                        let member = Place {
+                            var: l.var,
+                            proj: vec![Proj::Var(i)],
+                        };
+                        let span = self.span(n);
+                        let body = self.separate(|lw| {
+                            if shape.reference {
+                                lw.refs.insert(v, member);
+                            } else {
+                                lw.out.push(Stmt::Assign {
+                                    dst: Place::var(v),
+                                    value: Value::Place(member),
+                                    span,
+                                });
+                            }
+                            if let Some(b) = body {
+                                lw.stmt(b);
+                            }
+                        });
+                        self.out.push(Stmt::ForEach {
+                            sources: vec![EachSource::Upto(Value::Int(len))],
+                            binds: vec![(Place::var(i), EachPart::Member(0))],
                             body,
                             tail: Value::Unknown,
                             dst: None,
@@ -2256,6 +2294,17 @@ impl Lowerer<'_> {
             self.type_members(v, &ty, shape.array, shape.pointers);
             if shape.dims > 1 {
                 self.dims.insert(v, shape.dims);
+            }
+            let len = match shape.array {
+                Some(Some(len)) if shape.dims == 1 => Some(len),
+                None => std_array_len(&ty).and_then(|n| match self.cx.consts.get(n) {
+                    Some(Const::Int(v)) => Some(*v),
+                    _ => n.parse().ok(),
+                }),
+                _ => None,
+            };
+            if let Some(len) = len.filter(|_| shape.pointers == 0) {
+                self.lens.insert(v, len);
             }
             if let Some(init) = shape.init.filter(|i| i.kind() == "initializer_list") {
                 let names = identifiers(init, &self.text);
@@ -3123,6 +3172,24 @@ impl Lowerer<'_> {
                 return self.expr(*arg);
             }
         }
+        // `std::swap(pl.src, pl.dst)`: the two places trade what they hold.
+        if let ([a, b], "swap" | "std::swap") = (args.as_slice(), self.txt(func)) {
+            if let (Value::Place(a), Value::Place(b)) = (self.expr(*a), self.expr(*b)) {
+                let t = self.new_temp(TypeHint::Unknown);
+                for (dst, value) in [
+                    (Place::var(t), a.clone()),
+                    (a, b.clone()),
+                    (b, Place::var(t)),
+                ] {
+                    self.out.push(Stmt::Assign {
+                        dst,
+                        value: Value::Place(value),
+                        span,
+                    });
+                }
+                return Value::Scalar;
+            }
+        }
         let b = self.cx_bindings();
         if func.kind() == "field_expression" {
             let recv = func.child_by_field_name("argument");
@@ -3509,6 +3576,9 @@ impl FileCx {
         }
     }
 }
+
+/// A range `for` over a local array of at most this many members walks it by index.
+const MAX_WALKED_LEN: u64 = 16;
 
 /// An arm of an `if` that tests whether enqueues failed: when the arm leaves the function
 /// (a `return`, `goto` or `throw` at its top level), the enqueues failed on it, so their

@@ -144,6 +144,12 @@ fn first_arg(args: &str) -> &str {
     args.trim()
 }
 
+/// The length of a `std::array<T, N>` as written (`N`).
+pub fn std_array_len(ty: &str) -> Option<&str> {
+    let args = template_arg(ty.trim(), "array")?;
+    Some(args.split_once(',')?.1.trim())
+}
+
 /// The text between `<` and the matching `>` of a template named `name`
 /// (`std::vector<cl::Event>` → `cl::Event`).
 fn template_arg<'t>(ty: &'t str, name: &str) -> Option<&'t str> {
