@@ -127,6 +127,13 @@ pub(super) fn join_val(a: &AVal, b: &AVal) -> AVal {
             AVal::External
         }
         (AVal::Events(x), AVal::Events(y)) => AVal::Events(x.union(y).copied().collect()),
+        // A struct whose fields differ on the paths (`left.cur`, swapped in a loop): each
+        // field joined, the others kept.
+        (AVal::Struct(x), AVal::Struct(y)) if x.keys().eq(y.keys()) => AVal::Struct(
+            x.iter()
+                .map(|(f, a)| (f.clone(), join_val(a, &y[f])))
+                .collect(),
+        ),
         // A null pointer or a pointer to an empty list: no objects either way (a wait list
         // `if waits.is_empty() { ptr::null() } else { waits.as_ptr() }`).
         (AVal::Null, AVal::List(x)) | (AVal::List(x), AVal::Null) if x.is_empty() => {

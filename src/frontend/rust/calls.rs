@@ -329,6 +329,26 @@ impl Lowerer<'_, '_> {
             return Value::Unknown;
         };
         let last = segs.last().map(String::as_str).unwrap_or("");
+        // `std::mem::swap(&mut self.cur, &mut self.next)`: the two places trade what they
+        // hold.
+        if last == "swap" && args.len() == 2 && (segs.len() == 1 || segs.iter().any(|s| s == "mem"))
+        {
+            if let (Value::Place(a), Value::Place(b)) = (self.expr(args[0]), self.expr(args[1])) {
+                let t = self.new_temp(TypeHint::Unknown);
+                for (dst, value) in [
+                    (Place::var(t), a.clone()),
+                    (a, b.clone()),
+                    (b, Place::var(t)),
+                ] {
+                    self.out.push(Stmt::Assign {
+                        dst,
+                        value: Value::Place(value),
+                        span,
+                    });
+                }
+                return Value::Scalar;
+            }
+        }
         if segs.len() == 1 {
             let name = qualify(self.prefix.as_deref(), last);
             if let Some(v) = self.inline_helper(&name, &args, span) {
