@@ -379,6 +379,17 @@ impl Lowerer<'_> {
                 let (index, index_at) = match role_val(Role::ArgIndex) {
                     Value::Int(n) => (Some(n), None),
                     Value::Place(p) => (None, Some(p)),
+                    // `(cl_uint)(d + 1)`: the index the arithmetic gives where the analysis
+                    // knows it.
+                    v @ Value::Arith { .. } => {
+                        let t = self.new_temp(TypeHint::Scalar);
+                        self.out.push(Stmt::Assign {
+                            dst: Place::var(t),
+                            value: v,
+                            span,
+                        });
+                        (None, Some(Place::var(t)))
+                    }
                     _ => (None, None),
                 };
                 let (value, arg) = match role_arg(Role::ArgValue) {

@@ -3172,6 +3172,17 @@ impl Lowerer<'_> {
                 return self.expr(*arg);
             }
         }
+        // `(cl_uint)(d + 1)`, read as a call of a parenthesized name: a cast to a scalar type.
+        if let ([arg], "parenthesized_expression") = (args.as_slice(), func.kind()) {
+            let inner = named(func);
+            if let [name] = inner.as_slice() {
+                if matches!(name.kind(), "identifier" | "type_identifier")
+                    && c_type_size(&self.cx.real_type(self.txt(*name))).is_some()
+                {
+                    return self.expr(*arg);
+                }
+            }
+        }
         // `std::swap(pl.src, pl.dst)`: the two places trade what they hold.
         if let ([a, b], "swap" | "std::swap") = (args.as_slice(), self.txt(func)) {
             if let (Value::Place(a), Value::Place(b)) = (self.expr(*a), self.expr(*b)) {
