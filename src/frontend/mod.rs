@@ -12,7 +12,7 @@ pub mod sizes;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use crate::ir::{ArithOp, Function, HostKind, Stmt, TypeHint, Value};
+use crate::ir::{ArithOp, Function, HostKind, Place, Span, Stmt, TypeHint, Value, Var};
 
 /// Constants of a file the lowering can read: integers and strings.
 #[derive(Clone, Debug)]
@@ -102,6 +102,21 @@ fn list_or_host(items: Vec<Value>, kind: HostKind) -> Value {
     } else {
         Value::List(items)
     }
+}
+
+/// `swap(a, b)` (`std::swap`, `std::mem::swap`): the assignments through the temporary `tmp`
+/// that trade what the two places hold.
+fn swap(a: Place, b: Place, tmp: Var, span: Span) -> [Stmt; 3] {
+    [
+        (Place::var(tmp), a.clone()),
+        (a, b.clone()),
+        (b, Place::var(tmp)),
+    ]
+    .map(|(dst, from)| Stmt::Assign {
+        dst,
+        value: Value::Place(from),
+        span,
+    })
 }
 
 /// A source language other than Rust.

@@ -27,7 +27,7 @@ use tree_sitter::{Node, Parser, Tree};
 use super::Lang;
 use crate::frontend::bindings::{Bindings, Role};
 use crate::frontend::sizes::c_type_size;
-use crate::frontend::{list_or_host, Const, Fields, FileIr};
+use crate::frontend::{list_or_host, swap, Const, Fields, FileIr};
 use crate::ir::*;
 use crate::source::SourceFile;
 use types::{declared_hint, handle_hint, last_name, member_hint, std_array_len};
@@ -3187,17 +3187,7 @@ impl Lowerer<'_> {
         if let ([a, b], "swap" | "std::swap") = (args.as_slice(), self.txt(func)) {
             if let (Value::Place(a), Value::Place(b)) = (self.expr(*a), self.expr(*b)) {
                 let t = self.new_temp(TypeHint::Unknown);
-                for (dst, value) in [
-                    (Place::var(t), a.clone()),
-                    (a, b.clone()),
-                    (b, Place::var(t)),
-                ] {
-                    self.out.push(Stmt::Assign {
-                        dst,
-                        value: Value::Place(value),
-                        span,
-                    });
-                }
+                self.out.extend(swap(a, b, t, span));
                 return Value::Scalar;
             }
         }

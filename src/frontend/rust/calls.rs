@@ -9,6 +9,7 @@ use super::syntax::{closure_of, int_lit, path_segments, strip, strip_pat_type};
 use super::types::{callee_type, constructed_type};
 use super::{spans, Lowerer};
 use crate::frontend::bindings::Bindings;
+use crate::frontend::swap;
 use crate::ir::*;
 
 /// Methods on host data that only read it.
@@ -335,17 +336,7 @@ impl Lowerer<'_, '_> {
         {
             if let (Value::Place(a), Value::Place(b)) = (self.expr(args[0]), self.expr(args[1])) {
                 let t = self.new_temp(TypeHint::Unknown);
-                for (dst, value) in [
-                    (Place::var(t), a.clone()),
-                    (a, b.clone()),
-                    (b, Place::var(t)),
-                ] {
-                    self.out.push(Stmt::Assign {
-                        dst,
-                        value: Value::Place(value),
-                        span,
-                    });
-                }
+                self.out.extend(swap(a, b, t, span));
                 return Value::Scalar;
             }
         }
