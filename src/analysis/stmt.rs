@@ -124,7 +124,13 @@ impl<'f> Analyzer<'f> {
                     && cx2.breaks.is_empty()
                     && cx2.continues.is_empty() =>
             {
-                Some(swapped(&entry_env, &self.found, &first.env, &second.env, n))
+                Some(alternating(
+                    &entry_env,
+                    &self.found,
+                    &first.env,
+                    &second.env,
+                    n,
+                ))
             }
             _ => None,
         };
@@ -785,12 +791,12 @@ impl<'f> Analyzer<'f> {
     }
 }
 
-/// What a loop of `n` passes leaves where its passes alternate: a place that holds an
+/// What a loop of `n` passes leaves where its passes alternate. A place that holds an
 /// object or an integer after the first pass, another after the second, and after the
 /// second what it held before the loop (`tmp = cur[d]; cur[d] = nxt[d]; nxt[d] = tmp`,
-/// `cur = 1 - cur`; a member of an outside list as it was first found) holds after the last pass what the first pass left if `n` is odd,
-/// else what the second left.
-fn swapped(
+/// `cur = 1 - cur`; a member of an outside list: as it was first found) holds after the
+/// last pass what the first pass left if `n` is odd, else what the second left.
+fn alternating(
     entry: &Env,
     found: &BTreeMap<Place, AVal>,
     first: &Env,
