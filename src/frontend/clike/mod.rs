@@ -238,6 +238,7 @@ pub fn lower_file(file_id: usize, src: &SourceFile, lang: Lang) -> Result<FileIr
         structs: HashMap::new(),
         globals: HashMap::new(),
         aliases: HashMap::new(),
+        wrappers: HashMap::new(),
         next_cmd: 0,
         functions: Vec::new(),
     };
@@ -348,8 +349,21 @@ struct FileCx {
     globals: HashMap<String, Global>,
     /// Type aliases (`typedef cl_mem buffer_t;`, `using avec = std::vector<int, ..>;`).
     aliases: HashMap<String, String>,
+    /// C++ classes that only own one handle (RAII wrappers), by name.
+    wrappers: HashMap<String, Wrapper>,
     next_cmd: usize,
     functions: Vec<Function>,
+}
+
+/// A C++ class that owns one handle and hands it out (`template <class T> class Handle {
+/// explicit Handle(T h) : h_(h) {} T get() const { return h_; } T *out() { return &h_; }
+/// ~Handle() { .. } T h_; }`): a value of it is a struct whose one field is the handle, and
+/// its methods that return the handle or its address name that field.
+#[derive(Clone, Debug, Default)]
+struct Wrapper {
+    member: String,
+    /// Methods that return the handle (`get`) or its address (`addr`, `out`).
+    methods: HashSet<String>,
 }
 
 /// A variable declared at file level: its type as written, its declarator's shape, and the
@@ -657,7 +671,83 @@ impl FileCx {
                 _ => {}
             }
         }
+        if let Some(w) = self.wrapper(body, &name, &fields) {
+            self.wrappers.insert(name.clone(), w);
+        }
         self.structs.insert(name, fields);
+    }
+
+    /// The class as a wrapper of one handle: one data member, a constructor of one
+    /// parameter that initializes it (`: h_(h)`), and methods whose last statement returns
+    /// it or its address.
+    fn wrapper(&self, body: Node<'_>, class: &str, fields: &Fields) -> Option<Wrapper> {
+        let data: Vec<&String> = (fields.iter())
+            .map(|(f, _)| f)
+            .filter(|f| !f.ends_with("[]"))
+            .collect();
+        let [member] = data.as_slice() else {
+            return None;
+        };
+        let member = member.to_string();
+        let mut wraps = false;
+        let mut methods = HashSet::new();
+        for f in named(body)
+            .into_iter()
+            .filter(|f| f.kind() == "function_definition")
+        {
+            // `T *out()`, `const T &ref()`: the function declarator under the pointer.
+            let mut decl = f.child_by_field_name("declarator");
+            while let Some(d) =
+                decl.filter(|d| matches!(d.kind(), "pointer_declarator" | "reference_declarator"))
+            {
+                decl = d
+                    .child_by_field_name("declarator")
+                    .or_else(|| named(d).pop());
+            }
+            let Some(decl) = decl else {
+                continue;
+            };
+            let fname = decl
+                .child_by_field_name("declarator")
+                .map_or("", |n| self.txt(n));
+            let params = decl
+                .child_by_field_name("parameters")
+                .map_or(0, |p| named(p).len());
+            let inits = named(f)
+                .into_iter()
+                .find(|c| c.kind() == "field_initializer_list");
+            if fname == class && params == 1 {
+                wraps |= inits.is_some_and(|l| {
+                    named(l).into_iter().any(|i| {
+                        self.txt(i).split('(').next().map(str::trim) == Some(member.as_str())
+                    })
+                });
+                continue;
+            }
+            let last = f
+                .child_by_field_name("body")
+                .and_then(|b| named(b).into_iter().rev().find(|s| s.kind() != "comment"));
+            let returned = last
+                .filter(|s| s.kind() == "return_statement")
+                .map(|s| {
+                    self.txt(s)
+                        .trim_start_matches("return")
+                        .trim_end_matches(';')
+                })
+                .map(|e| e.trim().trim_start_matches('&').trim().to_string());
+            if params == 0 && returned.as_deref() == Some(member.as_str()) {
+                methods.insert(fname.to_string());
+            }
+        }
+        (wraps && !methods.is_empty()).then_some(Wrapper { member, methods })
+    }
+
+    /// The wrapper class a type names (`Mem` of `using Mem = Handle<cl_mem, ..>`).
+    fn wrapper_of(&self, ty: &str) -> Option<String> {
+        let real = self.real_type(ty);
+        let base = real.trim_start_matches("const ").split('<').next()?.trim();
+        let name = last_name(base);
+        self.wrappers.contains_key(name).then(|| name.to_string())
     }
 
     /// The name a function definition is known by: `f`, `Class::method`.
@@ -810,6 +900,7 @@ impl FileCx {
             refs: HashMap::new(),
             dims: HashMap::new(),
             lens: HashMap::new(),
+            wrapped: HashMap::new(),
             unswitching: HashSet::new(),
             unswitched: HashMap::new(),
             init_names: HashMap::new(),
@@ -946,6 +1037,8 @@ struct Lowerer<'c> {
     dims: HashMap<Var, usize>,
     /// Local arrays of a constant length (`DevPlan plan[NDEV]`, `std::array<DevPlan, 2>`).
     lens: HashMap<Var, u64>,
+    /// Variables of a wrapper class, and lists of them (`std::vector<Mem>`), by the class.
+    wrapped: HashMap<Var, String>,
     /// Loops being lowered once per arm of an `if` in them, and the arm each such `if`
     /// takes in the copy being lowered.
     unswitching: HashSet<Span>,
@@ -1467,6 +1560,12 @@ impl Lowerer<'_> {
                 self.scopes.push(HashMap::new());
                 let hint = declared_hint(&self.cx.real_type(&ty), None, shape.pointers);
                 let var = name.map(|nm| self.bind(&nm, hint));
+                // The member of a list of a wrapper class is a value of that class.
+                if let (Some(Value::Place(l)), Some(v)) = (&list, var) {
+                    if let Some(w) = self.wrapped.get(&l.var).cloned() {
+                        self.wrapped.insert(v, w);
+                    }
+                }
                 // A list the function was given (a parameter, a global): each member an
                 // object of its own, as Rust's `for x in &list` takes them.
                 let given = |p: &Place| {
@@ -1481,6 +1580,9 @@ impl Lowerer<'_> {
                         given(l)
                             || hint == TypeHint::Event
                             || (l.proj.is_empty() && self.vars[l.var].hint == TypeHint::EventList)
+                            // `for (auto &q : queues) clFinish(q.get())` over a local list of
+                            // a wrapper class.
+                            || (l.proj.is_empty() && self.wrapped.contains_key(&l.var))
                     }
                     _ => false,
                 };
@@ -2242,10 +2344,32 @@ impl Lowerer<'_> {
             let span = self.span(n);
             let mut text = None;
             self.fresh_statement();
-            let value = match shape.init {
-                Some(init) if init.kind() == "argument_list" => self.construct(&ty, init, span),
+            // `Mem dB(clCreateBuffer(..))`, `Event done;` of a wrapper class: the handle it
+            // owns, in its one field. `std::vector<Mem> parts;`: a list of them.
+            let wrapper = (shape.array.is_none() && shape.pointers == 0)
+                .then(|| self.cx.wrapper_of(&ty))
+                .flatten();
+            let wrapped_elems = vector_elem(&ty).and_then(|e| self.cx.wrapper_of(e));
+            let value = match (shape.init, &wrapper) {
+                (init, Some(w)) => {
+                    let inner = init
+                        .filter(|i| matches!(i.kind(), "argument_list" | "initializer_list"))
+                        .map(named);
+                    let handle = match (init, inner.as_deref()) {
+                        (None, _) => Value::Null,
+                        (Some(_), Some([arg])) => self.expr(*arg),
+                        (Some(i), _) => {
+                            self.expr(i);
+                            Value::Unknown
+                        }
+                    };
+                    Value::Struct(vec![(self.cx.wrappers[w].member.clone(), handle)])
+                }
+                (Some(init), None) if init.kind() == "argument_list" => {
+                    self.construct(&ty, init, span)
+                }
                 // `cl::Buffer b{ctx, flags, n}`; not `cl_event deps[2] = { a, b }`, a list.
-                Some(init)
+                (Some(init), None)
                     if init.kind() == "initializer_list"
                         && shape.array.is_none()
                         && shape.pointers == 0
@@ -2253,15 +2377,17 @@ impl Lowerer<'_> {
                 {
                     self.construct(&ty, init, span)
                 }
-                Some(init) => {
+                (Some(init), None) => {
                     text = self.str_value(init);
                     self.expr(init)
                 }
                 // `std::vector<cl::CommandQueue> queues;`: an empty list of its elements.
-                None if vector_elem(&ty).is_some() && !matches!(hint, TypeHint::Host(_)) => {
+                (None, None)
+                    if vector_elem(&ty).is_some() && !matches!(hint, TypeHint::Host(_)) =>
+                {
                     Value::List(Vec::new())
                 }
-                None => Value::Unknown,
+                (None, None) => Value::Unknown,
             };
             let value = match (value, hint) {
                 (Value::List(items), TypeHint::Host(kind)) if items.is_empty() => {
@@ -2284,6 +2410,9 @@ impl Lowerer<'_> {
                 _ => value,
             };
             let v = self.bind(&name, hint);
+            if let Some(w) = wrapper.or(wrapped_elems) {
+                self.wrapped.insert(v, w);
+            }
             if shape.array.is_none() && shape.pointers == 0 {
                 self.note_scalar_type(v, &ty);
             }
@@ -2379,6 +2508,26 @@ impl Lowerer<'_> {
                 Value::Unknown
             }
         }
+    }
+
+    /// The field holding the handle where `recv` is a value of a wrapper class, or a member of
+    /// a list of them, and `method` hands the handle out.
+    fn wrapped_handle(&self, recv: &Value, method: &str, args: usize) -> Option<Place> {
+        let Value::Place(p) = recv else {
+            return None;
+        };
+        let direct = p.proj.is_empty()
+            || matches!(
+                p.proj.as_slice(),
+                [Proj::Index(_) | Proj::Var(_) | Proj::AnyIndex]
+            );
+        let w = self.cx.wrappers.get(self.wrapped.get(&p.var)?)?;
+        if args != 0 || !direct || !w.methods.contains(method) {
+            return None;
+        }
+        let mut p = p.clone();
+        p.proj.push(Proj::Field(w.member.clone()));
+        Some(p)
     }
 
     fn cx_bindings(&self) -> &'static Bindings {
@@ -3208,11 +3357,14 @@ impl Lowerer<'_> {
             let Some(recv) = recv else {
                 return self.unknown_call(None, &args, span);
             };
+            let rv = self.expr(recv);
+            // `parts[d].get()`, `done.out()` of a wrapper: the handle's field.
+            if let Some(field) = self.wrapped_handle(&rv, &method, args.len()) {
+                return Value::Place(field);
+            }
             if let Some(api) = b.method(&method, args.len()) {
-                let rv = self.expr(recv);
                 return self.apply(api, Some((rv, recv)), &args, span);
             }
-            let rv = self.expr(recv);
             // `g.queue()` of an `opencl.hpp` object in a struct: its raw handle.
             if let (Value::Place(p), true) = (&rv, args.is_empty()) {
                 let field = self.vars[p.var]
@@ -3231,6 +3383,13 @@ impl Lowerer<'_> {
             match (method.as_str(), &rv) {
                 ("push_back" | "emplace_back", Value::Place(list)) if args.len() == 1 => {
                     let item = self.expr(args[0]);
+                    // `parts.emplace_back(clCreateBuffer(..))` into a list of a wrapper.
+                    let item = match self.wrapped.get(&list.var) {
+                        Some(w) if list.proj.is_empty() && !matches!(item, Value::Struct(_)) => {
+                            Value::Struct(vec![(self.cx.wrappers[w].member.clone(), item)])
+                        }
+                        _ => item,
+                    };
                     self.out.push(Stmt::Push {
                         list: list.clone(),
                         item,
