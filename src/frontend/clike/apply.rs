@@ -46,6 +46,23 @@ impl Lowerer<'_> {
         false
     }
 
+    /// Whether `n` is a choice (`c ? a : b`) one of whose arms mentions one of `names` and
+    /// the other none.
+    fn one_arm_only(&self, n: Node<'_>, names: &[&str]) -> bool {
+        let n = strip(n);
+        if n.kind() != "conditional_expression" {
+            return false;
+        }
+        let arms = [
+            n.child_by_field_name("consequence"),
+            n.child_by_field_name("alternative"),
+        ];
+        let [Some(a), Some(b)] = arms else {
+            return false;
+        };
+        self.mentions_any(a, names) != self.mentions_any(b, names)
+    }
+
     fn int_lit(&self, n: Node<'_>) -> Option<u64> {
         let n = strip(n);
         self.cx.int_of_in(&self.text, n)
@@ -313,8 +330,13 @@ impl Lowerer<'_> {
                         device: api
                             .arg_index(Role::Device)
                             .map(|i| Box::new(vals[i].clone())),
-                        out_of_order: role_arg(Role::QueueProps)
-                            .is_some_and(|p| self.mentions_any(p, OUT_OF_ORDER)),
+                        // Not where only one arm of a choice asks for it (`d == 1 ? ooo :
+                        // nullptr`): which queue is which is not known, and taking an in-order
+                        // queue for out-of-order would report races that are not there.
+                        out_of_order: role_arg(Role::QueueProps).is_some_and(|p| {
+                            self.mentions_any(p, OUT_OF_ORDER)
+                                && !self.one_arm_only(p, OUT_OF_ORDER)
+                        }),
                     },
                     NewKind::Buffer if api.arg_index(Role::Parent).is_some() => {
                         NewObject::SubBuffer {

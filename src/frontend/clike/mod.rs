@@ -677,9 +677,10 @@ impl FileCx {
         self.structs.insert(name, fields);
     }
 
-    /// The class as a wrapper of one handle: one data member, a constructor of one
-    /// parameter that initializes it (`: h_(h)`), and methods whose last statement returns
-    /// it or its address.
+    /// The class as a wrapper of one handle: one data member and a constructor of one
+    /// parameter that initializes it (`: h_(h)`); its methods whose last statement returns
+    /// the member or its address hand the handle out, as the member itself does where it is
+    /// public (`a0.m`).
     fn wrapper(&self, body: Node<'_>, class: &str, fields: &Fields) -> Option<Wrapper> {
         let data: Vec<&String> = (fields.iter())
             .map(|(f, _)| f)
@@ -739,7 +740,7 @@ impl FileCx {
                 methods.insert(fname.to_string());
             }
         }
-        (wraps && !methods.is_empty()).then_some(Wrapper { member, methods })
+        wraps.then_some(Wrapper { member, methods })
     }
 
     /// The wrapper class a type names (`Mem` of `using Mem = Handle<cl_mem, ..>`).
