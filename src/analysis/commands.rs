@@ -361,13 +361,14 @@ impl<'f> Analyzer<'f> {
         // Events the caller gave, of which the callee waits for some: named through a
         // parameter, or made outside the called function and reached through what it was
         // given (`let waits = [mine, sh.ready]`). A closure's code is its caller's.
+        // Not where every event it waits for is the caller's (`launch(q, k, &[ew])` passing
+        // the list through): the caller chose them all.
+        let own = |i: usize| self.frames_of(self.insts[i].frame).contains(&frame);
         let waits_given = r.waits.as_ref().is_some_and(|w| {
             !w.is_empty()
+                && (frame == 0 || in_closure || w.iter().any(|&i| own(i)))
                 && ((cmd.waits.iter().flatten()).any(|w| names_param(w, &self.callee_params))
-                    || (frame != 0
-                        && !in_closure
-                        && w.iter()
-                            .any(|&i| !self.frames_of(self.insts[i].frame).contains(&frame))))
+                    || (frame != 0 && !in_closure && w.iter().any(|&i| !own(i))))
         });
         let operands_given = r.operands_given || in_closure;
         let receiver_only = r.operands_given && !r.operands_handed && !in_closure;
@@ -550,9 +551,10 @@ impl<'f> Analyzer<'f> {
             let ordered = before.contains(e.inst) || st.completed.contains(e.inst);
             // A read on another device than the one a migration moves the buffer to (or
             // than the one a migration to the host leaves) reads what the buffer holds
-            // wherever it is: the migration does not change it.
+            // wherever it is: the migration does not change it. A kernel whose access is
+            // not known there may only read it, and is not taken to race with the move.
             let moved_elsewhere = (e.mode == Mode::Migrate
-                && mode == Mode::Read
+                && matches!(mode, Mode::Read | Mode::MaybeWrite)
                 && !self.same_device(insts[e.inst].queue, q))
                 // A read that a migration follows reads what the buffer holds wherever the
                 // migration takes it.

@@ -150,6 +150,23 @@ pub(super) fn strip(e: &Expr) -> &Expr {
     }
 }
 
+/// Whether two expressions name the same place as written: one path (`wait`, `self.evs`),
+/// field by field.
+pub(super) fn same_place(a: &Expr, b: &Expr) -> bool {
+    match (strip(a), strip(b)) {
+        (Expr::Path(x), Expr::Path(y)) => {
+            x.qself.is_none()
+                && y.qself.is_none()
+                && x.path.segments.len() == y.path.segments.len()
+                && (x.path.segments.iter())
+                    .zip(&y.path.segments)
+                    .all(|(s, t)| s.ident == t.ident && s.arguments.is_none())
+        }
+        (Expr::Field(x), Expr::Field(y)) => x.member == y.member && same_place(&x.base, &y.base),
+        _ => false,
+    }
+}
+
 pub(super) fn int_lit(e: &Expr) -> Option<u64> {
     match strip(e) {
         Expr::Lit(l) => match &l.lit {
