@@ -720,7 +720,8 @@ impl FileCx {
             if fname == class && params == 1 {
                 wraps |= inits.is_some_and(|l| {
                     named(l).into_iter().any(|i| {
-                        self.txt(i).split('(').next().map(str::trim) == Some(member.as_str())
+                        // `h_(h)`, `h_{h}`
+                        self.txt(i).split(['(', '{']).next().map(str::trim) == Some(member.as_str())
                     })
                 });
                 continue;
@@ -1711,8 +1712,8 @@ impl Lowerer<'_> {
                     .map(|c| self.condition(c));
                 self.in_switch.push(true);
                 let mut arms = Vec::new();
-                // Each arm's constant (`case 1:`), `None` for `default:` and for a case
-                // whose value is not a constant.
+                // Each arm's label: `Some(Some(1))` for `case 1:`, `Some(None)` for a case
+                // whose value is not a constant, `None` for `default:`.
                 let mut labels: Vec<Option<Option<u64>>> = Vec::new();
                 if let Some(body) = n.child_by_field_name("body") {
                     for case in named(body) {
