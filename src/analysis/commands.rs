@@ -317,10 +317,10 @@ impl<'f> Analyzer<'f> {
                 },
             ));
         }
+        let named = r.uses.iter().map(|(b, _, _)| *b).collect();
         if r.unknown_buffers || r.writes_unnamed {
-            self.forget_all_buffers(st);
+            self.forget_unnamed_buffers(st, &named);
         } else if r.outside_buffers {
-            let named = r.uses.iter().map(|(b, _, _)| *b).collect();
             self.forget_outside_buffers(st, &named);
         }
         // Past the budget a command is one the analysis cannot follow.

@@ -99,19 +99,21 @@ impl<'f> Analyzer<'f> {
         st.residency.remove(&b);
     }
 
-    /// Forgets every buffer: a command touched buffers the analysis cannot name.
-    pub(super) fn forget_all_buffers(&mut self, st: &mut State) {
+    /// A command touched buffers the analysis cannot name: forgets what every buffer holds
+    /// and where it is. Of the buffers in `named`, which the command uses by name (and so
+    /// checks and records itself), only how they were initialized is forgotten.
+    pub(super) fn forget_unnamed_buffers(&mut self, st: &mut State, named: &BTreeSet<ObjId>) {
         if trace::on() {
             trace::line("  forget every buffer".into());
         }
         self.unknown_writes += 1;
         st.init.clear();
-        st.pending_host.clear();
-        st.pending_src.clear();
-        st.residency.clear();
+        st.pending_host.retain(|b, _| named.contains(b));
+        st.pending_src.retain(|b, _| named.contains(b));
+        st.residency.retain(|b, _| named.contains(b));
     }
 
-    /// Forgets, like [`forget_all_buffers`](Self::forget_all_buffers), the buffers code
+    /// Forgets, like [`forget_unnamed_buffers`](Self::forget_unnamed_buffers), the buffers code
     /// outside the analysis may hold: those from outside and those handed to unknown code.
     /// A buffer made here and kept here is not among them. Of the buffers in `named`, which
     /// the command is known to use (and so checks and records itself), only how they were
