@@ -794,6 +794,11 @@ impl Function {
     }
 }
 
+/// The field holding the handle of a value of a class that only owns one (a C++ RAII
+/// wrapper, `Mem dB(clCreateBuffer(..))`): not shown in names, where the value is the handle
+/// (`dB`).
+pub const HANDLE_FIELD: &str = "(handle)";
+
 /// A place as the user wrote it, naming its variable from `vars`.
 pub fn place_name(vars: &[VarInfo], place: &Place) -> String {
     let var = &vars[place.var];
@@ -803,6 +808,7 @@ pub fn place_name(vars: &[VarInfo], place: &Place) -> String {
     };
     for (i, p) in place.proj.iter().enumerate() {
         match p {
+            Proj::Field(f) if f == HANDLE_FIELD => {}
             Proj::Field(f) => {
                 match (i, var.member) {
                     (0, Member::Implicit) => {}

@@ -665,9 +665,10 @@ impl<'f> Analyzer<'f> {
                     .iter()
                     .map(|(f, x)| {
                         // A struct made to be returned is named by its fields.
-                        let part = match name.starts_with('%') {
-                            true => f.clone(),
-                            false => format!("{name}.{f}"),
+                        let part = match (name.starts_with('%'), f == HANDLE_FIELD) {
+                            (_, true) => name.to_string(),
+                            (true, false) => f.clone(),
+                            (false, false) => format!("{name}.{f}"),
                         };
                         let v = self.eval(st, x, None, &part);
                         (f.clone(), v)

@@ -2353,7 +2353,7 @@ impl Lowerer<'_> {
                 .flatten();
             let wrapped_elems = vector_elem(&ty).and_then(|e| self.cx.wrapper_of(e));
             let value = match (shape.init, &wrapper) {
-                (init, Some(w)) => {
+                (init, Some(_)) => {
                     let inner = init
                         .filter(|i| matches!(i.kind(), "argument_list" | "initializer_list"))
                         .map(named);
@@ -2365,7 +2365,7 @@ impl Lowerer<'_> {
                             Value::Unknown
                         }
                     };
-                    Value::Struct(vec![(self.cx.wrappers[w].member.clone(), handle)])
+                    Value::Struct(vec![(HANDLE_FIELD.to_string(), handle)])
                 }
                 (Some(init), None) if init.kind() == "argument_list" => {
                     self.construct(&ty, init, span)
@@ -2528,7 +2528,7 @@ impl Lowerer<'_> {
             return None;
         }
         let mut p = p.clone();
-        p.proj.push(Proj::Field(w.member.clone()));
+        p.proj.push(Proj::Field(HANDLE_FIELD.to_string()));
         Some(p)
     }
 
@@ -2635,7 +2635,14 @@ impl Lowerer<'_> {
                     .map(|f| self.txt(f).to_string());
                 match (base, field) {
                     (Some(Value::Place(mut p)), Some(f)) => {
-                        p.proj.push(Proj::Field(f));
+                        // `a0.m` of a wrapper whose member is public: its handle.
+                        let handle = (self.wrapped.get(&p.var))
+                            .and_then(|w| self.cx.wrappers.get(w))
+                            .is_some_and(|w| w.member == f);
+                        p.proj.push(Proj::Field(match handle {
+                            true => HANDLE_FIELD.to_string(),
+                            false => f,
+                        }));
                         Value::Place(p)
                     }
                     _ => Value::Unknown,
@@ -3387,8 +3394,8 @@ impl Lowerer<'_> {
                     let item = self.expr(args[0]);
                     // `parts.emplace_back(clCreateBuffer(..))` into a list of a wrapper.
                     let item = match self.wrapped.get(&list.var) {
-                        Some(w) if list.proj.is_empty() && !matches!(item, Value::Struct(_)) => {
-                            Value::Struct(vec![(self.cx.wrappers[w].member.clone(), item)])
+                        Some(_) if list.proj.is_empty() && !matches!(item, Value::Struct(_)) => {
+                            Value::Struct(vec![(HANDLE_FIELD.to_string(), item)])
                         }
                         _ => item,
                     };
