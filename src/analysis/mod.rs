@@ -226,6 +226,20 @@ enum RawKey {
     User(ObjId),
 }
 
+/// A host thread spawned, as whoever joins it sees it.
+#[derive(Clone, Debug)]
+struct Thread {
+    /// What it completed on the host when it ends.
+    completed: BitSet,
+    /// What it returns.
+    value: AVal,
+    /// What it stored into the spawning function's variables (`ev_k[d]` of an OpenMP
+    /// loop's pass).
+    stored: Vec<(Place, AVal)>,
+    /// Where it left the buffers it moved or wrote (`State::residency`).
+    residency: Vec<(ObjId, (usize, ObjId))>,
+}
+
 /// An offset as written: its text's hash, and whether it is a number.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct OffsetKey {
@@ -332,9 +346,8 @@ struct Analyzer<'f> {
     arg_names: HashMap<ObjId, Vec<(String, u64)>>,
     /// Per kernel made by a builder: its program's source, when visible.
     program_sources: HashMap<ObjId, Option<String>>,
-    /// Host threads spawned: what they completed on the host when they end, and the
-    /// value they return.
-    threads: Vec<(BitSet, AVal)>,
+    /// Host threads spawned.
+    threads: Vec<Thread>,
     /// Statements interpreted in unrolled loops so far.
     unrolled: usize,
     /// Unrolled loops around the statement being interpreted.

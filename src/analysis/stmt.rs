@@ -611,8 +611,26 @@ impl<'f> Analyzer<'f> {
                     // The thread always panics or diverges: nothing to join.
                     None => (before.clone(), AVal::Unknown),
                 };
+                // What it stored into the spawning function's variables (`ev_k[d]` of its
+                // `cl_event ev_k[N]`), where that differs from what they held.
+                let mut stored = Vec::new();
+                before.env.join(&ended.env, |k, _, now| {
+                    if let Some(now) = now.filter(|_| before.env.contains_key(&Place::var(k.var))) {
+                        stored.push((k.clone(), now.clone()));
+                    }
+                    None
+                });
+                let residency = (ended.residency.iter())
+                    .filter(|(b, r)| before.residency.get(b) != Some(r))
+                    .map(|(b, r)| (*b, *r))
+                    .collect();
                 let t = self.threads.len();
-                self.threads.push((ended.completed.clone(), v));
+                self.threads.push(Thread {
+                    completed: ended.completed.clone(),
+                    value: v,
+                    stored,
+                    residency,
+                });
                 // The spawning thread goes on with its own bindings and host knowledge;
                 // the thread's commands exist, unordered with what it enqueues next except
                 // through one in-order queue.
@@ -693,12 +711,42 @@ impl<'f> Analyzer<'f> {
                     _ => (0..self.threads.len()).collect(),
                 };
                 let mut value = AVal::Unknown;
+                // What the joined threads stored is seen now; a place two of them stored
+                // different values into holds either.
+                // Likewise where it left the buffers it moved or wrote, where no other joined
+                // thread left one elsewhere.
+                let mut stored: BTreeMap<Place, AVal> = BTreeMap::new();
+                let mut residency: HashMap<ObjId, Option<(usize, ObjId)>> = HashMap::new();
                 for &t in &joined {
-                    let (done, v) = self.threads[t].clone();
-                    st.completed.union_with(&done);
+                    let thread = self.threads[t].clone();
+                    st.completed.union_with(&thread.completed);
                     if joined.len() == 1 {
-                        value = v;
+                        value = thread.value;
                     }
+                    for (k, w) in thread.stored {
+                        let joined_value = match stored.get(&k) {
+                            Some(prev) if *prev != w => AVal::Unknown,
+                            _ => w,
+                        };
+                        stored.insert(k, joined_value);
+                    }
+                    for (b, r) in thread.residency {
+                        let e = residency.entry(b).or_insert(Some(r));
+                        if e.is_some_and(|(_, q)| q != r.1) {
+                            *e = None;
+                        }
+                    }
+                }
+                for (k, w) in stored {
+                    if st.env.contains_key(&Place::var(k.var)) {
+                        st.env.insert(k, w);
+                    }
+                }
+                for (b, r) in residency {
+                    match r {
+                        Some(r) => st.residency.insert(b, r),
+                        None => st.residency.remove(&b),
+                    };
                 }
                 st.env.insert(dst.clone(), value);
             }
