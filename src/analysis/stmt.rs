@@ -614,8 +614,10 @@ impl<'f> Analyzer<'f> {
                 // What it stored into the spawning function's variables (`ev_k[d]` of its
                 // `cl_event ev_k[N]`), where that differs from what they held.
                 let mut stored = Vec::new();
-                before.env.join(&ended.env, |k, _, now| {
-                    if let Some(now) = now.filter(|_| before.env.contains_key(&Place::var(k.var))) {
+                before.env.join(&ended.env, |k, was, now| {
+                    if let Some(now) = now
+                        .filter(|&n| was != Some(n) && before.env.contains_key(&Place::var(k.var)))
+                    {
                         stored.push((k.clone(), now.clone()));
                     }
                     None
