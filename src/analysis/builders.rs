@@ -570,11 +570,7 @@ impl<'f> Analyzer<'f> {
             self.default_queue.insert(buf, q);
         }
         if let Some(h) = b.host {
-            let version = st
-                .host_version
-                .get(&self.root_host(h))
-                .copied()
-                .unwrap_or(0);
+            let version = self.host_version(st, h);
             st.init.insert(
                 buf,
                 Init {
@@ -684,7 +680,7 @@ impl<'f> Analyzer<'f> {
         self.push_command(st, cmd, r, c.event.as_ref());
         if kind == CommandKind::Read {
             if let Some(h) = c.host {
-                *st.host_version.entry(self.root_host(h)).or_insert(0) += 1;
+                self.bump_host(st, h);
             }
         }
     }

@@ -363,12 +363,14 @@ impl<'f> Analyzer<'f> {
         // given (`let waits = [mine, sh.ready]`). A closure's code is its caller's.
         // Not where every event it waits for is the caller's (`launch(q, k, &[ew])` passing
         // the list through): the caller chose them all.
+        let in_helper = frame != 0 && !in_closure;
         let own = |i: usize| self.frames_of(self.insts[i].frame).contains(&frame);
         let waits_given = r.waits.as_ref().is_some_and(|w| {
+            let (mine, outside) = (w.iter().any(|&i| own(i)), w.iter().any(|&i| !own(i)));
             !w.is_empty()
-                && (frame == 0 || in_closure || w.iter().any(|&i| own(i)))
-                && ((cmd.waits.iter().flatten()).any(|w| names_param(w, &self.callee_params))
-                    || (frame != 0 && !in_closure && w.iter().any(|&i| !own(i))))
+                && (!in_helper || mine)
+                && ((outside && in_helper)
+                    || (cmd.waits.iter().flatten()).any(|w| names_param(w, &self.callee_params)))
         });
         let operands_given = r.operands_given || in_closure;
         let receiver_only = r.operands_given && !r.operands_handed && !in_closure;
@@ -512,11 +514,7 @@ impl<'f> Analyzer<'f> {
             .host
             .filter(|_| initializes(kind, info) && mode == Mode::Write)
             .and_then(|h| {
-                let version = st
-                    .host_version
-                    .get(&self.root_host(h))
-                    .copied()
-                    .unwrap_or(0);
+                let version = self.host_version(st, h);
                 st.init
                     .get(&b)
                     .filter(|init| init.host == h && init.version == version)
@@ -708,11 +706,7 @@ impl<'f> Analyzer<'f> {
         let host = info.host.filter(|_| initializes(kind, info));
         match (mode, host) {
             (Mode::Write, Some(h)) => {
-                let version = st
-                    .host_version
-                    .get(&self.root_host(h))
-                    .copied()
-                    .unwrap_or(0);
+                let version = self.host_version(st, h);
                 let mut uploads = Rc::default();
                 if let Some(init) = st.init.remove(&b) {
                     if init.host == h && init.version == version {

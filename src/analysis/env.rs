@@ -197,16 +197,11 @@ impl Env {
         // The changes come in order, so the joined ones are collected in order and the map
         // is built from them at once.
         let mut joined = Vec::new();
-        for (k, x, y) in merge(self.changes.iter(), o.changes.iter()) {
-            let base = self.base.get(k);
-            let v = match (x, y) {
-                // The same change on both paths: a join of a value with itself.
-                (Some(x), Some(y)) if x == y => x.clone(),
-                _ => {
-                    let here = x.map_or(base, Option::as_ref);
-                    let there = y.map_or(base, Option::as_ref);
-                    join(k, here, there)
-                }
+        for (k, here, there, base) in self.changed(o) {
+            // The same on both paths: a join of a value with itself.
+            let v = match here == there {
+                true => here.cloned(),
+                false => join(k, here, there),
             };
             if v.as_ref() != base {
                 joined.push((k.clone(), v));
@@ -219,5 +214,43 @@ impl Env {
         };
         env.fold_if_grown();
         env
+    }
+
+    /// Calls `f` with each place where the two paths' bindings differ and what each holds
+    /// there. As in a join, places both still hold from a shared base are not visited.
+    pub(super) fn diff(&self, o: &Env, mut f: impl FnMut(&Place, Option<&AVal>, Option<&AVal>)) {
+        if !Rc::ptr_eq(&self.base, &o.base) {
+            (merge(self.iter(), o.iter()))
+                .filter(|(_, x, y)| x != y)
+                .for_each(|(k, x, y)| f(k, x, y));
+        } else if !Rc::ptr_eq(&self.changes, &o.changes) {
+            (self.changed(o))
+                .filter(|(_, x, y, _)| x != y)
+                .for_each(|(k, x, y, _)| f(k, x, y));
+        }
+    }
+
+    /// The places either of two paths that share a base changed since, in order, with what
+    /// this path, the other and the base hold there.
+    fn changed<'a>(
+        &'a self,
+        o: &'a Env,
+    ) -> impl Iterator<
+        Item = (
+            &'a Place,
+            Option<&'a AVal>,
+            Option<&'a AVal>,
+            Option<&'a AVal>,
+        ),
+    > {
+        merge(self.changes.iter(), o.changes.iter()).map(move |(k, x, y)| {
+            let base = self.base.get(k);
+            (
+                k,
+                x.map_or(base, Option::as_ref),
+                y.map_or(base, Option::as_ref),
+                base,
+            )
+        })
     }
 }

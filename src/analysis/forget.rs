@@ -62,7 +62,7 @@ impl<'f> Analyzer<'f> {
                 }
             }
             AVal::Host { id, .. } => {
-                *st.host_version.entry(self.root_host(*id)).or_insert(0) += 1;
+                self.bump_host(st, *id);
             }
             _ => {}
         }

@@ -334,6 +334,28 @@ impl<'f> Analyzer<'f> {
         Some(out)
     }
 
+    /// Names what `v` holds as the member of a list it became (`lanes[1].state` for the
+    /// `state` field of `lanes[1]`), where the objects are named by no place of their own:
+    /// a temporary, or the local of the constructor that made them (`state`).
+    pub(super) fn name_as_member(&mut self, member: &str, v: &AVal) {
+        let parts: Vec<(String, ObjId)> = match v {
+            AVal::Obj(o) => vec![(String::new(), *o)],
+            AVal::Struct(fields) => (fields.iter())
+                .filter_map(|(f, x)| match x {
+                    AVal::Obj(o) => Some((format!(".{f}"), *o)),
+                    _ => None,
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
+        for (field, o) in parts {
+            let own = &self.objs[o].name;
+            if own.starts_with('%') || format!(".{own}") == field {
+                self.objs[o].name = format!("{member}{field}");
+            }
+        }
+    }
+
     /// A loop whose bindings are "some member": a place `list[_]` never proves two members
     /// equal.
     fn loop_over_some_member(
@@ -414,47 +436,20 @@ impl<'f> Analyzer<'f> {
             })
             .collect();
         let least = counts.iter().flatten().min().copied().unwrap_or(0);
-        let counted = match counts.iter().all(Option::is_some) {
+        let all_counted = counts.iter().all(Option::is_some);
+        let counted = match all_counted {
             true => least,
             false => least.min(1),
         };
         looped.extend(body.iter().cloned());
         let min_passes = counted.max(u64::from(joins_each));
-        let exact = counts
-            .iter()
-            .all(Option::is_some)
-            .then_some(least)
-            .filter(|_| !counts.is_empty());
+        let exact = (all_counted && !counts.is_empty()).then_some(least);
         let mut out = self.run_counted_loop(&looped, st, min_passes, exact, &counters)?;
         if let Some(d) = dst {
             self.note_collected(d, tail);
             out.env.insert(d.clone(), collected(tail, binds));
         }
         Some(out)
-    }
-}
-
-impl Analyzer<'_> {
-    /// Names what `v` holds as the member of a list it became (`lanes[1].state` for the
-    /// `state` field of `lanes[1]`), where the objects are named by no place of their own:
-    /// a temporary, or the local of the constructor that made them (`state`).
-    pub(super) fn name_as_member(&mut self, member: &str, v: &AVal) {
-        let parts: Vec<(String, ObjId)> = match v {
-            AVal::Obj(o) => vec![(String::new(), *o)],
-            AVal::Struct(fields) => (fields.iter())
-                .filter_map(|(f, x)| match x {
-                    AVal::Obj(o) => Some((format!(".{f}"), *o)),
-                    _ => None,
-                })
-                .collect(),
-            _ => Vec::new(),
-        };
-        for (field, o) in parts {
-            let own = &self.objs[o].name;
-            if own.starts_with('%') || format!(".{own}") == field {
-                self.objs[o].name = format!("{member}{field}");
-            }
-        }
     }
 }
 

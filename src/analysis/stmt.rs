@@ -356,10 +356,8 @@ impl<'f> Analyzer<'f> {
                 // members are named by the list they went to (`queues[1]`).
                 if let (AVal::List(items), false) = (&v, name.starts_with('%')) {
                     for (k, item) in items.iter().enumerate() {
-                        if let AVal::Obj(o) = item {
-                            if self.objs[*o].name.starts_with('%') {
-                                self.objs[*o].name = format!("{name}[{k}]");
-                            }
+                        if let AVal::Obj(_) = item {
+                            self.name_as_member(&format!("{name}[{k}]"), item);
                         }
                     }
                 }
@@ -518,15 +516,15 @@ impl<'f> Analyzer<'f> {
             }
             Stmt::Push { list, item } => {
                 // What it makes is named as the member it becomes (`out[1].input`).
-                let name = match st.env.get(list) {
+                let member = match st.env.get(list) {
                     Some(AVal::List(items)) => {
-                        format!("{}[{}]", self.place_name(list), items.len())
+                        Some(format!("{}[{}]", self.place_name(list), items.len()))
                     }
-                    _ => "item".to_string(),
+                    _ => None,
                 };
-                let v = self.eval(&mut st, item, None, &name);
-                if !name.starts_with('%') && name != "item" {
-                    self.name_as_member(&name, &v);
+                let v = self.eval(&mut st, item, None, member.as_deref().unwrap_or("item"));
+                if let Some(m) = member.filter(|m| !m.starts_with('%')) {
+                    self.name_as_member(&m, &v);
                 }
                 // Raw events pushed into a list the function made keep their owner: the
                 // function, until it releases the list's members or hands the list on. A
@@ -614,13 +612,10 @@ impl<'f> Analyzer<'f> {
                 // What it stored into the spawning function's variables (`ev_k[d]` of its
                 // `cl_event ev_k[N]`), where that differs from what they held.
                 let mut stored = Vec::new();
-                before.env.join(&ended.env, |k, was, now| {
-                    if let Some(now) = now
-                        .filter(|&n| was != Some(n) && before.env.contains_key(&Place::var(k.var)))
-                    {
+                before.env.diff(&ended.env, |k, _, now| {
+                    if let Some(now) = now.filter(|_| before.env.contains_key(&Place::var(k.var))) {
                         stored.push((k.clone(), now.clone()));
                     }
-                    None
                 });
                 let residency = (ended.residency.iter())
                     .filter(|(b, r)| before.residency.get(b) != Some(r))
@@ -772,7 +767,7 @@ impl<'f> Analyzer<'f> {
                     })
                     .collect();
                 for id in shared {
-                    *st.host_version.entry(self.root_host(id)).or_insert(0) += 1;
+                    self.bump_host(&mut st, id);
                 }
             }
             Stmt::Break => {
@@ -854,18 +849,16 @@ fn alternating(
     n: u64,
 ) -> Vec<(Place, AVal)> {
     let mut out = Vec::new();
-    first.join(second, |k, a, b| {
+    first.diff(second, |k, a, b| {
         if let (Some(a), Some(b)) = (a, b) {
             let alternates = matches!(
                 (a, b),
                 (AVal::Obj(_), AVal::Obj(_)) | (AVal::Int(_), AVal::Int(_))
-            ) && a != b
-                && entry.get(k).or_else(|| found.get(k)) == Some(b);
+            ) && entry.get(k).or_else(|| found.get(k)) == Some(b);
             if alternates {
                 out.push((k.clone(), if n % 2 == 1 { a } else { b }.clone()));
             }
         }
-        None
     });
     out
 }

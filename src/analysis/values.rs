@@ -134,6 +134,19 @@ impl<'f> Analyzer<'f> {
         self.host_root.get(&id).copied().unwrap_or(id)
     }
 
+    /// How often the data `id` is part of has changed on this path.
+    pub(super) fn host_version(&self, st: &State, id: HostId) -> u32 {
+        st.host_version
+            .get(&self.root_host(id))
+            .copied()
+            .unwrap_or(0)
+    }
+
+    /// The data `id` is part of, and so every part of it, changed.
+    pub(super) fn bump_host(&self, st: &mut State, id: HostId) {
+        *st.host_version.entry(self.root_host(id)).or_insert(0) += 1;
+    }
+
     /// An object from outside the analysis, of the type an annotation gives.
     pub(super) fn hinted(&mut self, hint: TypeHint, name: &str) -> AVal {
         let v = self.hinted_value(hint, name);
@@ -774,11 +787,7 @@ impl<'f> Analyzer<'f> {
                 }
                 if let Some(h) = host_init {
                     if let AVal::Host { id, .. } = self.eval(st, h, None, "host") {
-                        let version = st
-                            .host_version
-                            .get(&self.root_host(id))
-                            .copied()
-                            .unwrap_or(0);
+                        let version = self.host_version(st, id);
                         st.init.insert(
                             b,
                             Init {
