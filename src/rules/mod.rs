@@ -176,9 +176,9 @@ fn at_caller(fact: &Fact, f: Finding) -> Finding {
         | Fact::ArgMismatch {
             call: Some((call, callee)),
             ..
-        } => return to_call(f, *call, callee, callee),
+        }
         // A helper made the event and returned it: the caller lost it.
-        Fact::Unreleased {
+        | Fact::Unreleased {
             returned: Some((call, callee)),
             ..
         } => return to_call(f, *call, callee, callee),

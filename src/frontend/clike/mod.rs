@@ -2512,6 +2512,11 @@ impl Lowerer<'_> {
         }
     }
 
+    /// The wrapper class `v` is a value of, or a list of values of.
+    fn wrapper_of_var(&self, v: Var) -> Option<&Wrapper> {
+        self.cx.wrappers.get(self.wrapped.get(&v)?)
+    }
+
     /// The field holding the handle where `recv` is a value of a wrapper class, or a member of
     /// a list of them, and `method` hands the handle out.
     fn wrapped_handle(&self, recv: &Value, method: &str, args: usize) -> Option<Place> {
@@ -2523,7 +2528,7 @@ impl Lowerer<'_> {
                 p.proj.as_slice(),
                 [Proj::Index(_) | Proj::Var(_) | Proj::AnyIndex]
             );
-        let w = self.cx.wrappers.get(self.wrapped.get(&p.var)?)?;
+        let w = self.wrapper_of_var(p.var)?;
         if args != 0 || !direct || !w.methods.contains(method) {
             return None;
         }
@@ -2636,9 +2641,7 @@ impl Lowerer<'_> {
                 match (base, field) {
                     (Some(Value::Place(mut p)), Some(f)) => {
                         // `a0.m` of a wrapper whose member is public: its handle.
-                        let handle = (self.wrapped.get(&p.var))
-                            .and_then(|w| self.cx.wrappers.get(w))
-                            .is_some_and(|w| w.member == f);
+                        let handle = self.wrapper_of_var(p.var).is_some_and(|w| w.member == f);
                         p.proj.push(Proj::Field(match handle {
                             true => HANDLE_FIELD.to_string(),
                             false => f,

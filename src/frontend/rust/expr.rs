@@ -10,8 +10,8 @@ use syn::{Expr, Type};
 use super::each::EachBody;
 use super::stmt::option_pattern;
 use super::syntax::{
-    closure_of, expr_idents, int_lit, is_assign_op, member_name, path_segments, same_place, strip,
-    strip_pat_type, token_idents,
+    closure_of, empty_or_pointer, expr_idents, int_lit, is_assign_op, member_name, path_segments,
+    strip, strip_pat_type, token_idents,
 };
 use super::{spans, Lowerer};
 use crate::frontend::{arith, comparison, list_or_host, Const};
@@ -167,43 +167,6 @@ impl Lowerer<'_, '_> {
         };
         let v = self.lookup(&p.path.get_ident()?.to_string())?;
         self.views.get(&v).cloned()
-    }
-
-    /// The `x.as_ptr()` of `if x.is_empty() { ptr::null() } else { x.as_ptr() }` (or of the
-    /// same with `!x.is_empty()` and the arms the other way round).
-    fn empty_or_pointer<'e>(&self, i: &'e syn::ExprIf) -> Option<&'e Expr> {
-        let (negated, cond) = match strip(&i.cond) {
-            Expr::Unary(u) if matches!(u.op, syn::UnOp::Not(_)) => (true, strip(&u.expr)),
-            c => (false, c),
-        };
-        let Expr::MethodCall(m) = cond else {
-            return None;
-        };
-        if m.method != "is_empty" || !m.args.is_empty() {
-            return None;
-        }
-        let only = |b: &'e syn::Block| match b.stmts.as_slice() {
-            [syn::Stmt::Expr(e, None)] => Some(strip(e)),
-            _ => None,
-        };
-        let then = only(&i.then_branch)?;
-        let otherwise = match i.else_branch.as_ref().map(|(_, e)| strip(e))? {
-            Expr::Block(b) => only(&b.block)?,
-            _ => return None,
-        };
-        let (null, ptr) = if negated {
-            (otherwise, then)
-        } else {
-            (then, otherwise)
-        };
-        let is_null = matches!(null, Expr::Call(c) if c.args.is_empty()
-            && matches!(&*c.func, Expr::Path(p) if p.path.segments.last()
-                .is_some_and(|s| s.ident == "null" || s.ident == "null_mut")));
-        let same_list = matches!(ptr, Expr::MethodCall(p)
-            if matches!(p.method.to_string().as_str(), "as_ptr" | "as_mut_ptr")
-                && p.args.is_empty()
-                && same_place(&p.receiver, &m.receiver));
-        (is_null && same_list).then_some(ptr)
     }
 
     /// `let (left, right) = list.split_at_mut(m);`: `left[i]` is `list[i]` and `right[j]` is
@@ -570,13 +533,13 @@ impl Lowerer<'_, '_> {
             Expr::Block(b) => self.block_inline(&b.block),
             Expr::Unsafe(u) => self.block_inline(&u.block),
             Expr::Const(c) => self.block_inline(&c.block),
-            // `if wait.is_empty() { ptr::null() } else { wait.as_ptr() }`: the list's pointer
-            // either way (an empty list's names no event, as the null pointer does).
-            Expr::If(i) if self.empty_or_pointer(i).is_some() => {
-                let list = self.empty_or_pointer(i).cloned();
-                list.map_or(Value::Unknown, |e| self.expr(&e))
-            }
             Expr::If(i) => {
+                // `if wait.is_empty() { ptr::null() } else { wait.as_ptr() }`: the list's
+                // pointer either way (an empty list's names no event, as the null pointer
+                // does).
+                if let Some(ptr) = empty_or_pointer(i) {
+                    return self.expr(ptr);
+                }
                 // `if let P = v`: `v` is evaluated before either arm (what it hands on, it
                 // hands on either way); the else arm is where `v` is not `P`: `None` for
                 // `Some(..)`, a failure for `Ok(..)`.

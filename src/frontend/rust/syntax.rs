@@ -152,7 +152,7 @@ pub(super) fn strip(e: &Expr) -> &Expr {
 
 /// Whether two expressions name the same place as written: one path (`wait`, `self.evs`),
 /// field by field.
-pub(super) fn same_place(a: &Expr, b: &Expr) -> bool {
+fn same_place(a: &Expr, b: &Expr) -> bool {
     match (strip(a), strip(b)) {
         (Expr::Path(x), Expr::Path(y)) => {
             x.qself.is_none()
@@ -165,6 +165,43 @@ pub(super) fn same_place(a: &Expr, b: &Expr) -> bool {
         (Expr::Field(x), Expr::Field(y)) => x.member == y.member && same_place(&x.base, &y.base),
         _ => false,
     }
+}
+
+/// The `x.as_ptr()` of `if x.is_empty() { ptr::null() } else { x.as_ptr() }` (or of the
+/// same with `!x.is_empty()` and the arms the other way round).
+pub(super) fn empty_or_pointer<'e>(i: &'e syn::ExprIf) -> Option<&'e Expr> {
+    let (negated, cond) = match strip(&i.cond) {
+        Expr::Unary(u) if matches!(u.op, syn::UnOp::Not(_)) => (true, strip(&u.expr)),
+        c => (false, c),
+    };
+    let Expr::MethodCall(m) = cond else {
+        return None;
+    };
+    if m.method != "is_empty" || !m.args.is_empty() {
+        return None;
+    }
+    let only = |b: &'e syn::Block| match b.stmts.as_slice() {
+        [syn::Stmt::Expr(e, None)] => Some(strip(e)),
+        _ => None,
+    };
+    let then = only(&i.then_branch)?;
+    let otherwise = match i.else_branch.as_ref().map(|(_, e)| strip(e))? {
+        Expr::Block(b) => only(&b.block)?,
+        _ => return None,
+    };
+    let (null, ptr) = if negated {
+        (otherwise, then)
+    } else {
+        (then, otherwise)
+    };
+    let is_null = matches!(null, Expr::Call(c) if c.args.is_empty()
+        && matches!(&*c.func, Expr::Path(p) if p.path.segments.last()
+            .is_some_and(|s| s.ident == "null" || s.ident == "null_mut")));
+    let same_list = matches!(ptr, Expr::MethodCall(p)
+        if matches!(p.method.to_string().as_str(), "as_ptr" | "as_mut_ptr")
+            && p.args.is_empty()
+            && same_place(&p.receiver, &m.receiver));
+    (is_null && same_list).then_some(ptr)
 }
 
 pub(super) fn int_lit(e: &Expr) -> Option<u64> {
