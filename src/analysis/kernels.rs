@@ -19,6 +19,20 @@ struct LaunchInfo {
     pub(super) writes_unnamed: bool,
 }
 
+impl LaunchInfo {
+    /// A launch whose buffers are not known: of a kernel the analysis cannot follow, or not
+    /// a kernel at all.
+    fn untracked(waits: Option<BTreeSet<usize>>, kernel: Option<String>) -> LaunchInfo {
+        LaunchInfo {
+            uses: None,
+            waits,
+            kernel,
+            partial: false,
+            writes_unnamed: false,
+        }
+    }
+}
+
 /// Kernel signatures: those of each program source, parsed once for all the functions of
 /// a file, and those of the OpenCL C files beside the file's package, for programs whose
 /// source the analysis does not see.
@@ -221,13 +235,7 @@ impl<'f> Analyzer<'f> {
     /// The buffers a launch touches and how, its wait list and the kernel's name.
     fn launch_accesses(&self, st: &State, kernel: &AVal) -> LaunchInfo {
         let AVal::Obj(o) = kernel else {
-            return LaunchInfo {
-                uses: None,
-                waits: Some(BTreeSet::new()),
-                kernel: None,
-                partial: false,
-                writes_unnamed: false,
-            };
+            return LaunchInfo::untracked(Some(BTreeSet::new()), None);
         };
         let (k, args, waits): (ObjId, Vec<(u64, Arg)>, Option<BTreeSet<usize>>) =
             match &self.objs[*o].kind {
@@ -254,13 +262,10 @@ impl<'f> Analyzer<'f> {
                         (*o, args, Some(BTreeSet::new()))
                     }
                     _ => {
-                        return LaunchInfo {
-                            uses: None,
-                            waits: Some(BTreeSet::new()),
-                            kernel: Some(self.objs[*o].name.clone()),
-                            partial: false,
-                            writes_unnamed: false,
-                        }
+                        return LaunchInfo::untracked(
+                            Some(BTreeSet::new()),
+                            Some(self.objs[*o].name.clone()),
+                        )
                     }
                 },
                 ObjKind::Launch { kernel: Some(k) } => match st.launches.get(o) {
@@ -273,25 +278,9 @@ impl<'f> Analyzer<'f> {
                             .collect(),
                         ls.waits.clone(),
                     ),
-                    None => {
-                        return LaunchInfo {
-                            uses: None,
-                            waits: None,
-                            kernel: Some(self.objs[*k].name.clone()),
-                            partial: false,
-                            writes_unnamed: false,
-                        }
-                    }
+                    None => return LaunchInfo::untracked(None, Some(self.objs[*k].name.clone())),
                 },
-                _ => {
-                    return LaunchInfo {
-                        uses: None,
-                        waits: Some(BTreeSet::new()),
-                        kernel: None,
-                        partial: false,
-                        writes_unnamed: false,
-                    }
-                }
+                _ => return LaunchInfo::untracked(Some(BTreeSet::new()), None),
             };
         let sig = match &self.objs[k].kind {
             ObjKind::Kernel { sig, .. } => sig.clone(),
