@@ -528,10 +528,10 @@ impl<'f> Analyzer<'f> {
                             },
                             "pro_que.queue()".into(),
                         );
-                        Some(AVal::Obj(self.new_obj(
-                            ObjKind::ProQue { queue, source },
-                            "pro_que".into(),
-                        )))
+                        let pro_que =
+                            self.new_obj(ObjKind::ProQue { queue, source }, "pro_que".into());
+                        self.placeholder.extend([queue, pro_que]);
+                        Some(AVal::Obj(pro_que))
                     }
                     _ => None,
                 }

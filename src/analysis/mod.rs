@@ -356,6 +356,9 @@ struct Analyzer<'f> {
     touches: usize,
     /// Per object: the member or field place the code last named it by (`queues[1]`).
     shown: HashMap<ObjId, String>,
+    /// Objects named for what made them (ocl's `pro_que`, `pro_que.queue()`) until the code
+    /// binds them to a variable of its own.
+    placeholder: HashSet<ObjId>,
     /// Parameters of the callees interpreted at call sites: a name only the callee knows.
     callee_params: HashSet<Var>,
     /// The callee parameters that are a method's `self`.
@@ -441,6 +444,7 @@ pub fn analyze<'f>(func: &Function, index: &'f Index<'f>, kernels: &mut Kernels)
         unroll_depth: 0,
         touches: 0,
         shown: HashMap::new(),
+        placeholder: HashSet::new(),
         callee_params: HashSet::new(),
         callee_receivers: HashSet::new(),
         params: func.params.iter().copied().collect(),

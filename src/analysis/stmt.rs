@@ -346,10 +346,19 @@ impl<'f> Analyzer<'f> {
                 // caller keeps it.
                 if let AVal::Obj(o) = v {
                     let made_in_callee = self.objs[o].made_in > self.frame();
-                    if (self.objs[o].name.starts_with('%') || made_in_callee)
+                    let placeholder = self.placeholder.contains(&o);
+                    if (self.objs[o].name.starts_with('%') || made_in_callee || placeholder)
                         && !name.starts_with('%')
                     {
                         self.objs[o].name = name.clone();
+                        self.placeholder.remove(&o);
+                        // `let pq = ProQue::builder()..build()?`: its queue is `pq.queue()`
+                        // until the code names it (`let compute = pq.queue().clone()`).
+                        if let ObjKind::ProQue { queue, .. } = self.objs[o].kind {
+                            if self.placeholder.contains(&queue) {
+                                self.objs[queue].name = format!("{name}.queue()");
+                            }
+                        }
                     }
                 }
                 // A list collected in a temporary (`devices.iter().map(..).collect()`): its
