@@ -513,7 +513,7 @@ impl<'f> Analyzer<'f> {
         let value = outs
             .iter()
             .map(|(_, v)| v.clone())
-            .reduce(|a, b| join_val(&a, &b))?;
+            .reduce(|a, b| join_val(&a, &b, &mut |_, _| None))?;
         let mut returned = BTreeSet::new();
         events_in(&value, &mut returned);
         for i in returned {
@@ -573,7 +573,10 @@ impl<'f> Analyzer<'f> {
             outs = cx.error_returns;
         }
         let values: Vec<AVal> = outs.iter().map(|(_, v)| v.clone()).collect();
-        let value = values.iter().cloned().reduce(|a, b| join_val(&a, &b))?;
+        let value = values
+            .iter()
+            .cloned()
+            .reduce(|a, b| join_val(&a, &b, &mut |_, _| None))?;
         let mut st = self.join_all(outs.into_iter().map(|(s, _)| s).collect())?;
         // Exits that give different things (`Ok(None)` and `Ok(Some(event))`): which one
         // the caller holds is not known, and what it does with it may wait for them.

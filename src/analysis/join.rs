@@ -110,9 +110,16 @@ fn distinct_members(items: &[AVal]) -> bool {
     seen.len() == n
 }
 
-pub(super) fn join_val(a: &AVal, b: &AVal) -> AVal {
+/// Makes the buffer that stands for whichever of two buffers a variable holds on the paths
+/// joined (`None` where the two are not both buffers).
+pub(super) type Choose<'a> = &'a mut dyn FnMut(ObjId, ObjId) -> Option<ObjId>;
+
+pub(super) fn join_val(a: &AVal, b: &AVal, choose: Choose) -> AVal {
     match (a, b) {
         _ if a == b => a.clone(),
+        // `let (src, dst) = if step % 2 == 0 { (&a, &b) } else { (&b, &a) }`: `dst` is one
+        // buffer, whichever it is on the path taken.
+        (AVal::Obj(x), AVal::Obj(y)) => choose(*x, *y).map_or(AVal::Unknown, AVal::Obj),
         // A list that a loop of unknown count pushes objects of their own into: how many is
         // not known, but its members are objects of their own, as an outside list's are.
         (AVal::List(x), AVal::List(y))
@@ -131,7 +138,7 @@ pub(super) fn join_val(a: &AVal, b: &AVal) -> AVal {
         // field joined, the others kept.
         (AVal::Struct(x), AVal::Struct(y)) if x.keys().eq(y.keys()) => AVal::Struct(
             x.iter()
-                .map(|(f, a)| (f.clone(), join_val(a, &y[f])))
+                .map(|(f, a)| (f.clone(), join_val(a, &y[f], choose)))
                 .collect(),
         ),
         // A null pointer or a pointer to an empty list: no objects either way (a wait list
@@ -178,7 +185,21 @@ fn unbound(env: &Env, p: &Place, found: &BTreeMap<Place, AVal>) -> Option<AVal> 
 }
 
 impl State {
-    pub(super) fn join(&self, o: &State, found: &BTreeMap<Place, AVal>) -> State {
+    /// What holds on both paths. A place holding one buffer on this path and another on
+    /// the other holds a buffer `choose` makes, standing for whichever it is: it starts with
+    /// what each path knew of its own (accesses, data, where it is).
+    pub(super) fn join(&self, o: &State, found: &BTreeMap<Place, AVal>, choose: Choose) -> State {
+        // One choice per pair of buffers: two places that hold the same buffer on each
+        // path hold the same one after the join.
+        let mut made: Vec<(ObjId, ObjId, ObjId)> = Vec::new();
+        let mut pick = |x: ObjId, y: ObjId| {
+            if let Some(&(_, _, c)) = made.iter().find(|m| (m.0, m.1) == (x, y)) {
+                return Some(c);
+            }
+            let c = choose(x, y)?;
+            made.push((x, y, c));
+            Some(c)
+        };
         // Raw events in lists that the paths disagree on: where the list goes, and so which
         // loop releases them, is no longer known.
         let mut lost = BTreeSet::new();
@@ -191,7 +212,7 @@ impl State {
                 (None, Some(w)) => (Cow::Owned(unbound(&self.env, k, found)?), Cow::Borrowed(w)),
                 (None, None) => return None,
             };
-            let j = join_val(&v, &w);
+            let j = join_val(&v, &w, &mut pick);
             if !matches!(j, AVal::List(_)) {
                 for x in [&*v, &*w] {
                     if let AVal::List(_) = x {
@@ -201,22 +222,31 @@ impl State {
             }
             Some(j)
         });
-        let mut trace = self.trace.clone();
+        let (mine, theirs);
+        let (this, o) = match made.is_empty() {
+            true => (self, o),
+            false => {
+                mine = self.with_choices(made.iter().map(|&(x, _, c)| (x, c)));
+                theirs = o.with_choices(made.iter().map(|&(_, y, c)| (y, c)));
+                (&mine, &theirs)
+            }
+        };
+        let mut trace = this.trace.clone();
         trace.union_with(&o.trace);
-        let completed = BitSet::join(&self.completed, &self.trace, &o.completed, &o.trace);
+        let completed = BitSet::join(&this.completed, &this.trace, &o.completed, &o.trace);
         let mut tail = HashMap::new();
-        for q in self.tail.keys().chain(o.tail.keys()) {
+        for q in this.tail.keys().chain(o.tail.keys()) {
             let e = BitSet::default();
-            let a = self.tail.get(q).unwrap_or(&e);
+            let a = this.tail.get(q).unwrap_or(&e);
             let b = o.tail.get(q).unwrap_or(&e);
-            tail.insert(*q, BitSet::join(a, &self.trace, b, &o.trace));
+            tail.insert(*q, BitSet::join(a, &this.trace, b, &o.trace));
         }
-        let mut on_queue = self.on_queue.clone();
+        let mut on_queue = this.on_queue.clone();
         for (q, s) in &o.on_queue {
             on_queue.entry(*q).or_default().union_with(s);
         }
         let mut kernel_args = HashMap::new();
-        for (k, a) in &self.kernel_args {
+        for (k, a) in &this.kernel_args {
             let joined = match o.kernel_args.get(k) {
                 Some(b) if b == a => a.clone(),
                 _ => KernelArgs {
@@ -226,18 +256,18 @@ impl State {
             };
             kernel_args.insert(*k, joined);
         }
-        let mut host_version = self.host_version.clone();
+        let mut host_version = this.host_version.clone();
         for (h, v) in &o.host_version {
             let e = host_version.entry(*h).or_insert(*v);
             if *e != *v {
                 *e = (*e).max(*v) + 1;
             }
         }
-        let mut host_buffers = self.host_buffers.clone();
+        let mut host_buffers = this.host_buffers.clone();
         for (h, s) in &o.host_buffers {
             host_buffers.entry(*h).or_default().extend(s);
         }
-        let mut accesses = union_vec_map(&self.accesses, &o.accesses);
+        let mut accesses = union_vec_map(&this.accesses, &o.accesses);
         for v in accesses.values_mut() {
             v.sort_by_key(|a| a.order);
         }
@@ -248,16 +278,16 @@ impl State {
             tail,
             on_queue,
             kernel_args,
-            launches: join_map(&self.launches, &o.launches),
+            launches: join_map(&this.launches, &o.launches),
             accesses,
-            init: join_init(&self.init, &o.init),
+            init: join_init(&this.init, &o.init),
             host_version,
             host_buffers,
-            pending_host: union_vec_map(&self.pending_host, &o.pending_host),
-            pending_src: union_vec_map(&self.pending_src, &o.pending_src),
-            residency: join_residency(&self.residency, &o.residency),
-            escaped: self.escaped.union(&o.escaped).copied().collect(),
-            live_raw: (self.live_raw.union(&o.live_raw))
+            pending_host: union_vec_map(&this.pending_host, &o.pending_host),
+            pending_src: union_vec_map(&this.pending_src, &o.pending_src),
+            residency: join_residency(&this.residency, &o.residency),
+            escaped: this.escaped.union(&o.escaped).copied().collect(),
+            live_raw: (this.live_raw.union(&o.live_raw))
                 .filter(|k| !lost.contains(*k))
                 .copied()
                 .collect(),
@@ -266,19 +296,81 @@ impl State {
                 .intersection(&o.mapped_for_write)
                 .copied()
                 .collect(),
-            error_exit: self.error_exit && o.error_exit,
-            declined_wait: (self.declined_wait == o.declined_wait)
-                .then_some(self.declined_wait)
+            error_exit: this.error_exit && o.error_exit,
+            declined_wait: (this.declined_wait == o.declined_wait)
+                .then_some(this.declined_wait)
                 .flatten(),
         }
     }
 }
 
+impl State {
+    /// This path's state where each choice `c` of `(member, c)` is the member it is here.
+    fn with_choices(&self, choices: impl Iterator<Item = (ObjId, ObjId)>) -> State {
+        let mut st = self.clone();
+        for (m, c) in choices {
+            if let Some(v) = st.accesses.get(&m).cloned() {
+                st.accesses.insert(c, v);
+            }
+            if let Some(v) = st.init.get(&m).cloned() {
+                st.init.insert(c, v);
+            }
+            if let Some(v) = st.pending_host.get(&m).cloned() {
+                st.pending_host.insert(c, v);
+            }
+            if let Some(v) = st.pending_src.get(&m).cloned() {
+                st.pending_src.insert(c, v);
+            }
+            if let Some(&v) = st.residency.get(&m) {
+                st.residency.insert(c, v);
+            }
+            for bufs in st.host_buffers.values_mut() {
+                if bufs.contains(&m) {
+                    bufs.insert(c);
+                }
+            }
+            if st.mapped_for_write.contains(&m) {
+                st.mapped_for_write.insert(c);
+            }
+        }
+        st
+    }
+}
+
 impl Analyzer<'_> {
     /// What holds on every path of `states`.
-    pub(super) fn join_all(&self, states: Vec<State>) -> Option<State> {
+    pub(super) fn join_all(&mut self, states: Vec<State>) -> Option<State> {
         let mut it = states.into_iter();
         let first = it.next()?;
-        Some(it.fold(first, |acc, s| acc.join(&s, &self.found)))
+        let found = std::mem::take(&mut self.found);
+        let joined = it.fold(first, |acc, s| {
+            acc.join(&s, &found, &mut |x, y| self.choice(x, y))
+        });
+        self.found = found;
+        Some(joined)
+    }
+
+    /// A buffer standing for whichever of `x` and `y` (or of the buffers they stand for)
+    /// it is; `None` unless both are buffers.
+    fn choice(&mut self, x: ObjId, y: ObjId) -> Option<ObjId> {
+        if !matches!(self.objs[x].kind, ObjKind::Buffer)
+            || !matches!(self.objs[y].kind, ObjKind::Buffer)
+        {
+            return None;
+        }
+        let of = |o: ObjId| self.elements.get(&o).cloned().unwrap_or_else(|| vec![o]);
+        let mut members = of(x);
+        members.extend(of(y));
+        members.sort_unstable();
+        members.dedup();
+        if members.len() < 2 {
+            return None;
+        }
+        let names: Vec<String> = (members.iter())
+            .map(|m| self.shown.get(m).unwrap_or(&self.objs[*m].name).clone())
+            .collect();
+        let c = self.new_obj(ObjKind::Buffer, names.join("` or `"));
+        self.elements.insert(c, members);
+        Some(c)
     }
 }

@@ -314,6 +314,12 @@ impl<'f> Analyzer<'f> {
                 let name = self.place_name(dst);
                 let mut v = self.eval(&mut st, value, None, &name);
                 self.drop_elements(&mut st, dst.var);
+                // `set.w = 1.7f` of host data (a struct of numbers): the data changed.
+                if let (false, Some(&AVal::Host { id, .. })) =
+                    (dst.proj.is_empty(), st.env.get(&Place::var(dst.var)))
+                {
+                    self.bump_host(&mut st, id);
+                }
                 if let (true, Value::Struct(fields), AVal::Struct(made)) =
                     (dst.proj.is_empty(), value, &v)
                 {
@@ -640,7 +646,7 @@ impl<'f> Analyzer<'f> {
                 // The spawning thread goes on with its own bindings and host knowledge;
                 // the thread's commands exist, unordered with what it enqueues next except
                 // through one in-order queue.
-                let mut st = before.join(&ended, &self.found);
+                let mut st = before.join(&ended, &self.found, &mut |_, _| None);
                 // Its own bindings, and the objects the thread found outside values to be
                 // (`devs[0].queue`): one object wherever it is named.
                 let found: Vec<(Place, AVal)> = (ended.env.iter())

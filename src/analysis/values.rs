@@ -307,43 +307,64 @@ impl<'f> Analyzer<'f> {
 
     /// `field[cur]` for an index variable whose value is not known, of a list of distinct
     /// buffers: one buffer, the same wherever the place is named while `cur` and the list
-    /// stay as they are, standing for whichever member it is. It starts with what every
+    /// stay as they are, standing for whichever member it is. So is `pos_sub[nxt][d]` for a
+    /// known `d`: the members are `pos_sub[0][d]`, `pos_sub[1][d]`. It starts with what every
     /// member agrees on (where the buffer is, a pending migration to the host, the data it
     /// holds); a command on it makes what is known of the members unknown, and a command on
     /// a member what is known of it.
     fn element(&mut self, st: &mut State, p: &Place) -> Option<AVal> {
-        let (Proj::Var(x), base) = p.proj.split_last()? else {
+        let at = p.proj.iter().position(|x| matches!(x, Proj::Var(_)))?;
+        let Proj::Var(x) = p.proj[at] else {
             return None;
         };
-        if self.ext_alias.contains_key(x)
-            || matches!(st.env.get(&Place::var(*x)), Some(AVal::Int(_)))
+        if self.ext_alias.contains_key(&x)
+            || matches!(st.env.get(&Place::var(x)), Some(AVal::Int(_)))
         {
             return None;
         }
         let base = Place {
             var: p.var,
-            proj: base.to_vec(),
+            proj: p.proj[..at].to_vec(),
         };
         let base = self.canonical(&self.concrete(st, &base));
-        if !base.is_definite() {
+        // What follows the index, known: `[d]` of a loop over devices.
+        let rest = self.concrete(
+            st,
+            &Place {
+                var: p.var,
+                proj: p.proj[at + 1..].to_vec(),
+            },
+        );
+        if !base.is_definite() || !rest.is_definite() {
             return None;
         }
         let mut key = base.clone();
-        key.proj.push(Proj::Var(*x));
+        key.proj.push(Proj::Var(x));
+        key.proj.extend(rest.proj.iter().cloned());
         if let Some(v @ AVal::Obj(_)) = st.env.get(&key) {
             return Some(v.clone());
         }
         // The list, or the members stored into it one by one (`field[d][b] = ..`).
-        let items = match self.resolve_place(st, &base, None) {
-            AVal::List(items) => items,
+        let count = match self.resolve_place(st, &base, None) {
+            AVal::List(items) => items.len(),
             _ => {
-                let n = base.proj.len() + 1;
+                let n = base.proj.len();
                 (st.env.within(&base))
-                    .filter(|(k, _)| k.proj.len() == n && matches!(k.proj[n - 1], Proj::Index(_)))
-                    .map(|(_, v)| v.clone())
-                    .collect()
+                    .filter_map(|(k, _)| match k.proj.get(n) {
+                        Some(Proj::Index(j)) => Some(*j as usize + 1),
+                        _ => None,
+                    })
+                    .max()
+                    .unwrap_or(0)
             }
         };
+        let mut items = Vec::with_capacity(count);
+        for j in 0..count as u64 {
+            let mut member = base.clone();
+            member.proj.push(Proj::Index(j));
+            member.proj.extend(rest.proj.iter().cloned());
+            items.push(self.resolve_place(st, &member, None));
+        }
         let members: Vec<ObjId> = (items.iter())
             .filter_map(|i| match i {
                 AVal::Obj(o) if matches!(self.objs[*o].kind, ObjKind::Buffer) => Some(*o),
@@ -356,7 +377,15 @@ impl<'f> Analyzer<'f> {
         {
             return None;
         }
-        let name = format!("{}[{}]", self.place_name(&base), self.vars[*x].name);
+        let rest_name = self.place_name(&rest);
+        let rest_name = rest_name
+            .strip_prefix(self.vars[p.var].name.as_str())
+            .unwrap_or("");
+        let name = format!(
+            "{}[{}]{rest_name}",
+            self.place_name(&base),
+            self.vars[x].name
+        );
         let o = self.new_obj(ObjKind::Buffer, name);
         self.agreed_by(st, o, &members);
         self.elements.insert(o, members);
@@ -409,7 +438,7 @@ impl<'f> Analyzer<'f> {
         }
         let stale: Vec<Place> = (st.env.keys())
             .filter(|k| {
-                matches!(k.proj.last(), Some(Proj::Var(_)))
+                k.proj.iter().any(|x| matches!(x, Proj::Var(_)))
                     && (k.var == var || k.proj.contains(&Proj::Var(var)))
             })
             .cloned()

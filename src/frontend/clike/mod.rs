@@ -561,6 +561,12 @@ impl FileCx {
 
     /// `static const int N = 4;`, `const char *src = "...";` at file level.
     fn global_const(&mut self, d: Node<'_>) {
+        // `constexpr int kN = 1 << 10;`, `static const size_t N = 4 * 256;`: a value no
+        // code can change, so an expression of constants is one too.
+        let konst = named(d).iter().any(|c| {
+            matches!(c.kind(), "type_qualifier" | "storage_class_specifier")
+                && matches!(self.txt(*c), "const" | "constexpr")
+        });
         let mut cur = d.walk();
         for decl in d.children_by_field_name("declarator", &mut cur) {
             if decl.kind() != "init_declarator" {
@@ -578,6 +584,7 @@ impl FileCx {
                     Some(Const::Str(self.string_of_in(&self.text, value)))
                 }
                 "number_literal" => self.int_of_in(&self.text, value).map(Const::Int),
+                _ if konst => self.int_of_in(&self.text, value).map(Const::Int),
                 _ => None,
             };
             if let (Some(k), Some(name)) = (k, name) {
@@ -3408,6 +3415,19 @@ impl Lowerer<'_> {
                     });
                     return Value::Scalar;
                 }
+                // `after.assign(1, done)`: the vector holds that many copies of the item now,
+                // and nothing is waited for.
+                ("assign", Value::Place(list)) if args.len() == 2 => {
+                    if let Value::Int(n @ 0..=MAX_ASSIGNED) = self.expr(args[0]) {
+                        let item = self.expr(args[1]);
+                        self.out.push(Stmt::Assign {
+                            dst: list.clone(),
+                            value: Value::List(vec![item; n as usize]),
+                            span,
+                        });
+                        return Value::Scalar;
+                    }
+                }
                 // `queues.emplace_back(ctx, device)`: a new element made from the arguments.
                 ("emplace_back", Value::Place(list)) if list.proj.is_empty() => {
                     if let Some(ty) = self.elem_types.get(&list.var).cloned() {
@@ -3748,6 +3768,10 @@ impl FileCx {
         }
     }
 }
+
+/// A vector's `assign(n, item)` of at most this many copies makes a list of them; a longer
+/// one is a call the analysis does not follow.
+const MAX_ASSIGNED: u64 = 16;
 
 /// A range `for` over a local array of at most this many members walks it by index.
 const MAX_WALKED_LEN: u64 = 16;

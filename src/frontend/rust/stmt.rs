@@ -244,11 +244,13 @@ impl Lowerer<'_, '_> {
             };
         }
         // A temporary for arms that name places, or point into them (`ptr::null()` or
-        // `waits.as_ptr()`).
-        if live
-            .iter()
-            .all(|(_, v)| !matches!(v, Value::Place(_) | Value::Host { base: Some(_), .. }))
-        {
+        // `waits.as_ptr()`), or are tuples of places (`(&field_a, &field_b)`).
+        let names_place = |v: &Value| match v {
+            Value::Place(_) | Value::Host { base: Some(_), .. } => true,
+            Value::Struct(fields) => fields.iter().any(|(_, f)| matches!(f, Value::Place(_))),
+            _ => false,
+        };
+        if !live.iter().any(|(_, v)| names_place(v)) {
             return Value::Unknown;
         }
         let t = self.new_temp(TypeHint::Unknown);
