@@ -65,6 +65,18 @@ pub(super) fn is_mut_borrow(e: &Expr) -> bool {
     }
 }
 
+/// The `x` of `Some(x)`, else the expression itself.
+fn strip_some(e: &Expr) -> &Expr {
+    match e {
+        Expr::Call(c)
+            if c.args.len() == 1 && path_segments(&c.func).is_some_and(|s| s == ["Some"]) =>
+        {
+            &c.args[0]
+        }
+        _ => e,
+    }
+}
+
 fn is_host_flag(e: &Expr) -> bool {
     mentions_any(e, HOST_FLAG_NAMES) || int_lit(e) == Some(1)
 }
@@ -237,8 +249,10 @@ impl Lowerer<'_, '_> {
                     .arg_index(Role::EventOut)
                     .map(|i| match (&vals[i], args.get(i)) {
                         (Value::Place(p), Some(e)) if is_mut_borrow(e) => Some(p.clone()),
-                        // A closure's parameter given `&mut ev`: `ev`.
-                        (Value::Place(p), Some(Expr::Path(_))) if p.proj.is_empty() => {
+                        // A closure's parameter given `&mut ev`: `ev` (also in `Some(done)`).
+                        (Value::Place(p), Some(e))
+                            if p.proj.is_empty() && matches!(strip_some(e), Expr::Path(_)) =>
+                        {
                             self.mut_refs.get(&p.var).cloned()
                         }
                         _ => None,

@@ -48,6 +48,21 @@ fn discards(c: &syn::ExprClosure) -> bool {
     }
 }
 
+/// A closure of one parameter that it ignores: `|_| k`, `|()| q`.
+fn ignores_input(c: &syn::ExprClosure) -> bool {
+    match c
+        .inputs
+        .iter()
+        .map(strip_pat_type)
+        .collect::<Vec<_>>()
+        .as_slice()
+    {
+        [syn::Pat::Wild(_)] => true,
+        [syn::Pat::Tuple(t)] => t.elems.is_empty(),
+        _ => false,
+    }
+}
+
 impl Lowerer<'_, '_> {
     pub(super) fn method_call(&mut self, mc: &syn::ExprMethodCall) -> Value {
         let name = mc.method.to_string();
@@ -99,6 +114,15 @@ impl Lowerer<'_, '_> {
             ("join", []) => return self.join(recv),
             // `.map(|_| ())` on a command's result: the event is dropped, nothing waits.
             ("map", [arg]) if closure_of(arg).is_some_and(discards) => return Value::Unknown,
+            // `check(err, "clCreateKernel").map(|_| k)` of a status turned into a `Result`:
+            // the value is the closure's (a failure is an error path, as `?` makes one).
+            ("map", [arg]) => {
+                if let Some(c) = closure_of(arg).filter(|c| ignores_input(c)) {
+                    if let Some(v) = self.inline_closure(c, None, vec![recv.clone()], None) {
+                        return v;
+                    }
+                }
+            }
             ("or_else" | "unwrap_or_else", [arg]) => {
                 if let Some(c) = closure_of(arg).filter(|c| c.inputs.len() <= 1) {
                     return self.or_else(recv, c, arg);
@@ -205,6 +229,23 @@ impl Lowerer<'_, '_> {
                     self.out.push(Stmt::Push { list, item });
                 }
                 return Value::Unknown;
+            }
+            // `prev.take()` of an `Option` (a `Cell`): what it held, and it holds nothing now.
+            ("take", 0) => {
+                if let Value::Place(p) = &recv {
+                    let t = self.new_temp(TypeHint::Unknown);
+                    self.out.push(Stmt::Assign {
+                        dst: Place::var(t),
+                        value: recv.clone(),
+                        span,
+                    });
+                    self.out.push(Stmt::Assign {
+                        dst: p.clone(),
+                        value: Value::Null,
+                        span,
+                    });
+                    return Value::Place(Place::var(t));
+                }
             }
             ("len" | "is_empty", 0) => return Value::Scalar,
             // `queues.first()`, `slots.last()`, `devs.get(1)` of a list of handles or
