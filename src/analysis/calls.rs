@@ -500,8 +500,16 @@ impl<'f> Analyzer<'f> {
             error_returns: Vec::new(),
         });
         let declined = st.declined_wait;
+        let first_inst = self.insts.len();
         let end = self.block(&body, st);
         let mut cx = self.inlined.pop()?;
+        // An event the callee wrote where its caller keeps it (`cl_event *out` given
+        // `&e_up`) is the caller's, as a returned one is.
+        for i in first_inst..self.insts.len() {
+            if self.event_home.get(&i).is_some_and(|&v| v < offset) {
+                self.returned_from.insert(i, cx.frame);
+            }
+        }
         let mut outs = cx.returns;
         outs.extend(end.map(|s| (s, AVal::Unknown)));
         for (s, _) in outs.iter_mut().chain(cx.error_returns.iter_mut()) {

@@ -281,8 +281,15 @@ impl<'f> Analyzer<'f> {
                 && st.env.get(e) == Some(&AVal::Null)
         };
         let event = event.filter(|e| !null_ptr(self, e));
+        // Written through a method's `self` (`&mut self.done`): the struct's event, not
+        // the caller's.
+        let through_self = event.is_some_and(|e| self.callee_receivers.contains(&e.var));
         let event = event.map(|e| self.canonical(&self.concrete(st, e)));
+        let i = self.insts.len();
         self.push_command(st, cmd.clone(), r, event.as_ref());
+        if let (Some(e), false, true) = (&event, through_self, self.insts.len() > i) {
+            self.event_home.insert(i, e.var);
+        }
     }
 
     /// Records one command instance: its happens-before set, what it does to each buffer,

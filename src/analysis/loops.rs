@@ -19,7 +19,14 @@ const MAX_UNROLL: usize = 16;
 
 /// Statements interpreted in loops run once per member, all loops of a function together:
 /// past this, loops run as loops over "some member" (nested unrolling would multiply).
-const MAX_UNROLLED_STMTS: usize = 20_000;
+pub(super) const MAX_UNROLLED_STMTS: usize = 20_000;
+
+/// A loop of a known count too long to run pass by pass runs this many passes with its
+/// counter known before the passes that stand for the rest.
+pub(super) const PEELED_PASSES: u64 = 2;
+
+/// Loops nested deeper than this are not peeled, so peeling cannot multiply.
+pub(super) const PEEL_DEPTH: usize = 2;
 
 /// Loops run once per member nest at most this deep: a deeper one runs as a loop over "some
 /// member", so nested unrolling cannot multiply past `MAX_UNROLL^MAX_UNROLL_DEPTH` times.

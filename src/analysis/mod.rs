@@ -370,6 +370,8 @@ struct Analyzer<'f> {
     /// Raw events a call returned to its caller, by the outermost such call's frame: a
     /// leak of one is the caller's (it dropped what it was given).
     returned_from: HashMap<usize, usize>,
+    /// Per instance: the variable its event was written to.
+    event_home: HashMap<usize, Var>,
     /// Parts of host data at a constant offset (`h + d * n` where `d == 0`), by the data
     /// and the offset: the same bytes wherever named.
     host_slices: HashMap<(HostId, u64), HostId>,
@@ -450,6 +452,7 @@ pub fn analyze<'f>(func: &Function, index: &'f Index<'f>, kernels: &mut Kernels)
         params: func.params.iter().copied().collect(),
         frame_sites: HashMap::new(),
         returned_from: HashMap::new(),
+        event_home: HashMap::new(),
         host_slices: HashMap::new(),
         host_root: HashMap::new(),
         closure_frames: HashSet::new(),
@@ -481,10 +484,14 @@ pub fn analyze<'f>(func: &Function, index: &'f Index<'f>, kernels: &mut Kernels)
     }
     a.enter_globals(&mut st, 0);
     let end = a.block(&func.body, st);
-    // Raw events still held where the function ends, on any path, leak.
+    // Raw events still held where the function ends, on any path, leak; not where `main`
+    // returns because a call failed (`if (rc != CL_SUCCESS) return 1;`): the process ends
+    // there. A function that returns its error to a caller still leaks what it held.
+    let is_main = func.name == "main";
     let finals: Vec<State> = end
         .into_iter()
         .chain(std::mem::take(&mut a.returns))
+        .filter(|st| !(is_main && st.error_exit))
         .collect();
     for st in finals {
         for key in st.live_raw {

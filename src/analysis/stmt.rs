@@ -2,7 +2,7 @@
 //! loops run twice, returns and thread joins.
 
 use super::env::Places;
-use super::loops::TWO_ITERATION_DEPTH;
+use super::loops::{MAX_UNROLLED_STMTS, PEELED_PASSES, PEEL_DEPTH, TWO_ITERATION_DEPTH};
 use super::values::remove_parts;
 use super::*;
 
@@ -88,6 +88,26 @@ impl<'f> Analyzer<'f> {
         exact: Option<u64>,
         counters: &[(Place, u64)],
     ) -> Option<State> {
+        if let Some(n) = exact.filter(|&n| n >= PEELED_PASSES + 2 && !counters.is_empty()) {
+            let cost = super::calls::stmt_count(body) * PEELED_PASSES as usize;
+            if self.loops.len() < PEEL_DEPTH && self.unrolled + cost <= MAX_UNROLLED_STMTS {
+                self.unrolled += cost;
+                return self.peeled_loop(body, st, n, counters);
+            }
+        }
+        self.run_passes(body, st, min_passes, exact, counters)
+    }
+
+    /// [`run_counted_loop`](Self::run_counted_loop)'s passes: the first, and a second that
+    /// stands for the rest.
+    fn run_passes(
+        &mut self,
+        body: &[Stmt],
+        st: State,
+        min_passes: u64,
+        exact: Option<u64>,
+        counters: &[(Place, u64)],
+    ) -> Option<State> {
         let second_in_depth = self.loops.len() < TWO_ITERATION_DEPTH;
         let entry = (min_passes == 0).then(|| st.clone());
         let entry_env = st.env.clone();
@@ -155,6 +175,39 @@ impl<'f> Analyzer<'f> {
         }
         out.env.extend(period_two.into_iter().flatten());
         Some(out)
+    }
+
+    /// A loop of `n` passes, more than it is run one by one for: its first passes run with
+    /// their counters known (`f = 0`, `f = 1`), then the rest as a loop from the next value.
+    /// A frame slot picked by `f & 1` then names the same buffer two passes apart, so a
+    /// command of frame 2 that does not wait for frame 0's use of its slot is seen.
+    fn peeled_loop(
+        &mut self,
+        body: &[Stmt],
+        mut st: State,
+        n: u64,
+        counters: &[(Place, u64)],
+    ) -> Option<State> {
+        let mut exits = Vec::new();
+        for j in 0..PEELED_PASSES {
+            let s = self.count(st, counters, |from| AVal::Int(from + j))?;
+            self.loops.push(LoopCx::default());
+            let end = self.block(body, s);
+            let mut cx = self.loops.pop().unwrap_or_default();
+            exits.append(&mut cx.breaks);
+            let mut ends: Vec<State> = end.into_iter().collect();
+            ends.append(&mut cx.continues);
+            match self.join_all(ends) {
+                Some(s) => st = s,
+                None => return self.join_all(exits),
+            }
+        }
+        let rest: Vec<(Place, u64)> = (counters.iter())
+            .map(|(p, from)| (p.clone(), from + PEELED_PASSES))
+            .collect();
+        let n = n - PEELED_PASSES;
+        exits.extend(self.run_passes(body, st, n.min(2), Some(n), &rest));
+        self.join_all(exits)
     }
 
     /// Binds each counter to what `value` gives for its first value, as an assignment does.

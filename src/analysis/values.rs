@@ -481,6 +481,22 @@ impl<'f> Analyzer<'f> {
             }
             return v.clone();
         }
+        // A list this function stored the members of one by one, in a struct it was given
+        // or made (`h->ev_k[d] = ..` for each device, then `h->ev_k` as a wait list): those
+        // members, from index 0 on without a gap.
+        let mut members = Vec::new();
+        let mut member = p.clone();
+        loop {
+            member.proj.push(Proj::Index(members.len() as u64));
+            match st.env.get(&member) {
+                Some(v) => members.push(v.clone()),
+                None => break,
+            }
+            member.proj.pop();
+        }
+        if !members.is_empty() {
+            return AVal::List(members);
+        }
         if p.proj.is_empty() {
             return AVal::Unknown;
         }

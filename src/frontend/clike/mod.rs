@@ -1426,65 +1426,7 @@ impl Lowerer<'_> {
             "if_statement" => {
                 self.fresh_statement();
                 let cond = n.child_by_field_name("condition");
-                let cond_value = cond.map_or(Value::Unknown, |c| self.condition(c));
-                let checked = cond.map_or(Outs::default(), |c| self.checked_commands(c));
-                let then_arm = match n.child_by_field_name("consequence") {
-                    Some(t) => self.separate(|l| l.stmt(t)),
-                    None => Vec::new(),
-                };
-                let else_arm = match n.child_by_field_name("alternative") {
-                    Some(e) => self.separate(|l| {
-                        for c in named(e) {
-                            l.stmt(c);
-                        }
-                        if e.kind() != "else_clause" {
-                            l.stmt(e);
-                        }
-                    }),
-                    None => Vec::new(),
-                };
-                let span = cond.map_or(self.span(n), |c| self.span(c));
-                let mut arms =
-                    [then_arm, else_arm].map(|arm| failed_exit(arm, &checked.events, span));
-                // `if (ev) clReleaseEvent(ev);`: on the arm where `ev` is null, no event
-                // exists to release.
-                if let Some((ev, null_arm)) = cond.and_then(|c| self.null_test(c)) {
-                    let none = Stmt::Release {
-                        events: Value::Place(ev),
-                        span,
-                    };
-                    arms[null_arm].insert(0, none);
-                }
-                self.guard(&cond_value, &mut arms);
-                let failed_arm = cond.and_then(|c| {
-                    self.status_failed_arm(c).or_else(|| {
-                        (!checked.commands.is_empty()).then(|| self.truth_failed_arm(c))?
-                    })
-                });
-                if let Some(failed) = failed_arm {
-                    let arm_node = match failed {
-                        0 => n.child_by_field_name("consequence"),
-                        _ => n.child_by_field_name("alternative"),
-                    };
-                    let goes_on = arm_node.is_none_or(|a| self.goes_on(a));
-                    let arm = &mut arms[failed];
-                    match arm.iter().position(|s| matches!(s, Stmt::Return { .. })) {
-                        Some(at) => arm.insert(at, Stmt::ErrorExit),
-                        // The program goes on where the commands failed (an error it
-                        // provoked on purpose, a fallback): they did nothing.
-                        None if goes_on && !checked.commands.is_empty() => arm.insert(
-                            0,
-                            Stmt::Failed {
-                                value: Value::List(
-                                    checked.events.iter().cloned().map(Value::Place).collect(),
-                                ),
-                                commands: checked.commands.clone(),
-                            },
-                        ),
-                        None => {}
-                    }
-                }
-                self.out.push(Stmt::Branch(arms.into()));
+                self.if_statement(n, cond);
             }
             "for_statement" => {
                 // A `parallel for`'s loop, not one in its body.
@@ -2151,6 +2093,138 @@ impl Lowerer<'_> {
 
     /// An `if`, `while` or `switch` condition (C++ allows a declaration in it); its value
     /// where it is an expression.
+    /// An `if` on `cond` (the statement's condition, or the right side of one split at a
+    /// `||` or `&&`). `if (rc != CL_SUCCESS || collect(..) != CL_SUCCESS) return 1;`: the
+    /// call runs only where the left side did not decide, so the path that goes on past the
+    /// `if` is one where it ran. The arm both sides lead to is lowered on both paths.
+    fn if_statement(&mut self, n: Node<'_>, cond: Option<Node<'_>>) {
+        let consequence = n.child_by_field_name("consequence");
+        let alternative = n.child_by_field_name("alternative");
+        if let Some((or, left, right)) = cond.and_then(|c| self.short_circuit(c, n)) {
+            let cond_value = self.condition(left);
+            let decided = self.separate(|l| match (or, consequence) {
+                (true, Some(t)) => l.stmt(t),
+                (false, _) => l.if_statement(n, Some(right)),
+                (true, None) => {}
+            });
+            let undecided = self.separate(|l| match or {
+                true => l.if_statement(n, Some(right)),
+                false => l.else_arm(alternative),
+            });
+            let mut arms = [decided, undecided];
+            self.guard(&cond_value, &mut arms);
+            // `rc != CL_SUCCESS || ..`: where the left side says a call failed and the arm
+            // returns, the function leaves on an error, as for a whole condition.
+            if let Some(failed) = self.status_failed_arm(left) {
+                let arm = &mut arms[failed];
+                if let Some(at) = arm.iter().position(|s| matches!(s, Stmt::Return { .. })) {
+                    arm.insert(at, Stmt::ErrorExit);
+                }
+            }
+            self.out.push(Stmt::Branch(arms.into()));
+            return;
+        }
+        let cond_value = cond.map_or(Value::Unknown, |c| self.condition(c));
+        let checked = cond.map_or(Outs::default(), |c| self.checked_commands(c));
+        let then_arm = match consequence {
+            Some(t) => self.separate(|l| l.stmt(t)),
+            None => Vec::new(),
+        };
+        let else_arm = self.separate(|l| l.else_arm(alternative));
+        let span = cond.map_or(self.span(n), |c| self.span(c));
+        let mut arms = [then_arm, else_arm].map(|arm| failed_exit(arm, &checked.events, span));
+        // `if (ev) clReleaseEvent(ev);`: on the arm where `ev` is null, no event
+        // exists to release.
+        if let Some((ev, null_arm)) = cond.and_then(|c| self.null_test(c)) {
+            let none = Stmt::Release {
+                events: Value::Place(ev),
+                span,
+            };
+            arms[null_arm].insert(0, none);
+        }
+        self.guard(&cond_value, &mut arms);
+        let failed_arm = cond.and_then(|c| {
+            self.status_failed_arm(c)
+                .or_else(|| (!checked.commands.is_empty()).then(|| self.truth_failed_arm(c))?)
+        });
+        if let Some(failed) = failed_arm {
+            let arm_node = match failed {
+                0 => n.child_by_field_name("consequence"),
+                _ => n.child_by_field_name("alternative"),
+            };
+            let goes_on = arm_node.is_none_or(|a| self.goes_on(a));
+            let arm = &mut arms[failed];
+            match arm.iter().position(|s| matches!(s, Stmt::Return { .. })) {
+                Some(at) => arm.insert(at, Stmt::ErrorExit),
+                // The program goes on where the commands failed (an error it
+                // provoked on purpose, a fallback): they did nothing.
+                None if goes_on && !checked.commands.is_empty() => arm.insert(
+                    0,
+                    Stmt::Failed {
+                        value: Value::List(
+                            checked.events.iter().cloned().map(Value::Place).collect(),
+                        ),
+                        commands: checked.commands.clone(),
+                    },
+                ),
+                None => {}
+            }
+        }
+        self.out.push(Stmt::Branch(arms.into()));
+    }
+
+    fn else_arm(&mut self, alternative: Option<Node<'_>>) {
+        if let Some(e) = alternative {
+            for c in named(e) {
+                self.stmt(c);
+            }
+            if e.kind() != "else_clause" {
+                self.stmt(e);
+            }
+        }
+    }
+
+    /// `a || b`, `a && b` as an `if`'s condition, where `b` calls something and `a` does
+    /// not, and the arm lowered twice is short: whether it is `||`, and the two sides.
+    fn short_circuit<'t>(&self, c: Node<'t>, n: Node<'t>) -> Option<(bool, Node<'t>, Node<'t>)> {
+        let mut c = c;
+        while matches!(c.kind(), "condition_clause" | "parenthesized_expression") {
+            let [inner] = named(c)[..] else {
+                return None;
+            };
+            c = inner;
+        }
+        if c.kind() != "binary_expression" {
+            return None;
+        }
+        let or = match c.child_by_field_name("operator").map(|o| self.txt(o)) {
+            Some("||") => true,
+            Some("&&") => false,
+            _ => None?,
+        };
+        let (left, right) = (
+            c.child_by_field_name("left")?,
+            c.child_by_field_name("right")?,
+        );
+        let calls = |x: Node<'_>| {
+            let mut cur = x.walk();
+            let mut stack = vec![x];
+            while let Some(y) = stack.pop() {
+                if y.kind() == "call_expression" {
+                    return true;
+                }
+                stack.extend(y.named_children(&mut cur));
+            }
+            false
+        };
+        let twice = match or {
+            true => n.child_by_field_name("consequence"),
+            false => n.child_by_field_name("alternative"),
+        };
+        let short = twice.is_none_or(|t| t.byte_range().len() <= MAX_LOWERED_TWICE);
+        (short && calls(right) && !calls(left)).then_some((or, left, right))
+    }
+
     fn condition(&mut self, c: Node<'_>) -> Value {
         if !matches!(c.kind(), "condition_clause" | "parenthesized_expression") {
             return self.expr(c);
@@ -3768,6 +3842,10 @@ impl FileCx {
         }
     }
 }
+
+/// An `if` split at `||` or `&&` lowers one of its arms twice, where that arm is at most
+/// this many bytes of source.
+const MAX_LOWERED_TWICE: usize = 2_000;
 
 /// A vector's `assign(n, item)` of at most this many copies makes a list of them; a longer
 /// one is a call the analysis does not follow.
