@@ -60,6 +60,9 @@ pub(super) struct Defs {
     member_types: Vec<(String, String, String)>,
     /// The size in bytes of each field of a scalar type, by struct and field.
     pub(super) field_sizes: HashMap<(String, String), u64>,
+    /// The struct the members of a collection field are, by struct and field
+    /// (`stages: Vec<Stage>`: `Stage`), where the file defines it.
+    pub(super) member_structs: HashMap<(String, String), String>,
 }
 
 impl Defs {
@@ -70,6 +73,8 @@ impl Defs {
             let Some(inner) = self.structs.get(&ty).cloned() else {
                 continue;
             };
+            self.member_structs
+                .insert((owner.clone(), field.clone()), ty.clone());
             if let Some(fields) = self.structs.get_mut(&owner) {
                 for (g, h) in inner.iter().filter(|(g, _)| !g.contains("[].")) {
                     fields.push((member_field(&field, g), *h));

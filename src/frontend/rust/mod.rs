@@ -82,6 +82,7 @@ pub fn lower_file(file_id: usize, src: &SourceFile, ast: &syn::File, module: &[S
         modules: defs.modules,
         structs: defs.structs,
         field_sizes: defs.field_sizes,
+        member_structs: defs.member_structs,
         next_cmd: 0,
         functions: Vec::new(),
         free_fns: (ast.items.iter())
@@ -119,6 +120,8 @@ struct FileCx<'a> {
     const_sizes: HashMap<String, u64>,
     /// The size in bytes of each field of a scalar type, by struct and field.
     field_sizes: HashMap<(String, String), u64>,
+    /// The struct the members of a collection field are (`Pipeline.stages`: `Stage`).
+    member_structs: HashMap<(String, String), String>,
     /// Constants that are one element's size (`const F: usize = size_of::<f32>()`).
     element_consts: std::collections::HashSet<String>,
     uses: Uses,

@@ -414,14 +414,22 @@ impl Lowerer<'_, '_> {
 
     /// The struct of the crate `value` is a member of a list of, where known.
     pub(super) fn member_struct(&self, value: &Value) -> Option<String> {
-        match value {
-            Value::Place(p)
-                if matches!(
-                    p.proj.as_slice(),
-                    [Proj::Index(_) | Proj::AnyIndex | Proj::Var(_) | Proj::Last]
-                ) =>
-            {
-                self.members_struct.get(&p.var).cloned()
+        let Value::Place(p) = value else {
+            return None;
+        };
+        let member = |x: &Proj| {
+            matches!(
+                x,
+                Proj::Index(_) | Proj::AnyIndex | Proj::Var(_) | Proj::Last
+            )
+        };
+        match p.proj.as_slice() {
+            [m] if member(m) => self.members_struct.get(&p.var).cloned(),
+            // `&self.stages[i]` of `stages: Vec<Stage>` in a struct the file defines.
+            [Proj::Field(f), m] if member(m) => {
+                let ty = (self.vars[p.var].ty.clone())
+                    .or_else(|| self.struct_of.get(&p.var).cloned())?;
+                self.cx.member_structs.get(&(ty, f.clone())).cloned()
             }
             _ => None,
         }
