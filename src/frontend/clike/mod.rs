@@ -233,6 +233,7 @@ pub fn lower_file(file_id: usize, src: &SourceFile, lang: Lang) -> Result<FileIr
         consts: HashMap::new(),
         exiting_macros: HashSet::new(),
         value_macros: HashSet::new(),
+        member_only_params: HashMap::new(),
         defined: HashSet::new(),
         indexed: HashSet::new(),
         structs: HashMap::new(),
@@ -340,6 +341,10 @@ struct FileCx {
     /// Function-like macros of one parameter that check and give its value
     /// (`#define CL_CHECK_ERR(e) ({ .. __typeof__(e) _ret = e; .. _ret; })`).
     value_macros: HashSet<String>,
+    /// Per function-like macro of the file, by position: where its body uses the parameter
+    /// only to reach members (`(w)->status`), the members it writes; what the argument
+    /// points to does not leave the function through it.
+    member_only_params: HashMap<String, Vec<Option<Vec<String>>>>,
     /// Functions and methods (`Class::method`) defined in the file.
     defined: HashSet<String>,
     /// The parameters, by position, that a defined function's body indexes (`ev[1]`).
@@ -452,6 +457,9 @@ impl FileCx {
                                 self.value_macros.insert(self.txt(name).to_string());
                             }
                         }
+                        let member_only = params.iter().map(|p| member_only(&body, p)).collect();
+                        self.member_only_params
+                            .insert(self.txt(name).to_string(), member_only);
                     }
                 }
                 "preproc_def" => {
@@ -923,6 +931,7 @@ impl FileCx {
             range_vars: HashSet::new(),
             written_fields: HashSet::new(),
             lambdas: HashMap::new(),
+            in_main: name == "main",
         };
         written_fields(body, &l.text, &mut l.written_fields);
         let mut params = Vec::new();
@@ -1078,6 +1087,8 @@ struct Lowerer<'c> {
     /// Locals bound to a lambda without parameters (`auto release_all = [&]() {..};`),
     /// with its body: a call of one runs the body there.
     lambdas: HashMap<Var, Vec<Stmt>>,
+    /// Lowering `main`: a `return` of a failure status ends the program.
+    in_main: bool,
 }
 
 /// Statements a cleanup label's tail may have and still be copied at each jump to it.
@@ -1709,10 +1720,19 @@ impl Lowerer<'_> {
                 self.out.push(Stmt::Branch(arms));
             }
             "return_statement" => {
-                let value = match named(n).into_iter().next() {
+                let returned = named(n).into_iter().next();
+                let value = match returned {
                     Some(e) => self.expr(e),
                     None => Value::Unknown,
                 };
+                // `return 1;`, `return EXIT_FAILURE;` from `main`: the program gives up.
+                let failure = |l: &Self, e: Node<'_>| match l.txt(strip(e)) {
+                    "EXIT_FAILURE" => true,
+                    t => int_text(t).is_some_and(|v| v != 0),
+                };
+                if self.in_main && returned.is_some_and(|e| failure(self, e)) {
+                    self.out.push(Stmt::ErrorExit);
+                }
                 self.out.push(Stmt::Return { value });
             }
             // A jump forward to a label of the function's body (`goto cleanup;`) runs the
@@ -2470,6 +2490,24 @@ impl Lowerer<'_> {
                 {
                     Value::List(Vec::new())
                 }
+                // `worker_t wk[MAX_DEV];` of a struct of the file: storage of this function,
+                // its members not set yet. What is stored into them stays the function's.
+                (None, None)
+                    if shape.pointers == 0
+                        && shape.dims == 1
+                        && self.cx.lang == Lang::C
+                        && self
+                            .cx
+                            .structs
+                            .contains_key(last_name(&self.cx.real_type(&ty))) =>
+                {
+                    match shape.array {
+                        Some(Some(len)) if len <= MAX_NULL_SLOTS => {
+                            Value::List(vec![Value::Unknown; len as usize])
+                        }
+                        _ => Value::Unknown,
+                    }
+                }
                 (None, None) => Value::Unknown,
             };
             let value = match (value, hint) {
@@ -2676,6 +2714,19 @@ impl Lowerer<'_> {
                 Some(v) => Value::Place(Place::var(v)),
                 None => Value::Unknown,
             },
+            // `(worker_t){0}` of a struct of the file: a struct with nothing set yet.
+            "compound_literal_expression"
+                if self.cx.lang == Lang::C
+                    && n.child_by_field_name("type").is_some_and(|t| {
+                        self.cx
+                            .structs
+                            .contains_key(last_name(&self.cx.real_type(self.txt(t))))
+                    })
+                    && n.child_by_field_name("value")
+                        .is_some_and(|i| self.all_null(i)) =>
+            {
+                Value::Struct(Vec::new())
+            }
             "parenthesized_expression" | "compound_literal_expression" => {
                 let mut v = Value::Unknown;
                 for c in named(n) {
@@ -3345,6 +3396,8 @@ impl Lowerer<'_> {
             || matches!(&v, Value::Place(p)
                 if matches!(p.proj.as_slice(), [Proj::Index(_) | Proj::Var(_)])
                     && self.vars[p.var].fields.iter().any(|(n, h)| *n == members_of("") && h.is_handle()));
+        // `wk[d] = (worker_t){0}` into an array of structs: that element, reset.
+        let handle = handle || matches!(v, Value::Struct(_));
         // `wait[nw++] = ev` into an array of events: that element.
         let handle = handle
             || (left.kind() == "subscript_expression"
@@ -3412,6 +3465,31 @@ impl Lowerer<'_> {
         if let ([arg], "identifier") = (args.as_slice(), func.kind()) {
             if self.cx.value_macros.contains(self.txt(func)) {
                 return self.expr(*arg);
+            }
+        }
+        // `WCHECK(w, clEnqueue..(..))` of a macro that only reaches members through `w`
+        // (`(w)->status = e_`): `w` does not escape; the members it writes change.
+        if func.kind() == "identifier" {
+            if let Some(member_only) = self.cx.member_only_params.get(self.txt(func)).cloned() {
+                if member_only.len() == args.len() {
+                    let mut forgotten = Vec::new();
+                    for (a, only) in args.iter().zip(member_only) {
+                        let v = self.expr(*a);
+                        match (only, v) {
+                            (Some(written), Value::Place(p)) => {
+                                forgotten.extend(written.into_iter().map(|f| {
+                                    let mut m = p.clone();
+                                    m.proj.push(Proj::Field(f));
+                                    Value::Place(m)
+                                }));
+                            }
+                            (Some(_), _) => {}
+                            (None, v) => forgotten.push(v),
+                        }
+                    }
+                    self.forget(forgotten, span);
+                    return Value::Unknown;
+                }
             }
         }
         // `(cl_uint)(d + 1)`, read as a call of a parenthesized name: a cast to a scalar type.
@@ -4010,6 +4088,43 @@ fn element_base(p: &Place) -> Option<Place> {
 }
 
 /// The element type of a `std::vector<T>` type: `T`.
+/// The members a macro body writes through `param` (`(w)->status = e_`), where every use of
+/// the parameter reaches a member (`->` or `.` follows it, after a closing parenthesis if
+/// any); `None` where the body passes the parameter itself anywhere.
+fn member_only(body: &str, param: &str) -> Option<Vec<String>> {
+    let b = body.as_bytes();
+    let word = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+    let mut written = Vec::new();
+    let mut found = false;
+    let mut from = 0;
+    while let Some(i) = body[from..].find(param).map(|i| i + from) {
+        from = i + param.len();
+        let before = i.checked_sub(1).map(|j| b[j]);
+        let after = b.get(from).copied();
+        if before.is_some_and(word) || after.is_some_and(word) || before == Some(b'#') {
+            continue;
+        }
+        found = true;
+        let rest = body[from..].trim_start();
+        let rest = rest.strip_prefix(')').map_or(rest, str::trim_start);
+        let rest = match (rest.strip_prefix("->"), rest.strip_prefix('.')) {
+            (Some(r), _) => r,
+            (None, Some(r)) if !r.starts_with('.') => r,
+            _ => return None,
+        };
+        let rest = rest.trim_start();
+        let field: String = rest
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect();
+        let after_field = rest[field.len()..].trim_start();
+        if after_field.starts_with('=') && !after_field.starts_with("==") {
+            written.push(field);
+        }
+    }
+    found.then_some(written)
+}
+
 /// Whether a macro body gives the value of its parameter: `(e)`, or a statement
 /// expression that keeps it in a local and ends with that local
 /// (`({ .. __typeof__(e) _ret = e; if (..) abort(); _ret; })`).
