@@ -3471,7 +3471,7 @@ impl Lowerer<'_> {
         // (`(w)->status = e_`): `w` does not escape; the members it writes change.
         if func.kind() == "identifier" {
             if let Some(member_only) = self.cx.member_only_params.get(self.txt(func)).cloned() {
-                if member_only.len() == args.len() {
+                if member_only.len() == args.len() && member_only.iter().any(Option::is_some) {
                     let mut forgotten = Vec::new();
                     for (a, only) in args.iter().zip(member_only) {
                         let v = self.expr(*a);
