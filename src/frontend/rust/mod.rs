@@ -300,6 +300,14 @@ impl FileCx<'_> {
                         if members != TypeHint::Unknown {
                             lw.vars[v].fields.push((members_of(""), members));
                         }
+                        // `done: &mut Event`: the caller's event, which a command given
+                        // `Some(done)` writes.
+                        if hint == TypeHint::Event
+                            && matches!(&*pt.ty, syn::Type::Reference(r) if r.mutability.is_some())
+                        {
+                            lw.vars[v].member = Member::Ref;
+                            lw.mut_refs.insert(v, Place::var(v));
+                        }
                         params.push(v);
                     }
                 }
