@@ -283,11 +283,9 @@ impl<'f> Analyzer<'f> {
                 self.drop_elements(&mut s, p.var);
                 s.env.insert(p.clone(), v);
             }
-            self.loops.push(LoopCx::default());
             self.unroll_depth += 1;
-            let end = self.block(body, s);
+            let (end, cx) = self.pass(body, s);
             self.unroll_depth -= 1;
-            let cx = self.loops.pop().unwrap_or_default();
             let mut ends: Vec<State> = Vec::new();
             if let Some(mut e) = end {
                 if dst.is_some() {

@@ -115,9 +115,7 @@ impl<'f> Analyzer<'f> {
             true => AVal::Int(from),
             false => AVal::Scalar,
         })?;
-        self.loops.push(LoopCx::default());
-        let first = self.block(body, st);
-        let mut cx = self.loops.pop().unwrap_or_default();
+        let (first, mut cx) = self.pass(body, st);
         let mut ends: Vec<State> = first.into_iter().collect();
         ends.append(&mut cx.continues);
         let mut exits: Vec<State> = entry.into_iter().collect();
@@ -132,9 +130,7 @@ impl<'f> Analyzer<'f> {
             exits.extend(ends);
             return self.join_all(exits);
         };
-        self.loops.push(LoopCx::default());
-        let second = self.block(body, second_in);
-        let mut cx2 = self.loops.pop().unwrap_or_default();
+        let (second, mut cx2) = self.pass(body, second_in);
         // A loop of a known count that only ever leaves at its end, whose two passes each
         // end once: what it swaps back and forth (ping-pong buffers) is known at its end.
         let period_two = match (exact, &second, ends.as_slice()) {
@@ -191,9 +187,7 @@ impl<'f> Analyzer<'f> {
         let mut exits = Vec::new();
         for j in 0..PEELED_PASSES {
             let s = self.count(st, counters, |from| AVal::Int(from + j))?;
-            self.loops.push(LoopCx::default());
-            let end = self.block(body, s);
-            let mut cx = self.loops.pop().unwrap_or_default();
+            let (end, mut cx) = self.pass(body, s);
             exits.append(&mut cx.breaks);
             let mut ends: Vec<State> = end.into_iter().collect();
             ends.append(&mut cx.continues);
@@ -208,6 +202,13 @@ impl<'f> Analyzer<'f> {
         let n = n - PEELED_PASSES;
         exits.extend(self.run_passes(body, st, n.min(2), Some(n), &rest));
         self.join_all(exits)
+    }
+
+    /// One pass of a loop's body: where it ends, and the breaks and continues it took.
+    pub(super) fn pass(&mut self, body: &[Stmt], st: State) -> (Option<State>, LoopCx) {
+        self.loops.push(LoopCx::default());
+        let end = self.block(body, st);
+        (end, self.loops.pop().unwrap_or_default())
     }
 
     /// Binds each counter to what `value` gives for its first value, as an assignment does.
