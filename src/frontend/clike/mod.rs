@@ -2111,8 +2111,6 @@ impl Lowerer<'_> {
         true
     }
 
-    /// An `if`, `while` or `switch` condition (C++ allows a declaration in it); its value
-    /// where it is an expression.
     /// An `if` on `cond` (the statement's condition, or the right side of one split at a
     /// `||` or `&&`). `if (rc != CL_SUCCESS || collect(..) != CL_SUCCESS) return 1;`: the
     /// call runs only where the left side did not decide, so the path that goes on past the
@@ -2136,10 +2134,7 @@ impl Lowerer<'_> {
             // `rc != CL_SUCCESS || ..`: where the left side says a call failed and the arm
             // returns, the function leaves on an error, as for a whole condition.
             if let Some(failed) = self.status_failed_arm(left) {
-                let arm = &mut arms[failed];
-                if let Some(at) = arm.iter().position(|s| matches!(s, Stmt::Return { .. })) {
-                    arm.insert(at, Stmt::ErrorExit);
-                }
+                error_exit_at_return(&mut arms[failed]);
             }
             self.out.push(Stmt::Branch(arms.into()));
             return;
@@ -2174,11 +2169,11 @@ impl Lowerer<'_> {
             };
             let goes_on = arm_node.is_none_or(|a| self.goes_on(a));
             let arm = &mut arms[failed];
-            match arm.iter().position(|s| matches!(s, Stmt::Return { .. })) {
-                Some(at) => arm.insert(at, Stmt::ErrorExit),
+            match error_exit_at_return(arm) {
+                true => {}
                 // The program goes on where the commands failed (an error it
                 // provoked on purpose, a fallback): they did nothing.
-                None if goes_on && !checked.commands.is_empty() => arm.insert(
+                false if goes_on && !checked.commands.is_empty() => arm.insert(
                     0,
                     Stmt::Failed {
                         value: Value::List(
@@ -2187,12 +2182,13 @@ impl Lowerer<'_> {
                         commands: checked.commands.clone(),
                     },
                 ),
-                None => {}
+                false => {}
             }
         }
         self.out.push(Stmt::Branch(arms.into()));
     }
 
+    /// The statements of an `if`'s `else` (an `else_clause`, or the statement itself).
     fn else_arm(&mut self, alternative: Option<Node<'_>>) {
         if let Some(e) = alternative {
             for c in named(e) {
@@ -2245,6 +2241,8 @@ impl Lowerer<'_> {
         (short && calls(right) && !calls(left)).then_some((or, left, right))
     }
 
+    /// An `if`, `while` or `switch` condition (C++ allows a declaration in it); its value
+    /// where it is an expression.
     fn condition(&mut self, c: Node<'_>) -> Value {
         if !matches!(c.kind(), "condition_clause" | "parenthesized_expression") {
             return self.expr(c);
@@ -3943,6 +3941,17 @@ struct Outs {
     commands: Vec<usize>,
 }
 
+/// Marks the arm's `return` (at its top level) as leaving on an error; whether it has one.
+fn error_exit_at_return(arm: &mut Vec<Stmt>) -> bool {
+    match arm.iter().position(|s| matches!(s, Stmt::Return { .. })) {
+        Some(at) => {
+            arm.insert(at, Stmt::ErrorExit);
+            true
+        }
+        None => false,
+    }
+}
+
 fn failed_exit(arm: Vec<Stmt>, events: &[Place], span: Span) -> Vec<Stmt> {
     let exits = arm.iter().any(|s| matches!(s, Stmt::Return { .. }));
     if events.is_empty() || !exits {
@@ -4087,7 +4096,6 @@ fn element_base(p: &Place) -> Option<Place> {
     })
 }
 
-/// The element type of a `std::vector<T>` type: `T`.
 /// The members a macro body writes through `param` (`(w)->status = e_`), where every use of
 /// the parameter reaches a member (`->` or `.` follows it, after a closing parenthesis if
 /// any); `None` where the body passes the parameter itself anywhere.
@@ -4148,6 +4156,7 @@ fn gives_param(body: &str, param: &str) -> bool {
         && inner.contains(&format!("{local} = {param};"))
 }
 
+/// The element type of a `std::vector<T>` type: `T`.
 fn vector_elem(ty: &str) -> Option<&str> {
     let ty = ty.trim().trim_start_matches("const ").trim();
     let inner = ty

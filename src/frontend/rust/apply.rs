@@ -46,15 +46,10 @@ const FROM_HOST: &[&str] = &[
 
 /// `&mut x`, possibly cast to a raw pointer or in `Some(..)` (ocl-core's `new_event`).
 pub(super) fn is_mut_borrow(e: &Expr) -> bool {
-    match e {
+    match strip_some(e) {
         Expr::Reference(r) => r.mutability.is_some(),
         Expr::Cast(c) => is_mut_borrow(&c.expr),
         Expr::Paren(p) => is_mut_borrow(&p.expr),
-        Expr::Call(c)
-            if c.args.len() == 1 && path_segments(&c.func).is_some_and(|s| s == ["Some"]) =>
-        {
-            is_mut_borrow(&c.args[0])
-        }
         Expr::Macro(m) => m
             .mac
             .path
