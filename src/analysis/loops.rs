@@ -32,6 +32,13 @@ pub(super) const PEEL_DEPTH: usize = 2;
 /// member", so nested unrolling cannot multiply past `MAX_UNROLL^MAX_UNROLL_DEPTH` times.
 const MAX_UNROLL_DEPTH: usize = 3;
 
+/// A loop's own test at the start of its body (`while (n > 0)`): the statements that
+/// compute it, and the condition where the analysis can read it.
+pub(super) struct LoopTest<'b> {
+    pub(super) before: &'b [Stmt],
+    pub(super) cond: Option<&'b Value>,
+}
+
 #[derive(Default)]
 pub(super) struct LoopCx {
     pub(super) breaks: Vec<State>,
@@ -176,6 +183,61 @@ impl<'f> Analyzer<'f> {
         }
         st.env.insert(place, AVal::Int(ASSUMED_COUNT));
         count
+    }
+
+    /// A loop that starts with its own test: pass by pass for as long as the analysis
+    /// decides the test (`while (n_ev > 0) clReleaseEvent(ev[--n_ev])` with `n_ev` known
+    /// releases every event), within the bounds on unrolling; from the first pass whose
+    /// test it cannot decide, as a loop of some passes. A test is decided where what
+    /// computes it only assigns (`d--` of `d-- > 0`) and its condition is an integer.
+    pub(super) fn run_tested_loop(
+        &mut self,
+        body: &[Stmt],
+        test: LoopTest<'_>,
+        mut st: State,
+    ) -> Option<State> {
+        let cost = stmt_count(body);
+        let mut exits = Vec::new();
+        let pure = test
+            .before
+            .iter()
+            .all(|s| matches!(s, Stmt::Assign { value, .. } if is_arith(value)));
+        if let Some(cond) = test.cond.filter(|_| pure) {
+            for _ in 0..MAX_UNROLL {
+                if self.unroll_depth >= MAX_UNROLL_DEPTH
+                    || self.unrolled + cost > MAX_UNROLLED_STMTS
+                    || !self.decides(&st, test.before, cond)
+                {
+                    break;
+                }
+                self.unrolled += cost;
+                self.unroll_depth += 1;
+                let (end, mut cx) = self.pass(body, st);
+                self.unroll_depth -= 1;
+                exits.append(&mut cx.breaks);
+                let mut ends: Vec<State> = end.into_iter().collect();
+                ends.append(&mut cx.continues);
+                match self.join_all(ends) {
+                    Some(s) => st = s,
+                    None => return self.join_all(exits),
+                }
+            }
+        }
+        exits.extend(self.run_counted_loop(body, st, 1, None, &[]));
+        self.join_all(exits)
+    }
+
+    /// Whether the test `cond`, computed by `before` from `st`, has an outcome the analysis
+    /// knows.
+    fn decides(&mut self, st: &State, before: &[Stmt], cond: &Value) -> bool {
+        let mut s = st.clone();
+        for x in before {
+            if let Stmt::Assign { dst, value, .. } = x {
+                let v = self.eval(&mut s, value, None, "n");
+                s.env.insert(dst.clone(), v);
+            }
+        }
+        matches!(self.eval(&mut s, cond, None, "n"), AVal::Int(_))
     }
 
     /// A list collected from out-of-order queues made per pass: its members are out of
@@ -480,5 +542,15 @@ fn collected(tail: &Value, binds: &[(Place, EachPart)]) -> AVal {
             AVal::External
         }
         _ => AVal::Unknown,
+    }
+}
+
+/// Whether a value is integer arithmetic on places and constants (what a loop test's
+/// `d--` assigns).
+fn is_arith(v: &Value) -> bool {
+    match v {
+        Value::Place(_) | Value::Int(_) | Value::Scalar => true,
+        Value::Arith { lhs, rhs, .. } => is_arith(lhs) && is_arith(rhs),
+        _ => false,
     }
 }

@@ -2,7 +2,7 @@
 //! loops run twice, returns and thread joins.
 
 use super::env::Places;
-use super::loops::{MAX_UNROLLED_STMTS, PEELED_PASSES, PEEL_DEPTH, TWO_ITERATION_DEPTH};
+use super::loops::{LoopTest, MAX_UNROLLED_STMTS, PEELED_PASSES, PEEL_DEPTH, TWO_ITERATION_DEPTH};
 use super::values::remove_parts;
 use super::*;
 
@@ -62,15 +62,15 @@ impl<'f> Analyzer<'f> {
         Some(st)
     }
 
-    /// A loop run for two iterations (one past `TWO_ITERATION_DEPTH`); unless it is known
-    /// to run at least once, leaving it without an iteration is a path too.
-    pub(super) fn run_loop(
-        &mut self,
-        body: &[Stmt],
-        st: State,
-        at_least_once: bool,
-    ) -> Option<State> {
-        self.run_counted_loop(body, st, u64::from(at_least_once), None, &[])
+    /// A loop run for two iterations (one past `TWO_ITERATION_DEPTH`); leaving it without
+    /// an iteration is a path too, unless its body starts with its own test (`while (c)`),
+    /// whose leaving arm is that path, taken only where the test can fail. A test the
+    /// analysis decides (`while (n > 0)` with `n` known) runs the loop pass by pass.
+    pub(super) fn run_loop(&mut self, body: &[Stmt], st: State) -> Option<State> {
+        match loop_test(body) {
+            Some(test) => self.run_tested_loop(body, test, st),
+            None => self.run_counted_loop(body, st, 0, None, &[]),
+        }
     }
 
     /// A loop whose `counters` count up from a constant (`for (t = 0; t < STEPS; t++)`,
@@ -652,7 +652,7 @@ impl<'f> Analyzer<'f> {
                     .collect();
                 return self.join_all(outs);
             }
-            Stmt::Loop(body) => return self.run_loop(body, st, false),
+            Stmt::Loop(body) => return self.run_loop(body, st),
             Stmt::ForEach {
                 sources,
                 binds,
@@ -930,4 +930,35 @@ fn alternating(
         }
     });
     out
+}
+
+/// A loop's test, where its body starts with one: the statements that compute it (`d--` of
+/// `d-- > 0`) and the choice with an arm that only leaves the loop, before anything that
+/// could leave it or loop itself.
+fn loop_test(body: &[Stmt]) -> Option<LoopTest<'_>> {
+    for (i, s) in body.iter().enumerate() {
+        match s {
+            Stmt::Branch(arms) => {
+                let leaves = arms.iter().find_map(|a| match a.split_last() {
+                    Some((Stmt::Break, rest))
+                        if rest.iter().all(|x| matches!(x, Stmt::Assume { .. })) =>
+                    {
+                        Some(rest)
+                    }
+                    _ => None,
+                })?;
+                let cond = match leaves {
+                    [Stmt::Assume { value, some: false }] => Some(value),
+                    _ => None,
+                };
+                return Some(LoopTest {
+                    before: &body[..i],
+                    cond,
+                });
+            }
+            Stmt::Break | Stmt::Continue | Stmt::Return { .. } | Stmt::Loop(_) => return None,
+            _ => {}
+        }
+    }
+    None
 }

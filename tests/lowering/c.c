@@ -74,3 +74,12 @@ void shapes(cl_command_queue q, cl_kernel k, cl_mem a, float *host)
     host = @@ a ## $$;
     err = clEnqueueReadBuffer(q, a, CL_TRUE, 0, N * 4, host, 0, NULL, NULL);
 }
+
+void loops(cl_command_queue q, cl_kernel k, cl_event *ev, cl_uint n)
+{
+    /* Each loop's test is its first statement: the body where it holds, else the end. */
+    for (cl_uint d = n - 1; d-- > 0; )
+        clEnqueueNDRangeKernel(q, k, 1, NULL, global, NULL, 0, NULL, &ev[d]);
+    while (n > 0)
+        clReleaseEvent(ev[--n]);
+}

@@ -1469,28 +1469,35 @@ impl Lowerer<'_> {
                     return;
                 }
                 self.in_switch.push(false);
-                let iteration = |l: &mut Self| {
+                // One iteration: the condition, then the body and the update where it holds,
+                // else the loop's end (`for (d = n - 1; d-- > 0; )` ends where `d` is known
+                // to be 0). `guarded` is false for an iteration known to run.
+                let iteration = |l: &mut Self, guarded: bool| {
                     l.separate(|l| {
-                        if let Some(c) = n.child_by_field_name("condition") {
-                            l.expr(c);
-                        }
-                        if let Some(b) = n.child_by_field_name("body") {
-                            l.stmt(b);
-                        }
-                        if let Some(u) = n.child_by_field_name("update") {
-                            l.expr(u);
+                        let cond = n.child_by_field_name("condition").map(|c| l.expr(c));
+                        let pass = l.separate(|l| {
+                            if let Some(b) = n.child_by_field_name("body") {
+                                l.stmt(b);
+                            }
+                            if let Some(u) = n.child_by_field_name("update") {
+                                l.expr(u);
+                            }
+                        });
+                        match cond {
+                            Some(cond) if guarded => l.exit_unless(&cond, pass),
+                            _ => l.out.extend(pass),
                         }
                     })
                 };
                 // `for (i = 0; i < 4; i++)`: the first iteration always runs; it is lowered
                 // on its own, before the loop, when nothing in it leaves the loop early.
                 if self.runs_once(n) {
-                    let first = iteration(self);
+                    let first = iteration(self, false);
                     if !jumps(&first) {
                         self.out.extend(first);
                     }
                 }
-                let body = iteration(self);
+                let body = iteration(self, true);
                 self.in_switch.pop();
                 self.out.push(Stmt::Loop(body));
                 self.scopes.pop();
@@ -1633,14 +1640,15 @@ impl Lowerer<'_> {
             "while_statement" => {
                 self.in_switch.push(false);
                 let body = self.separate(|l| {
-                    if let Some(c) = n.child_by_field_name("condition") {
-                        l.condition(c);
-                    }
+                    let cond = match n.child_by_field_name("condition") {
+                        Some(c) => l.condition(c),
+                        None => Value::Unknown,
+                    };
                     let inner = match n.child_by_field_name("body") {
                         Some(b) => l.separate(|l| l.stmt(b)),
                         None => Vec::new(),
                     };
-                    l.out.push(Stmt::Branch(vec![inner, vec![Stmt::Break]]));
+                    l.exit_unless(&cond, inner);
                 });
                 self.in_switch.pop();
                 self.out.push(Stmt::Loop(body));
@@ -1655,12 +1663,13 @@ impl Lowerer<'_> {
                         .push(Stmt::Loop(first.into_iter().chain([Stmt::Break]).collect()));
                 }
                 let rest = self.separate(|l| {
-                    if let Some(c) = n.child_by_field_name("condition") {
-                        l.condition(c);
-                    }
+                    let cond = match n.child_by_field_name("condition") {
+                        Some(c) => l.condition(c),
+                        None => Value::Unknown,
+                    };
                     if let Some(b) = body {
                         let inner = l.separate(|l| l.stmt(b));
-                        l.out.push(Stmt::Branch(vec![inner, vec![Stmt::Break]]));
+                        l.exit_unless(&cond, inner);
                     }
                 });
                 self.in_switch.pop();
@@ -2259,6 +2268,14 @@ impl Lowerer<'_> {
             };
         }
         value
+    }
+
+    /// A loop's test: `pass` where `cond` holds, else the loop's end; a pass where the
+    /// analysis knows the outcome takes only its arm.
+    fn exit_unless(&mut self, cond: &Value, pass: Vec<Stmt>) {
+        let mut arms = [pass, vec![Stmt::Break]];
+        self.guard(cond, &mut arms);
+        self.out.push(Stmt::Branch(arms.into()));
     }
 
     /// The arms of a two-way choice on `cond`, each taken only where the condition can
