@@ -33,48 +33,45 @@ enum Shape {
     Pair(Box<Shape>, Box<Shape>),
 }
 
-/// Whether a loop body assigns through one of its items (`*x = ..`, `x[0] += ..`, `x.f = ..`),
-/// and where each assignment is only to a named field of an item (`w.last = done`), the
-/// fields so written.
+/// The assignments a loop body makes through its items (`*x = ..`, `x[0] += ..`, `x.f = ..`):
+/// each item so written, with the field where the assignment is only to a named field of
+/// it (`w.last = done`).
 struct ItemWrites<'i> {
     items: &'i [String],
-    found: bool,
-    fields: Vec<String>,
-    /// Some assignment writes an item otherwise than a field of it.
-    whole: bool,
+    writes: Vec<(String, Option<String>)>,
 }
 
 impl ItemWrites<'_> {
-    fn is_item(&self, e: &Expr) -> bool {
+    fn item(&self, e: &Expr) -> Option<String> {
         match e {
-            Expr::Paren(p) => self.is_item(&p.expr),
-            Expr::Path(p) => p
-                .path
-                .get_ident()
-                .is_some_and(|i| self.items.iter().any(|n| i == n)),
-            _ => false,
+            Expr::Paren(p) => self.item(&p.expr),
+            Expr::Path(p) => {
+                let i = p.path.get_ident()?;
+                self.items.iter().find(|n| i == n).cloned()
+            }
+            _ => None,
         }
     }
 
-    fn through_item(&self, lhs: &Expr) -> bool {
+    fn through_item(&self, lhs: &Expr) -> Option<String> {
         match lhs {
             Expr::Unary(u) => self.through_item(&u.expr),
             Expr::Index(i) => self.through_item(&i.expr),
             Expr::Field(f) => self.through_item(&f.base),
             Expr::Paren(p) => self.through_item(&p.expr),
-            e => self.is_item(e),
+            e => self.item(e),
         }
     }
 
     fn written(&mut self, lhs: &Expr) {
-        if !self.through_item(lhs) {
+        let Some(item) = self.through_item(lhs) else {
             return;
-        }
-        self.found = true;
-        match lhs {
-            Expr::Field(f) if self.is_item(&f.base) => self.fields.push(member_name(&f.member)),
-            _ => self.whole = true,
-        }
+        };
+        let field = match lhs {
+            Expr::Field(f) if self.item(&f.base).is_some() => Some(member_name(&f.member)),
+            _ => None,
+        };
+        self.writes.push((item, field));
     }
 }
 
@@ -329,9 +326,7 @@ impl Lowerer<'_, '_> {
         let writes = {
             let mut w = ItemWrites {
                 items: &items,
-                found: false,
-                fields: Vec::new(),
-                whole: false,
+                writes: Vec::new(),
             };
             match body {
                 EachBody::Block(b) => w.visit_block(b),
@@ -410,6 +405,51 @@ impl Lowerer<'_, '_> {
         {
             self.mapped.insert(d);
         }
+        // The items bound to each source's members (`lane` and `slot` of
+        // `lanes.iter_mut().zip(last.iter_mut())`).
+        let bound: Vec<(usize, String)> = (binds.iter())
+            .filter_map(|(b, part)| match part {
+                EachPart::Member(i) => Some((*i, self.vars[b.var].name.clone())),
+                _ => None,
+            })
+            .collect();
+        let source_items = |l: &Place| -> Option<Vec<&String>> {
+            let s = sources.iter().position(|src| {
+                matches!(src, EachSource::Members(Value::Place(x)) | EachSource::MembersFrom(Value::Place(x), _) if x == l)
+            })?;
+            Some(
+                bound
+                    .iter()
+                    .filter(|(i, _)| *i == s)
+                    .map(|(_, n)| n)
+                    .collect(),
+            )
+        };
+        // Items walked mutably and written in the body (`*x *= 0.5`): after the loop, what
+        // was known of the host data walked (its contents, for CLM004) no longer holds. Of
+        // a list of structs whose items only have fields set (`w.last = done`), those fields
+        // of every member; the queues and buffers the members hold stay known. A list whose
+        // own items the body does not write (`lanes` where only `*slot = ..` is written)
+        // stays known.
+        let mut walked = Vec::new();
+        if !writes.writes.is_empty() {
+            walked_mutably(iterable, &mut walked);
+        }
+        let mut forgotten = Vec::new();
+        for w in walked {
+            if !matches!(strip(w), Expr::Path(_) | Expr::Field(_)) {
+                continue;
+            }
+            let Some(p) = self.place_of(w) else { continue };
+            let own = source_items(&p);
+            let of_this: Vec<&Option<String>> = (writes.writes.iter())
+                .filter(|(n, _)| own.as_ref().is_none_or(|own| own.contains(&n)))
+                .map(|(_, f)| f)
+                .collect();
+            if !of_this.is_empty() {
+                forgotten.push((p, of_this));
+            }
+        }
         self.out.push(Stmt::ForEach {
             sources,
             binds,
@@ -417,31 +457,18 @@ impl Lowerer<'_, '_> {
             tail,
             dst: dst.map(Place::var),
         });
-        // Items walked mutably and written in the body (`*x *= 0.5`): after the loop, what
-        // was known of the host data walked (its contents, for CLM004) no longer holds. Of
-        // a list of structs whose items only have fields set (`w.last = done`), those fields
-        // of every member; the queues and buffers the members hold stay known.
-        let mut walked = Vec::new();
-        if writes.found {
-            walked_mutably(iterable, &mut walked);
-        }
-        for w in walked {
-            if !matches!(strip(w), Expr::Path(_) | Expr::Field(_)) {
-                continue;
-            }
-            if let Some(p) = self.place_of(w) {
-                let hint = self.vars[p.var].hint;
-                if hint == TypeHint::Unknown && !writes.whole {
-                    let fields = (writes.fields.iter()).map(|f| {
-                        let mut member = p.clone();
-                        member.proj.push(Proj::AnyIndex);
-                        member.proj.push(Proj::Field(f.clone()));
-                        Value::Place(member)
-                    });
-                    self.forget(fields.collect(), Span::default());
-                } else if matches!(hint, TypeHint::Unknown | TypeHint::Host(_)) {
-                    self.forget(vec![Value::Place(p)], Span::default());
-                }
+        for (p, of_this) in forgotten {
+            let hint = self.vars[p.var].hint;
+            if hint == TypeHint::Unknown && of_this.iter().all(|f| f.is_some()) {
+                let fields = of_this.into_iter().flatten().map(|f| {
+                    let mut member = p.clone();
+                    member.proj.push(Proj::AnyIndex);
+                    member.proj.push(Proj::Field(f.clone()));
+                    Value::Place(member)
+                });
+                self.forget(fields.collect(), Span::default());
+            } else if matches!(hint, TypeHint::Unknown | TypeHint::Host(_)) {
+                self.forget(vec![Value::Place(p)], Span::default());
             }
         }
         dst.map_or(Value::Unknown, |d| Value::Place(Place::var(d)))
