@@ -6,6 +6,7 @@ use cl3::event::{
 };
 use cl3::kernel::{create_kernel, set_kernel_arg};
 use cl3::memory::create_buffer;
+use cl3::memory::create_sub_buffer;
 use cl3::program::create_program_with_source;
 
 unsafe fn objects(context: cl_context, device: cl_device_id, host: &mut Vec<f32>) {
@@ -13,6 +14,7 @@ unsafe fn objects(context: cl_context, device: cl_device_id, host: &mut Vec<f32>
     let q1 = create_command_queue_with_properties(context, device, props_with_out_of_order.as_ptr())?;
     let a = create_buffer(context, CL_MEM_READ_WRITE, 256, ptr::null_mut())?;
     let b = create_buffer(context, CL_MEM_COPY_HOST_PTR, 256, host.as_mut_ptr().cast())?;
+    let half = create_sub_buffer(a, CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &region as *const cl_buffer_region as *const c_void)?;
     let p = create_program_with_source(context, &[SRC])?;
     let k = create_kernel(p, c"k")?;
     set_kernel_arg(k, 0, mem::size_of::<cl_mem>(), &a as *const cl_mem as *const c_void)?;

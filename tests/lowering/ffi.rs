@@ -8,6 +8,7 @@ unsafe fn objects(platform_props: *const cl_context_properties, device: cl_devic
     let q1 = clCreateCommandQueueWithProperties(context, device, OUT_OF_ORDER_PROPS.as_ptr(), &mut err);
     let a = clCreateBuffer(context, CL_MEM_READ_WRITE, 256, ptr::null_mut(), &mut err);
     let b = clCreateBuffer(context, CL_MEM_USE_HOST_PTR, 256, host.as_mut_ptr() as *mut c_void, &mut err);
+    let half = clCreateSubBuffer(a, CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &region as *const cl_buffer_region as *const c_void, &mut err);
     let src = SRC.as_ptr() as *const c_char;
     let p = clCreateProgramWithSource(context, 1, &src, ptr::null(), &mut err);
     let name = CString::new("k").unwrap();

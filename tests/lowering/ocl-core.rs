@@ -13,6 +13,7 @@ fn objects(device: DeviceId, host: &mut Vec<f32>, n: usize) -> core::Result<()> 
     let q1 = core::create_command_queue(&context, &device, Some(core::QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE))?;
     let a = unsafe { core::create_buffer::<_, f32>(&context, core::MEM_READ_WRITE, n, None)? };
     let b = unsafe { core::create_buffer(&context, MemFlags::new().read_write().copy_host_ptr(), n, Some(&host))? };
+    let half = core::create_sub_buffer::<f32>(&a, MemFlags::new().read_write(), &core::BufferRegion::new(0, n / 2))?;
     let p = core::create_program_with_source(&context, &[CString::new(SRC)?])?;
     let built = core::create_build_program(&context, &[CString::new(SRC)?], None::<&[DeviceId]>, &CString::new("")?)?;
     core::build_program(&p, None::<&[DeviceId]>, &CString::new("")?, None, None)?;

@@ -13,6 +13,7 @@ fn objects(device: &Device, devices: &[cl_device_id]) {
     let a = Buffer::<f32>::create(&context, CL_MEM_READ_WRITE, 64, ptr::null_mut())?;
     let b = Buffer::<f32>::create(&context, CL_MEM_COPY_HOST_PTR, 64, host.as_mut_ptr() as *mut c_void)?;
     let c = Buffer::<f32>::create_with_properties(&context, ptr::null(), CL_MEM_USE_HOST_PTR, 64, host.as_mut_ptr() as *mut c_void)?;
+    let half = a.create_sub_buffer(CL_MEM_READ_WRITE, 32, 32)?;
     let p = Program::create_and_build_from_source(&context, "__kernel void k(__global float* x) { x[0] = 1.0f; }", "")?;
     let p2 = Program::create_and_build_from_sources(&context, &[SRC_A, SRC_B], "")?;
     let p3 = Program::create_from_source(&context, include_str!("missing.cl"))?;

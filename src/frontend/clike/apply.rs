@@ -5,6 +5,7 @@ use tree_sitter::Node;
 
 use super::{named, Lowerer};
 use crate::frontend::bindings::{Api, Effect, NewKind, Role};
+use crate::frontend::MAX_WAIT_ELEMS;
 use crate::ir::*;
 
 /// The out-of-order queue property.
@@ -12,9 +13,6 @@ const OUT_OF_ORDER: &[&str] = &["CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE"];
 
 /// Buffer flags that make a buffer from host data.
 const FROM_HOST: &[&str] = &["CL_MEM_COPY_HOST_PTR", "CL_MEM_USE_HOST_PTR"];
-
-/// The longest wait list read element by element.
-const MAX_WAIT_ELEMS: u64 = 64;
 
 impl Lowerer<'_> {
     /// The variable an `errcode_ret` argument `&err` (the call's last) names.

@@ -8,6 +8,7 @@ use super::types::type_bytes;
 use super::Lowerer;
 use crate::frontend::bindings::{Api, Effect, NewKind, Role};
 use crate::frontend::sizes::rust_type_size;
+use crate::frontend::MAX_WAIT_ELEMS;
 use crate::ir::*;
 
 /// The out-of-order queue property, as each binding spells it (ocl-core: the constant, the
@@ -220,12 +221,26 @@ impl Lowerer<'_, '_> {
                 };
                 let (waits, wait_expr) = if let Some(i) = api.arg_index(Role::WaitPtr) {
                     // A pointer-and-count pair: a zero count or a null pointer is no wait list.
-                    let none = role_arg(Role::WaitCount).is_some_and(|e| int_lit(e) == Some(0))
-                        || vals[i] == Value::Null;
-                    let w = if none {
-                        Vec::new()
-                    } else {
-                        vec![vals[i].clone()]
+                    let count = role_arg(Role::WaitCount).and_then(int_lit);
+                    let none = count == Some(0) || vals[i] == Value::Null;
+                    // The first `n` events of a list (`1, done.as_ptr()`): those members.
+                    let of_list = args.get(i).is_some_and(|e| {
+                        matches!(strip(e), Expr::MethodCall(mc) if mc.method == "as_ptr" && mc.args.is_empty())
+                    });
+                    let w = match (&vals[i], count) {
+                        _ if none => Vec::new(),
+                        (Value::Place(l) | Value::Host { base: Some(l), .. }, Some(n))
+                            if of_list && n <= MAX_WAIT_ELEMS =>
+                        {
+                            (0..n)
+                                .map(|k| {
+                                    let mut m = l.clone();
+                                    m.proj.push(Proj::Index(k));
+                                    Value::Place(m)
+                                })
+                                .collect()
+                        }
+                        (v, _) => vec![v.clone()],
                     };
                     (Some(w), args.get(i).copied())
                 } else {
@@ -331,6 +346,16 @@ impl Lowerer<'_, '_> {
                                 })
                         }),
                     },
+                    // A region of its parent (`parent.create_sub_buffer(..)`,
+                    // `create_sub_buffer(parent, ..)`).
+                    NewKind::Buffer if api.receiver == Some(Role::Parent) => NewObject::SubBuffer {
+                        parent: Box::new(recv_val.clone()),
+                    },
+                    NewKind::Buffer if api.arg_index(Role::Parent).is_some() => {
+                        NewObject::SubBuffer {
+                            parent: Box::new(role_val(Role::Parent)),
+                        }
+                    }
                     NewKind::Buffer => {
                         let copies =
                             role_arg(Role::MemFlags).is_some_and(|e| mentions_any(e, FROM_HOST));
