@@ -616,6 +616,7 @@ impl<'f> Analyzer<'f> {
             unknown_buffers: c.unknown,
             operands_given: c.buffer_given || c.host_given,
             operands_handed: c.buffer_given || c.host_given,
+            buffers_handed: c.buffer_given,
             ..Resolved::default()
         };
         if c.buffer_given {

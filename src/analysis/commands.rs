@@ -27,6 +27,8 @@ pub(super) struct Resolved {
     pub(super) operands_given: bool,
     /// Some of them came through a parameter other than a method's `self`.
     pub(super) operands_handed: bool,
+    /// Some of its buffers did.
+    pub(super) buffers_handed: bool,
 }
 
 /// Whether a value names what one of `params` holds.
@@ -219,6 +221,9 @@ impl<'f> Analyzer<'f> {
             if (bu.host.as_ref()).is_some_and(|h| names_param(h, &self.callee_params)) {
                 r.operands_given = true;
             }
+            if handed(&bu.buffer) {
+                r.buffers_handed = true;
+            }
             if handed(&bu.buffer) || bu.host.as_ref().is_some_and(handed) {
                 r.operands_handed = true;
             }
@@ -381,6 +386,7 @@ impl<'f> Analyzer<'f> {
         });
         let operands_given = r.operands_given || in_closure;
         let receiver_only = r.operands_given && !r.operands_handed && !in_closure;
+        let buffers_own = !r.given.is_empty() && !r.buffers_handed && !in_closure;
         let queue_given = in_closure || names_param(&cmd.queue, &self.callee_params);
         let wait_from = (cmd.waits.iter().flatten())
             .filter_map(|w| self.origin_of(w))
@@ -405,6 +411,7 @@ impl<'f> Analyzer<'f> {
             wait_from,
             operands_given,
             receiver_only,
+            buffers_own,
             queue_given,
             given: r.given.clone(),
         });

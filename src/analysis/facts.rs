@@ -36,6 +36,8 @@ pub struct CmdInfo {
     pub operands_given: bool,
     /// They came in only through a method's `self`: the method's own fields.
     pub receiver_only: bool,
+    /// Its buffers came in only through a method's `self`.
+    pub buffers_own: bool,
     /// Its queue came in through a parameter of the function that made it.
     pub queue_given: bool,
     /// A blocking call (`blocking_write` or `blocking_read` true).
@@ -288,6 +290,7 @@ impl<'f> Analyzer<'f> {
             wait_from: inst.wait_from,
             operands_given: inst.operands_given,
             receiver_only: inst.receiver_only,
+            buffers_own: inst.buffers_own,
             queue_given: inst.queue_given,
             blocking: c.blocking == Blocking::Yes,
             via: self

@@ -288,6 +288,8 @@ struct Inst {
     operands_given: bool,
     /// They name only what a method's `self` holds.
     receiver_only: bool,
+    /// Its buffers name only what a method's `self` holds.
+    buffers_own: bool,
     /// Its queue is what a callee's parameter holds.
     queue_given: bool,
     /// The buffers it names through a callee's parameter.

@@ -422,10 +422,11 @@ impl<'f> Analyzer<'f> {
                     }
                 }
                 // A list collected in a temporary (`devices.iter().map(..).collect()`): its
-                // members are named by the list they went to (`queues[1]`).
+                // members are named by the list they went to (`queues[1]`, and
+                // `shards[1].queue` for a struct's `queue`).
                 if let (AVal::List(items), false) = (&v, name.starts_with('%')) {
                     for (k, item) in items.iter().enumerate() {
-                        if let AVal::Obj(_) = item {
+                        if let AVal::Obj(_) | AVal::Struct(_) = item {
                             self.name_as_member(&format!("{name}[{k}]"), item);
                         }
                     }

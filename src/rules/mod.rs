@@ -195,6 +195,13 @@ fn at_caller(fact: &Fact, f: Finding) -> Finding {
         {
             return f
         }
+        // A method that uses its own buffers on a queue it picks itself and waits for
+        // nothing: the missing wait is its own (`fn collect(&self)` reading `self.x_all`).
+        Fact::Unordered { consumer, .. }
+            if consumer.wait_from.is_none() && consumer.buffers_own && !consumer.queue_given =>
+        {
+            return f
+        }
         // A wait list written further in than where both commands meet and handed down to
         // the helper is where a wait is missing (`pull(.., &[], ..)`).
         Fact::Unordered {
