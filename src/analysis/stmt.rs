@@ -395,11 +395,13 @@ impl<'f> Analyzer<'f> {
                     }
                 }
                 let hint = self.vars[dst.var].hint;
+                // The annotation says what an unknown value is; but an event not known once
+                // commands have been made (`cl_event done = es.last()`) may be one of them.
                 if dst.proj.is_empty()
                     && matches!(v, AVal::Unknown | AVal::External)
                     && hint != TypeHint::Unknown
+                    && !(hint == TypeHint::Event && !self.insts.is_empty())
                 {
-                    // The annotation says what an unknown value is.
                     v = self.hinted(hint, &name);
                 }
                 // An object a helper made (`let w2 = buffer(ctx, ..)?`) is named by where its

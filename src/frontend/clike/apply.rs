@@ -312,6 +312,21 @@ impl Lowerer<'_> {
                     span,
                 };
                 self.out.push(Stmt::Enqueue { cmd, event });
+                // The event written where a call's result points (`es.next()` of a class
+                // that keeps its events): what that call was given may now hold it.
+                if let Some(call) = (api.arg_index(Role::EventOut))
+                    .and_then(|i| args.get(i))
+                    .map(|a| strip(*a))
+                    .filter(|a| a.kind() == "call_expression")
+                {
+                    let text = self.text.clone();
+                    let held: Vec<Value> = super::identifiers(call, &text)
+                        .iter()
+                        .filter_map(|n| self.lookup(n))
+                        .map(|v| Value::Place(Place::var(v)))
+                        .collect();
+                    self.forget(held, span);
+                }
                 // A map returns the mapped pointer; its status goes to `errcode_ret`.
                 if kind == CommandKind::Map {
                     self.pointer_result = Some(self.errcode_var(args));
