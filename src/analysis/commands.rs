@@ -538,6 +538,22 @@ impl<'f> Analyzer<'f> {
         // upload the table the buffer was made from): it leaves the bytes as they were, and a
         // read does not race with such an upload either (what it covers still may).
         let rewrite = held.is_some();
+        // A read ordered after a repeated upload of the data the buffer holds, with no
+        // other write since, reads those bytes whatever the uploads it repeats do: they
+        // write the same (each device's upload of one table, the first on another queue).
+        let only_uploads = |chain: &[usize]| {
+            (st.accesses.get(&b).into_iter().flatten())
+                .all(|t| t.mode == Mode::Read || chain.binary_search(&t.inst).is_ok())
+        };
+        let same_bytes: Vec<usize> = match mode {
+            Mode::Read => (self.rewrites.iter())
+                .filter(|(r, chain)| {
+                    (before.contains(**r) || st.completed.contains(**r)) && only_uploads(chain)
+                })
+                .flat_map(|(_, chain)| chain.iter().copied())
+                .collect(),
+            _ => Vec::new(),
+        };
         let insts = &self.insts;
         // The accesses a covered one stands for are looked at only where the covering one
         // is ordered before this one and what it covers may not be (after a join, an
@@ -607,9 +623,10 @@ impl<'f> Analyzer<'f> {
                 continue;
             }
             let repeat = repeats.binary_search(&e.inst).is_ok();
-            let e_rewrite = self.rewrites.contains(&e.inst);
+            let e_rewrite = self.rewrites.contains_key(&e.inst);
             let unchanged = (rewrite && (e.mode == Mode::Read || e_rewrite))
-                || (mode == Mode::Read && e_rewrite);
+                || (mode == Mode::Read && e_rewrite)
+                || same_bytes.contains(&e.inst);
             // A command does not race with itself (a kernel reading and writing one buffer).
             if !ordered && !repeat && !unchanged && e.inst != i {
                 // Unordered: what it covers is ordered before it, so covered by it.
@@ -722,9 +739,10 @@ impl<'f> Analyzer<'f> {
             (Mode::Write, Some(h)) => {
                 let version = self.host_version(st, h);
                 let mut uploads = Rc::default();
+                let mut repeats = false;
                 if let Some(init) = st.init.remove(&b) {
                     if init.host == h && init.version == version {
-                        self.rewrites.insert(i);
+                        repeats = true;
                         if self.seen.insert((4, cmd_id, 0)) {
                             self.raw.push(RawFact::Reinit {
                                 write: i,
@@ -739,6 +757,9 @@ impl<'f> Analyzer<'f> {
                     }
                 }
                 Rc::make_mut(&mut uploads).push(i);
+                if repeats {
+                    self.rewrites.insert(i, uploads.clone());
+                }
                 st.init.insert(
                     b,
                     Init {

@@ -397,8 +397,9 @@ struct Analyzer<'f> {
     unknown_writes: usize,
     /// The host data standing for each constant fill pattern and range, by key.
     patterns: HashMap<String, HostId>,
-    /// Uploads of the bytes their buffer already held (CLM004): they change nothing.
-    rewrites: HashSet<usize>,
+    /// Uploads of the bytes their buffer already held (CLM004): they change nothing. Each
+    /// with the uploads of those bytes so far, itself last, ascending.
+    rewrites: HashMap<usize, Rc<Vec<usize>>>,
     /// Unordered pairs reported so far, as (producer, consumer) instances.
     unordered: Vec<(usize, usize)>,
     /// The variable that holds each global (file-level) variable, by its key: the first
@@ -462,7 +463,7 @@ pub fn analyze<'f>(func: &Function, index: &'f Index<'f>, kernels: &mut Kernels)
         found: BTreeMap::new(),
         outside: HashSet::new(),
         unordered: Vec::new(),
-        rewrites: HashSet::new(),
+        rewrites: HashMap::new(),
         patterns: HashMap::new(),
         undefined: HashMap::new(),
         unknown_writes: 0,

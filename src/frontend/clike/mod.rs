@@ -236,6 +236,7 @@ pub fn lower_file(file_id: usize, src: &SourceFile, lang: Lang) -> Result<FileIr
         member_only_params: HashMap::new(),
         defined: HashSet::new(),
         indexed: HashSet::new(),
+        status_params: HashSet::new(),
         structs: HashMap::new(),
         globals: HashMap::new(),
         aliases: HashMap::new(),
@@ -349,6 +350,9 @@ struct FileCx {
     defined: HashSet<String>,
     /// The parameters, by position, that a defined function's body indexes (`ev[1]`).
     indexed: HashSet<(String, usize)>,
+    /// The parameters, by position, through which a defined function reports the status of
+    /// an OpenCL call (`*err = clEnqueueNDRangeKernel(..)` of `cl_int *err`).
+    status_params: HashSet<(String, usize)>,
     structs: HashMap<String, Fields>,
     /// Variables declared at file level (`static cl_command_queue q[2];`), by name.
     globals: HashMap<String, Global>,
@@ -489,8 +493,12 @@ impl FileCx {
                 "enum_specifier" => self.enum_consts(c),
                 "function_definition" => {
                     if let Some(name) = self.function_name(c, class) {
-                        for k in self.indexed_params(c) {
+                        let (indexed, status) = self.param_uses(c);
+                        for k in indexed {
                             self.indexed.insert((name.clone(), k));
+                        }
+                        for k in status {
+                            self.status_params.insert((name.clone(), k));
                         }
                         self.defined.insert(name);
                     }
@@ -786,8 +794,9 @@ impl FileCx {
         })
     }
 
-    /// The positions of the parameters a function's body indexes (`ev[1]` of `cl_event *ev`).
-    fn indexed_params(&self, def: Node<'_>) -> Vec<usize> {
+    /// The positions of the parameters a function's body indexes (`ev[1]` of `cl_event *ev`),
+    /// and of those it stores an OpenCL call's status through (`*err = clEnqueue..(..)`).
+    fn param_uses(&self, def: Node<'_>) -> (Vec<usize>, Vec<usize>) {
         let mut d = def.child_by_field_name("declarator");
         while let Some(x) = d.filter(|x| x.kind() != "function_declarator") {
             d = x.child_by_field_name("declarator");
@@ -796,7 +805,7 @@ impl FileCx {
             d.and_then(|d| d.child_by_field_name("parameters")),
             def.child_by_field_name("body"),
         ) else {
-            return Vec::new();
+            return (Vec::new(), Vec::new());
         };
         let names: Vec<Option<&str>> = named(params)
             .into_iter()
@@ -806,21 +815,41 @@ impl FileCx {
                 Some(self.txt(self.declarator(&self.text, d).name?))
             })
             .collect();
-        let mut out = Vec::new();
+        let param = |b: Option<Node<'_>>| {
+            b.map(strip)
+                .filter(|b| b.kind() == "identifier")
+                .and_then(|b| names.iter().position(|n| *n == Some(self.txt(b))))
+        };
+        let (mut indexed, mut status) = (Vec::new(), Vec::new());
         let mut stack = vec![body];
         while let Some(x) = stack.pop() {
-            if x.kind() == "subscript_expression" {
-                let base = x.child_by_field_name("argument").map(strip);
-                if let Some(k) = base
-                    .filter(|b| b.kind() == "identifier")
-                    .and_then(|b| names.iter().position(|n| *n == Some(self.txt(b))))
-                {
-                    out.push(k);
+            match x.kind() {
+                "subscript_expression" => {
+                    indexed.extend(param(x.child_by_field_name("argument")));
                 }
+                "assignment_expression" => {
+                    let left = x.child_by_field_name("left").map(strip);
+                    let through = left
+                        .filter(|l| {
+                            l.kind() == "pointer_expression"
+                                && l.child(0).is_some_and(|o| self.txt(o) == "*")
+                        })
+                        .and_then(|l| param(l.child_by_field_name("argument")));
+                    let of_cl = x
+                        .child_by_field_name("right")
+                        .map(strip)
+                        .filter(|r| r.kind() == "call_expression")
+                        .and_then(|r| r.child_by_field_name("function"))
+                        .is_some_and(|f| self.txt(f).starts_with("cl"));
+                    if let (Some(k), true) = (through, of_cl) {
+                        status.push(k);
+                    }
+                }
+                _ => {}
             }
             stack.extend(named(x));
         }
-        out
+        (indexed, status)
     }
 
     /// What a declarator declares: the name node, pointer depth, array length.
@@ -3683,10 +3712,7 @@ impl Lowerer<'_> {
             }
         }
         if self.cx.defined.contains(&name) {
-            let vals = (args.iter().enumerate())
-                .map(|(k, a)| self.helper_arg(&name, k, *a))
-                .collect();
-            return self.emit_call(name, None, vals, span);
+            return self.helper_call(name, &args, span);
         }
         if let Some(v) = self.thread_call(&name, &args, span) {
             return v;
@@ -3726,12 +3752,36 @@ impl Lowerer<'_> {
         // header): the analysis follows it where the program defines it once. A name in
         // capitals is a macro's.
         if func.kind() == "identifier" && name.chars().any(|c| c.is_ascii_lowercase()) {
-            let vals = (args.iter().enumerate())
-                .map(|(k, a)| self.helper_arg(&name, k, *a))
-                .collect();
-            return self.emit_call(name, None, vals, span);
+            return self.helper_call(name, &args, span);
         }
         self.unknown_call(None, &args, span)
+    }
+
+    /// A call of a function of the program, followed where the program defines it.
+    fn helper_call(&mut self, name: String, args: &[Node<'_>], span: Span) -> Value {
+        let vals = (args.iter().enumerate())
+            .map(|(k, a)| self.helper_arg(&name, k, *a))
+            .collect();
+        // `ev = run(q, k, &w->err)` of a helper that stores its enqueue's status through
+        // `err`: where `w->err` says it failed, `ev` is no event.
+        self.made_status = (args.iter().enumerate())
+            .filter(|(k, _)| self.cx.status_params.contains(&(name.clone(), *k)))
+            .find_map(|(_, a)| self.status_target(*a));
+        self.emit_call(name, None, vals, span)
+    }
+
+    /// The variable a status argument writes: `err` of `&err`, `w` of `&w->err`, `dev` of
+    /// `&dev[d].status`.
+    fn status_target(&self, a: Node<'_>) -> Option<Var> {
+        let a = strip(a);
+        if a.kind() != "pointer_expression" || !a.child(0).is_some_and(|o| self.txt(o) == "&") {
+            return None;
+        }
+        let mut x = a.child_by_field_name("argument").map(strip)?;
+        while matches!(x.kind(), "field_expression" | "subscript_expression") {
+            x = x.child_by_field_name("argument").map(strip)?;
+        }
+        (x.kind() == "identifier").then(|| self.lookup(self.txt(x)))?
     }
 
     /// `pthread_create(&t, attr, worker, arg)`: a host thread runs `worker(arg)`, a function
