@@ -400,7 +400,7 @@ impl<'f> Analyzer<'f> {
                 if dst.proj.is_empty()
                     && matches!(v, AVal::Unknown | AVal::External)
                     && hint != TypeHint::Unknown
-                    && !(hint == TypeHint::Event && !self.insts.is_empty())
+                    && (hint != TypeHint::Event || self.insts.is_empty())
                 {
                     v = self.hinted(hint, &name);
                 }

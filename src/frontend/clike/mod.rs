@@ -3774,7 +3774,7 @@ impl Lowerer<'_> {
     /// `&dev[d].status`.
     fn status_target(&self, a: Node<'_>) -> Option<Var> {
         let a = strip(a);
-        if a.kind() != "pointer_expression" || !a.child(0).is_some_and(|o| self.txt(o) == "&") {
+        if a.kind() != "pointer_expression" || a.child(0).is_none_or(|o| self.txt(o) != "&") {
             return None;
         }
         let mut x = a.child_by_field_name("argument").map(strip)?;
