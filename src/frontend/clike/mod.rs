@@ -3759,8 +3759,14 @@ impl Lowerer<'_> {
 
     /// A call of a function of the program, followed where the program defines it.
     fn helper_call(&mut self, name: String, args: &[Node<'_>], span: Span) -> Value {
+        // An OpenCL function the tables do not model (`clBuildProgram(prog, ndev, ..)`)
+        // takes its integers by value: it cannot change `ndev`.
+        let api = name.starts_with("cl") && !self.cx.defined.contains(&name);
         let vals = (args.iter().enumerate())
-            .map(|(k, a)| self.helper_arg(&name, k, *a))
+            .map(|(k, a)| match self.expr_is_scalar_var(*a) {
+                true if api => Value::Scalar,
+                _ => self.helper_arg(&name, k, *a),
+            })
             .collect();
         // `ev = run(q, k, &w->err)` of a helper that stores its enqueue's status through
         // `err`: where `w->err` says it failed, `ev` is no event.
@@ -3768,6 +3774,15 @@ impl Lowerer<'_> {
             .filter(|(k, _)| self.cx.status_params.contains(&(name.clone(), *k)))
             .find_map(|(_, a)| self.status_target(*a));
         self.emit_call(name, None, vals, span)
+    }
+
+    /// Whether an argument is a local integer variable itself, passed by value (`ndev`).
+    fn expr_is_scalar_var(&self, a: Node<'_>) -> bool {
+        let a = strip(a);
+        a.kind() == "identifier"
+            && self
+                .lookup(self.txt(a))
+                .is_some_and(|v| self.vars[v].hint == TypeHint::Scalar)
     }
 
     /// The variable a status argument writes: `err` of `&err`, `w` of `&w->err`, `dev` of
