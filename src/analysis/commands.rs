@@ -384,6 +384,15 @@ impl<'f> Analyzer<'f> {
                 && ((outside && in_helper)
                     || (cmd.waits.iter().flatten()).any(|w| names_param(w, &self.callee_params)))
         });
+        // Its wait list is a parameter as the function got it (`nwait, wait` handed down).
+        let list_given = in_helper
+            && cmd.waits.as_ref().is_some_and(|w| {
+                !w.is_empty()
+                    && w.iter().all(|x| {
+                        matches!(x, Value::Place(p) if p.proj.is_empty())
+                            && names_param(x, &self.callee_params)
+                    })
+            });
         let operands_given = r.operands_given || in_closure;
         let receiver_only = r.operands_given && !r.operands_handed && !in_closure;
         let buffers_own = !r.given.is_empty() && !r.buffers_handed && !in_closure;
@@ -408,6 +417,7 @@ impl<'f> Analyzer<'f> {
             kernel: r.kernel_name,
             frame: self.frame(),
             waits_given,
+            list_given,
             wait_from,
             operands_given,
             receiver_only,

@@ -38,6 +38,8 @@ pub struct CmdInfo {
     pub receiver_only: bool,
     /// Its buffers came in only through a method's `self`.
     pub buffers_own: bool,
+    /// Its wait list is a parameter of the helper that made it, passed on as it came.
+    pub list_given: bool,
     /// Its queue came in through a parameter of the function that made it.
     pub queue_given: bool,
     /// A blocking call (`blocking_write` or `blocking_read` true).
@@ -291,6 +293,7 @@ impl<'f> Analyzer<'f> {
             operands_given: inst.operands_given,
             receiver_only: inst.receiver_only,
             buffers_own: inst.buffers_own,
+            list_given: inst.list_given,
             queue_given: inst.queue_given,
             blocking: c.blocking == Blocking::Yes,
             via: self

@@ -290,6 +290,8 @@ struct Inst {
     receiver_only: bool,
     /// Its buffers name only what a method's `self` holds.
     buffers_own: bool,
+    /// Its wait list is a parameter of the helper that made it, as given.
+    list_given: bool,
     /// Its queue is what a callee's parameter holds.
     queue_given: bool,
     /// The buffers it names through a callee's parameter.

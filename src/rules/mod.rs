@@ -182,9 +182,14 @@ fn at_caller(fact: &Fact, f: Finding) -> Finding {
             returned: Some((call, callee)),
             ..
         } => return to_call(f, *call, callee, callee),
-        // The helper had the producer's event and did not wait on it, or was given the events
-        // to wait for and chose too few: the fix is in it.
-        Fact::Unordered { waitable: true, .. } => return f,
+        // The helper had the producer's event and did not wait on it (unless its caller
+        // hands it the wait list: `run(.., 0, NULL, ..)`), or was given the events to wait
+        // for and chose too few: the fix is in it.
+        Fact::Unordered {
+            waitable: true,
+            consumer,
+            ..
+        } if !consumer.list_given => return f,
         Fact::Unordered { consumer, .. } if consumer.waits_given => return f,
         // A helper that picks its queue and buffers itself and waits for nothing it could be
         // given: the missing wait is its own.

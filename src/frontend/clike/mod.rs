@@ -1768,7 +1768,14 @@ impl Lowerer<'_> {
                     "EXIT_FAILURE" => true,
                     t => int_text(t).is_some_and(|v| v != 0),
                 };
-                if self.in_main && returned.is_some_and(|e| failure(self, e)) {
+                // `return CL_DEVICE_NOT_FOUND;` from any function: it reports a failure.
+                let error_code = |l: &Self, e: Node<'_>| {
+                    let t = l.txt(strip(e));
+                    t.starts_with("CL_") && t != "CL_SUCCESS" && l.lookup(t).is_none()
+                };
+                if returned
+                    .is_some_and(|e| (self.in_main && failure(self, e)) || error_code(self, e))
+                {
                     self.out.push(Stmt::ErrorExit);
                 }
                 self.out.push(Stmt::Return { value });
@@ -2238,8 +2245,9 @@ impl Lowerer<'_> {
         }
     }
 
-    /// `a || b`, `a && b` as an `if`'s condition, where `b` calls something and `a` does
-    /// not, and the arm lowered twice is short: whether it is `||`, and the two sides.
+    /// `a || b`, `a && b` as an `if`'s condition, where `b` calls something (`a` is lowered
+    /// once, before the choice, calls and all: `(err = init(&c)) != CL_SUCCESS || ..`), and
+    /// the arm lowered twice is short: whether it is `||`, and the two sides.
     fn short_circuit<'t>(&self, c: Node<'t>, n: Node<'t>) -> Option<(bool, Node<'t>, Node<'t>)> {
         let mut c = c;
         while matches!(c.kind(), "condition_clause" | "parenthesized_expression") {
@@ -2276,7 +2284,7 @@ impl Lowerer<'_> {
             false => n.child_by_field_name("alternative"),
         };
         let short = twice.is_none_or(|t| t.byte_range().len() <= MAX_LOWERED_TWICE);
-        (short && calls(right) && !calls(left)).then_some((or, left, right))
+        (short && calls(right)).then_some((or, left, right))
     }
 
     /// An `if`, `while` or `switch` condition (C++ allows a declaration in it); its value
@@ -3355,10 +3363,13 @@ impl Lowerer<'_> {
         let event = match p.proj.last() {
             None => hint == TypeHint::Event,
             // `ev[i]` of `cl_event ev[N]`, or of a `cl_event *ev` a helper is given.
-            Some(Proj::Index(_) | Proj::Var(_)) => {
-                p.proj.len() == 1
-                    && (hint == TypeHint::EventList || self.event_ptrs.contains(&p.var))
-            }
+            Some(Proj::Index(_) | Proj::Var(_)) => match p.proj.as_slice() {
+                [_] => hint == TypeHint::EventList || self.event_ptrs.contains(&p.var),
+                // `c.ev[s]` of a struct's `cl_event ev[N]`.
+                [Proj::Field(f), _] => (self.vars[p.var].fields.iter())
+                    .any(|(n, h)| n == f && *h == TypeHint::EventList),
+                _ => false,
+            },
             // `w[i].done`, `d->done`: an event field of a struct.
             Some(Proj::Field(f)) => self.vars[p.var]
                 .fields
