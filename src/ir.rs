@@ -201,6 +201,9 @@ pub enum Value {
         lhs: Box<Value>,
         rhs: Box<Value>,
     },
+    /// How many members a list has (`queues.len()`): an integer where the analysis knows
+    /// the list, else a scalar.
+    Len(Box<Value>),
     Unknown,
 }
 
@@ -881,6 +884,7 @@ impl fmt::Display for Show<'_, Value> {
             Value::Arith { op, lhs, rhs } => {
                 write!(f, "({} {op:?} {})", Show(func, &**lhs), Show(func, &**rhs))
             }
+            Value::Len(list) => write!(f, "len({})", Show(func, &**list)),
             Value::Unknown => write!(f, "?"),
         }
     }

@@ -77,6 +77,7 @@ fn shift_value(v: &Value, by: usize) -> Value {
             lhs: Box::new(shift_value(lhs, by)),
             rhs: Box::new(shift_value(rhs, by)),
         },
+        Value::Len(list) => Value::Len(Box::new(shift_value(list, by))),
         Value::Struct(fields) => Value::Struct(
             fields
                 .iter()

@@ -551,6 +551,7 @@ fn is_arith(v: &Value) -> bool {
     match v {
         Value::Place(_) | Value::Int(_) | Value::Scalar => true,
         Value::Arith { lhs, rhs, .. } => is_arith(lhs) && is_arith(rhs),
+        Value::Len(_) => true,
         _ => false,
     }
 }

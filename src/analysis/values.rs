@@ -742,6 +742,10 @@ impl<'f> Analyzer<'f> {
             ),
             Value::New(obj) => self.create(st, obj, name),
             Value::Str(t) => AVal::Str(t.clone()),
+            Value::Len(list) => match self.eval(st, list, None, "list") {
+                AVal::List(items) => AVal::Int(items.len() as u64),
+                _ => AVal::Scalar,
+            },
             Value::Arith { op, lhs, rhs } => {
                 let int = |a: AVal| match a {
                     AVal::Int(n) => Some(n),

@@ -60,14 +60,14 @@ pub fn link<'f>(
     }
 }
 
-/// `l op r` of integers: arithmetic the analysis can do where both are known (locals,
-/// constants, or arithmetic of them); anything else is a scalar.
 /// The longest wait list read element by element (`n, events` of a pointer and count).
 pub(crate) const MAX_WAIT_ELEMS: u64 = 64;
 
+/// `l op r` of integers: arithmetic the analysis can do where both are known (locals,
+/// constants, a list's length, or arithmetic of them); anything else is a scalar.
 pub(crate) fn arith(op: Option<ArithOp>, l: Value, r: Value) -> Value {
     let operand = |v: &Value| match v {
-        Value::Int(_) | Value::Arith { .. } => true,
+        Value::Int(_) | Value::Arith { .. } | Value::Len(_) => true,
         Value::Place(p) => p.proj.is_empty(),
         _ => false,
     };

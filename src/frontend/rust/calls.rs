@@ -247,6 +247,8 @@ impl Lowerer<'_, '_> {
                     return Value::Place(Place::var(t));
                 }
             }
+            // `queues.len()` of a list: its count, where the analysis knows the list.
+            ("len", 0) if matches!(recv, Value::Place(_)) => return Value::Len(Box::new(recv)),
             ("len" | "is_empty", 0) => return Value::Scalar,
             // `queues.first()`, `slots.last()`, `devs.get(1)` of a list of handles or
             // structs: that member (host data's elements are numbers).
