@@ -281,7 +281,7 @@ impl<'f> Analyzer<'f> {
         // A pointer parameter the caller passed a null pointer for: no event is made.
         let null_ptr = |a: &Self, e: &Place| {
             e.proj.is_empty()
-                && a.vars[e.var].member == Member::Arrow
+                && matches!(a.vars[e.var].member, Member::Arrow | Member::Ref)
                 && !a.ext_alias.contains_key(&e.var)
                 && st.env.get(e) == Some(&AVal::Null)
         };
@@ -485,7 +485,7 @@ impl<'f> Analyzer<'f> {
                 let root = self.canonical(&Place::var(e.var));
                 let root_outside = self.vars[root.var].global.is_some()
                     || self.params.contains(&root.var)
-                        && self.vars[root.var].member == Member::Arrow
+                        && matches!(self.vars[root.var].member, Member::Arrow | Member::Ref)
                     || !e.proj.is_empty()
                         && (self.params.contains(&root.var)
                             || st.env.get(&root).is_none_or(|r| *r == AVal::External));

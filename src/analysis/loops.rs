@@ -417,8 +417,10 @@ impl<'f> Analyzer<'f> {
         };
         for (field, o) in parts {
             let own = &self.objs[o].name;
-            if own.starts_with('%') || format!(".{own}") == field {
+            let made_in_callee = self.objs[o].made_in > self.frame();
+            if own.starts_with('%') || format!(".{own}") == field || made_in_callee {
                 self.objs[o].name = format!("{member}{field}");
+                self.objs[o].made_in = self.frame();
             }
         }
     }

@@ -31,6 +31,8 @@ enum Shape {
     Member(usize),
     Count,
     Pair(Box<Shape>, Box<Shape>),
+    /// `list.windows(2)`: the members of two sources, the second one ahead.
+    Window(usize, usize),
 }
 
 /// The assignments a loop body makes through its items (`*x = ..`, `x[0] += ..`, `x.f = ..`):
@@ -167,6 +169,24 @@ impl Lowerer<'_, '_> {
                         return Shape::Member(sources.len() - 1);
                     }
                 }
+                // `queues.windows(2)`: each member with the next one.
+                ("windows", 1) if int_lit(&mc.args[0]) == Some(2) => {
+                    if let Shape::Member(i) = self.iter_shape(&mc.receiver, sources) {
+                        let ahead = match &sources[i] {
+                            EachSource::Members(v) => Some(EachSource::MembersFrom(v.clone(), 1)),
+                            EachSource::MembersFrom(v, from) => {
+                                Some(EachSource::MembersFrom(v.clone(), from + 1))
+                            }
+                            _ => None,
+                        };
+                        if let Some(ahead) = ahead {
+                            sources.push(ahead);
+                            return Shape::Window(i, sources.len() - 1);
+                        }
+                    }
+                    sources.push(EachSource::Members(Value::Unknown));
+                    return Shape::Member(sources.len() - 1);
+                }
                 ("enumerate", 0) => {
                     let s = self.iter_shape(&mc.receiver, sources);
                     return Shape::Pair(Box::new(Shape::Count), Box::new(s));
@@ -278,6 +298,20 @@ impl Lowerer<'_, '_> {
     /// Binds a loop pattern to the shape of the items.
     fn bind_each(&mut self, pat: &Pat, shape: Option<&Shape>, binds: &mut Vec<(Place, EachPart)>) {
         match (pat, shape) {
+            // `pair` of `windows(2)`: the two members, as a list (`pair[0]`, `pair[1]`).
+            (Pat::Ident(pi), Some(&Shape::Window(a, b))) if pi.subpat.is_none() => {
+                let members = [a, b].map(|i| {
+                    let t = self.new_temp(TypeHint::Unknown);
+                    binds.push((Place::var(t), EachPart::Member(i)));
+                    Value::Place(Place::var(t))
+                });
+                let v = self.bind(&pi.ident.to_string(), TypeHint::Unknown);
+                self.out.push(Stmt::Assign {
+                    dst: Place::var(v),
+                    value: Value::List(members.into()),
+                    span: Span::default(),
+                });
+            }
             (Pat::Ident(pi), _) if pi.subpat.is_none() => {
                 let part = match shape {
                     Some(Shape::Member(i)) => EachPart::Member(*i),

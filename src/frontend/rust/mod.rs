@@ -301,9 +301,19 @@ impl FileCx<'_> {
                             lw.vars[v].fields.push((members_of(""), members));
                         }
                         // `done: &mut Event`: the caller's event, which a command given
-                        // `Some(done)` writes.
-                        if hint == TypeHint::Event
-                            && matches!(&*pt.ty, syn::Type::Reference(r) if r.mutability.is_some())
+                        // `Some(done)` writes; so is `out: *mut cl_event` of raw FFI, which
+                        // the caller gives as `&mut ev`.
+                        let out_ptr = |t: &syn::Type| match t {
+                            syn::Type::Reference(r) => r.mutability.is_some(),
+                            syn::Type::Ptr(p) => {
+                                p.mutability.is_some()
+                                    && matches!(&*p.elem, syn::Type::Path(e)
+                                        if e.path.segments.last().is_some_and(|s| s.ident == "cl_event"))
+                            }
+                            _ => false,
+                        };
+                        if (hint == TypeHint::Event || matches!(&*pt.ty, syn::Type::Ptr(_)))
+                            && out_ptr(&pt.ty)
                         {
                             lw.vars[v].member = Member::Ref;
                             lw.mut_refs.insert(v, Place::var(v));
