@@ -450,6 +450,24 @@ impl<'f> Analyzer<'f> {
             }
             let origin = self.origin_of(arg).unwrap_or(here);
             self.param_origin.insert(p.var, origin);
+            // A raw pointer the caller holds (`new_event_ptr`, not `&mut ev`) given for a
+            // Rust `out: *mut cl_event`: where it points is not known; the event written
+            // through it is the caller's caller's.
+            let pointer = |a: &mut Self, st: &mut State, x: &Place| {
+                a.vars[p.var].member == Member::Ref
+                    && a.vars[p.var].hint == TypeHint::Event
+                    && !matches!(a.vars[x.var].hint, TypeHint::Event | TypeHint::EventList)
+                    && matches!(
+                        a.resolve(st, x, None),
+                        AVal::Unknown | AVal::External | AVal::Null | AVal::Scalar
+                    )
+            };
+            if let Value::Place(a) = arg {
+                if pointer(self, &mut st, a) {
+                    st.env.insert(p, AVal::External);
+                    continue;
+                }
+            }
             match arg {
                 // An outside value keeps its identity; a local aggregate not known yet
                 // (`Sys s; setup(&s);`) is filled in by the callee through its parameter,

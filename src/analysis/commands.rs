@@ -483,7 +483,12 @@ impl<'f> Analyzer<'f> {
                 // Written into an element of the caller's array (`&ev[i]` of a parameter):
                 // the caller's to release.
                 let root = self.canonical(&Place::var(e.var));
-                let root_outside = self.vars[root.var].global.is_some()
+                // Written through a pointer the caller did not say where it points.
+                let through_pointer = self.callee_params.contains(&root.var)
+                    && self.vars[root.var].member == Member::Ref
+                    && !self.ext_alias.contains_key(&root.var);
+                let root_outside = through_pointer
+                    || self.vars[root.var].global.is_some()
                     || self.params.contains(&root.var)
                         && matches!(self.vars[root.var].member, Member::Arrow | Member::Ref)
                     || !e.proj.is_empty()

@@ -315,6 +315,7 @@ impl FileCx<'_> {
                         if (hint == TypeHint::Event || matches!(&*pt.ty, syn::Type::Ptr(_)))
                             && out_ptr(&pt.ty)
                         {
+                            lw.vars[v].hint = TypeHint::Event;
                             lw.vars[v].member = Member::Ref;
                             lw.mut_refs.insert(v, Place::var(v));
                         }
