@@ -387,6 +387,11 @@ impl Lowerer<'_, '_> {
                 return;
             }
         }
+        // `let _ = ev;` of a place binds nothing and moves nothing: a raw event stays
+        // where it was, to be released or leaked.
+        if matches!(pat, Pat::Wild(_)) && matches!(value, Value::Place(_)) {
+            return;
+        }
         if idents.len() != 1 || !idents[0].1 {
             self.forget(vec![value.clone()], span);
         }
