@@ -379,6 +379,18 @@ impl Lowerer<'_, '_> {
         self.scopes.push(HashMap::new());
         let mut binds = Vec::new();
         self.bind_each(pat, Some(&shape), &mut binds);
+        // `&g` of `gains: &[f64]`: an 8-byte scalar.
+        for (p, part) in &binds {
+            let EachPart::Member(i) = part else { continue };
+            if let Some(
+                EachSource::Members(Value::Place(l)) | EachSource::MembersFrom(Value::Place(l), _),
+            ) = sources.get(*i)
+            {
+                if let Some(&n) = self.elem_sizes.get(&l.var).filter(|_| l.proj.is_empty()) {
+                    self.scalar_sizes.insert(p.var, n);
+                }
+            }
+        }
         // A member of a list of structs of the crate has their methods.
         for (p, part) in &binds {
             let EachPart::Member(s) = part else { continue };

@@ -37,7 +37,9 @@ use crate::source::SourceFile;
 use closures::Closure;
 use index::{collect_consts, collect_defs, collect_uses, qualify, Defs, Uses};
 use syntax::pat_idents;
-use types::{elem_type, hint_from_name, member_hint, type_bytes, type_hint, type_name, STD_TYPES};
+use types::{
+    elem_bytes, elem_type, hint_from_name, member_hint, type_bytes, type_hint, type_name, STD_TYPES,
+};
 
 /// Lowers every function and method of a parsed file that is module `module` of its crate
 /// (empty for a crate root, or a file on its own): functions are named by their path in
@@ -239,6 +241,7 @@ impl FileCx<'_> {
             inline_budget: 0,
             mapped: std::collections::HashSet::new(),
             scalar_sizes: HashMap::new(),
+            elem_sizes: HashMap::new(),
             struct_of: HashMap::new(),
             members_struct: HashMap::new(),
             ranges: HashSet::new(),
@@ -288,6 +291,9 @@ impl FileCx<'_> {
                         lw.type_var(v, ty.clone());
                         if let Some(n) = bytes {
                             lw.scalar_sizes.insert(v, n);
+                        }
+                        if let Some(n) = elem_bytes(&pt.ty) {
+                            lw.elem_sizes.insert(v, n);
                         }
                         if let Some(fields) = &member_fields {
                             lw.vars[v].fields.clone_from(fields);
@@ -386,6 +392,8 @@ struct Lowerer<'c, 'a> {
     /// The size in bytes of each local of a known scalar type (`n: u32`, `let n = c.len()`):
     /// what `set_arg(&n)` passes.
     scalar_sizes: HashMap<Var, u64>,
+    /// The size of a member of a parameter that is a slice of scalars (`gains: &[f64]`).
+    elem_sizes: HashMap<Var, u64>,
     /// Variables whose type is a struct of the crate, by the struct's name.
     struct_of: HashMap<Var, String>,
     /// Lists whose members a constructor of a struct of the crate made, by that struct

@@ -20,6 +20,21 @@ pub(super) fn type_bytes(t: &Type) -> Option<u64> {
     type_name(t).as_deref().and_then(rust_type_size)
 }
 
+/// The size of a member of a slice, array or `Vec` of scalars (`&[f64]`: 8).
+pub(super) fn elem_bytes(t: &Type) -> Option<u64> {
+    match t {
+        Type::Reference(r) => elem_bytes(&r.elem),
+        Type::Group(g) => elem_bytes(&g.elem),
+        Type::Paren(p) => elem_bytes(&p.elem),
+        Type::Slice(s) => type_bytes(&s.elem),
+        Type::Array(a) => type_bytes(&a.elem),
+        Type::Path(_) if type_name(t).as_deref() == Some("Vec") => {
+            elem_name(t).as_deref().and_then(rust_type_size)
+        }
+        _ => None,
+    }
+}
+
 pub(super) fn type_name(t: &Type) -> Option<String> {
     match t {
         Type::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
