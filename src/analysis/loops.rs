@@ -212,12 +212,9 @@ impl<'f> Analyzer<'f> {
                 }
                 self.unrolled += cost;
                 self.unroll_depth += 1;
-                let (end, mut cx) = self.pass(body, st);
+                let next = self.pass_on(body, st, &mut exits);
                 self.unroll_depth -= 1;
-                exits.append(&mut cx.breaks);
-                let mut ends: Vec<State> = end.into_iter().collect();
-                ends.append(&mut cx.continues);
-                match self.join_all(ends) {
+                match next {
                     Some(s) => st = s,
                     None => return self.join_all(exits),
                 }

@@ -187,11 +187,7 @@ impl<'f> Analyzer<'f> {
         let mut exits = Vec::new();
         for j in 0..PEELED_PASSES {
             let s = self.count(st, counters, |from| AVal::Int(from + j))?;
-            let (end, mut cx) = self.pass(body, s);
-            exits.append(&mut cx.breaks);
-            let mut ends: Vec<State> = end.into_iter().collect();
-            ends.append(&mut cx.continues);
-            match self.join_all(ends) {
+            match self.pass_on(body, s, &mut exits) {
                 Some(s) => st = s,
                 None => return self.join_all(exits),
             }
@@ -202,6 +198,21 @@ impl<'f> Analyzer<'f> {
         let n = n - PEELED_PASSES;
         exits.extend(self.run_passes(body, st, n.min(2), Some(n), &rest));
         self.join_all(exits)
+    }
+
+    /// One pass of a loop's body run on its own: the breaks it took go to `exits`; returns
+    /// where the next pass starts, `None` where every path left the loop.
+    pub(super) fn pass_on(
+        &mut self,
+        body: &[Stmt],
+        st: State,
+        exits: &mut Vec<State>,
+    ) -> Option<State> {
+        let (end, mut cx) = self.pass(body, st);
+        exits.append(&mut cx.breaks);
+        let mut ends: Vec<State> = end.into_iter().collect();
+        ends.append(&mut cx.continues);
+        self.join_all(ends)
     }
 
     /// One pass of a loop's body: where it ends, and the breaks and continues it took.
