@@ -453,17 +453,16 @@ impl<'f> Analyzer<'f> {
             // A raw pointer the caller holds (`new_event_ptr`, not `&mut ev`) given for a
             // Rust `out: *mut cl_event`: where it points is not known; the event written
             // through it is the caller's caller's.
-            let pointer = |a: &mut Self, st: &mut State, x: &Place| {
-                a.vars[p.var].member == Member::Ref
-                    && a.vars[p.var].hint == TypeHint::Event
-                    && !matches!(a.vars[x.var].hint, TypeHint::Event | TypeHint::EventList)
-                    && matches!(
-                        a.resolve(st, x, None),
-                        AVal::Unknown | AVal::External | AVal::Null | AVal::Scalar
-                    )
-            };
-            if let Value::Place(a) = arg {
-                if pointer(self, &mut st, a) {
+            let out_param =
+                self.vars[p.var].member == Member::Ref && self.vars[p.var].hint == TypeHint::Event;
+            if let (true, Value::Place(x)) = (out_param, arg) {
+                let pointer =
+                    !matches!(self.vars[x.var].hint, TypeHint::Event | TypeHint::EventList)
+                        && matches!(
+                            self.resolve(&mut st, x, None),
+                            AVal::Unknown | AVal::External | AVal::Null | AVal::Scalar
+                        );
+                if pointer {
                     st.env.insert(p, AVal::External);
                     continue;
                 }

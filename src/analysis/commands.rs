@@ -221,10 +221,9 @@ impl<'f> Analyzer<'f> {
             if (bu.host.as_ref()).is_some_and(|h| names_param(h, &self.callee_params)) {
                 r.operands_given = true;
             }
-            if handed(&bu.buffer) {
-                r.buffers_handed = true;
-            }
-            if handed(&bu.buffer) || bu.host.as_ref().is_some_and(handed) {
+            let buffer_handed = handed(&bu.buffer);
+            r.buffers_handed |= buffer_handed;
+            if buffer_handed || bu.host.as_ref().is_some_and(handed) {
                 r.operands_handed = true;
             }
             let mode = match bu.access {
@@ -281,7 +280,7 @@ impl<'f> Analyzer<'f> {
         // A pointer parameter the caller passed a null pointer for: no event is made.
         let null_ptr = |a: &Self, e: &Place| {
             e.proj.is_empty()
-                && matches!(a.vars[e.var].member, Member::Arrow | Member::Ref)
+                && a.vars[e.var].member.refers()
                 && !a.ext_alias.contains_key(&e.var)
                 && st.env.get(e) == Some(&AVal::Null)
         };
@@ -489,8 +488,7 @@ impl<'f> Analyzer<'f> {
                     && !self.ext_alias.contains_key(&root.var);
                 let root_outside = through_pointer
                     || self.vars[root.var].global.is_some()
-                    || self.params.contains(&root.var)
-                        && matches!(self.vars[root.var].member, Member::Arrow | Member::Ref)
+                    || self.params.contains(&root.var) && self.vars[root.var].member.refers()
                     || !e.proj.is_empty()
                         && (self.params.contains(&root.var)
                             || st.env.get(&root).is_none_or(|r| *r == AVal::External));

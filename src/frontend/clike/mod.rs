@@ -1669,10 +1669,7 @@ impl Lowerer<'_> {
             "while_statement" => {
                 self.in_switch.push(false);
                 let body = self.separate(|l| {
-                    let cond = match n.child_by_field_name("condition") {
-                        Some(c) => l.condition(c),
-                        None => Value::Unknown,
-                    };
+                    let cond = l.loop_condition(n);
                     let inner = match n.child_by_field_name("body") {
                         Some(b) => l.separate(|l| l.stmt(b)),
                         None => Vec::new(),
@@ -1692,10 +1689,7 @@ impl Lowerer<'_> {
                         .push(Stmt::Loop(first.into_iter().chain([Stmt::Break]).collect()));
                 }
                 let rest = self.separate(|l| {
-                    let cond = match n.child_by_field_name("condition") {
-                        Some(c) => l.condition(c),
-                        None => Value::Unknown,
-                    };
+                    let cond = l.loop_condition(n);
                     if let Some(b) = body {
                         let inner = l.separate(|l| l.stmt(b));
                         l.exit_unless(&cond, inner);
@@ -2209,8 +2203,8 @@ impl Lowerer<'_> {
         });
         if let Some(failed) = failed_arm {
             let arm_node = match failed {
-                0 => n.child_by_field_name("consequence"),
-                _ => n.child_by_field_name("alternative"),
+                0 => consequence,
+                _ => alternative,
             };
             let goes_on = arm_node.is_none_or(|a| self.goes_on(a));
             let arm = &mut arms[failed];
@@ -2305,6 +2299,14 @@ impl Lowerer<'_> {
             };
         }
         value
+    }
+
+    /// The value of a `while` or `do` loop's condition, lowered where it stands.
+    fn loop_condition(&mut self, n: Node<'_>) -> Value {
+        match n.child_by_field_name("condition") {
+            Some(c) => self.condition(c),
+            None => Value::Unknown,
+        }
     }
 
     /// A loop's test: `pass` where `cond` holds, else the loop's end; a pass where the

@@ -91,6 +91,16 @@ impl<'ast> Visit<'ast> for ItemWrites<'_> {
     }
 }
 
+/// The place of the list a source walks the members of (`queues`, `self.queues`).
+fn walked_list(src: &EachSource) -> Option<&Place> {
+    match src {
+        EachSource::Members(Value::Place(l)) | EachSource::MembersFrom(Value::Place(l), _) => {
+            Some(l)
+        }
+        _ => None,
+    }
+}
+
 /// The places a loop walks mutably (`v.iter_mut()`, `&mut v`), through iterator adapters.
 fn walked_mutably<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
     match e {
@@ -379,32 +389,20 @@ impl Lowerer<'_, '_> {
         self.scopes.push(HashMap::new());
         let mut binds = Vec::new();
         self.bind_each(pat, Some(&shape), &mut binds);
-        // `&g` of `gains: &[f64]`: an 8-byte scalar.
-        for (p, part) in &binds {
-            let EachPart::Member(i) = part else { continue };
-            if let Some(
-                EachSource::Members(Value::Place(l)) | EachSource::MembersFrom(Value::Place(l), _),
-            ) = sources.get(*i)
-            {
-                if let Some(&n) = self.elem_sizes.get(&l.var).filter(|_| l.proj.is_empty()) {
-                    self.scalar_sizes.insert(p.var, n);
-                }
-            }
-        }
-        // A member of a list of structs of the crate has their methods.
+        // A member of a list of structs of the crate has their methods; one of a slice of
+        // scalars (`&g` of `gains: &[f64]`) their size.
         for (p, part) in &binds {
             let EachPart::Member(s) = part else { continue };
-            if let Some(
-                EachSource::Members(Value::Place(l)) | EachSource::MembersFrom(Value::Place(l), _),
-            ) = sources.get(*s)
-            {
-                if let Some(ty) = self
-                    .members_struct
-                    .get(&l.var)
-                    .filter(|_| l.proj.is_empty())
-                {
-                    self.struct_of.insert(p.var, ty.clone());
-                }
+            // Of a variable of its own (`queues`, not `self.queues`).
+            let Some(l) = (sources.get(*s).and_then(walked_list)).filter(|l| l.proj.is_empty())
+            else {
+                continue;
+            };
+            if let Some(ty) = self.members_struct.get(&l.var) {
+                self.struct_of.insert(p.var, ty.clone());
+            }
+            if let Some(&n) = self.elem_sizes.get(&l.var) {
+                self.scalar_sizes.insert(p.var, n);
             }
         }
         let tail = match body {
@@ -460,9 +458,7 @@ impl Lowerer<'_, '_> {
             })
             .collect();
         let source_items = |l: &Place| -> Option<Vec<&String>> {
-            let s = sources.iter().position(|src| {
-                matches!(src, EachSource::Members(Value::Place(x)) | EachSource::MembersFrom(Value::Place(x), _) if x == l)
-            })?;
+            let s = (sources.iter()).position(|src| walked_list(src) == Some(l))?;
             Some(
                 bound
                     .iter()

@@ -309,18 +309,17 @@ impl FileCx<'_> {
                         // `done: &mut Event`: the caller's event, which a command given
                         // `Some(done)` writes; so is `out: *mut cl_event` of raw FFI, which
                         // the caller gives as `&mut ev`.
-                        let out_ptr = |t: &syn::Type| match t {
-                            syn::Type::Reference(r) => r.mutability.is_some(),
+                        let out = match &*pt.ty {
+                            syn::Type::Reference(r) => {
+                                hint == TypeHint::Event && r.mutability.is_some()
+                            }
                             syn::Type::Ptr(p) => {
                                 p.mutability.is_some()
-                                    && matches!(&*p.elem, syn::Type::Path(e)
-                                        if e.path.segments.last().is_some_and(|s| s.ident == "cl_event"))
+                                    && type_name(&p.elem).as_deref() == Some("cl_event")
                             }
                             _ => false,
                         };
-                        if (hint == TypeHint::Event || matches!(&*pt.ty, syn::Type::Ptr(_)))
-                            && out_ptr(&pt.ty)
-                        {
+                        if out {
                             lw.vars[v].hint = TypeHint::Event;
                             lw.vars[v].member = Member::Ref;
                             lw.mut_refs.insert(v, Place::var(v));
