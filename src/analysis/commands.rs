@@ -29,6 +29,8 @@ pub(super) struct Resolved {
     pub(super) operands_handed: bool,
     /// Some of its buffers did.
     pub(super) buffers_handed: bool,
+    /// The wait lists given to the launch it enqueues, as written.
+    pub(super) launch_waits: Vec<Value>,
 }
 
 /// Whether a value names what one of `params` holds.
@@ -376,16 +378,20 @@ impl<'f> Analyzer<'f> {
         // the list through): the caller chose them all.
         let in_helper = frame != 0 && !in_closure;
         let own = |i: usize| self.frames_of(self.insts[i].frame).contains(&frame);
+        // The wait lists as written: the command's own and those given to its launch.
+        let lists: Option<Vec<&Value>> =
+            (cmd.waits.as_ref()).map(|w| w.iter().chain(&r.launch_waits).collect());
+        let written = lists.iter().flatten().copied();
         let waits_given = r.waits.as_ref().is_some_and(|w| {
             let (mine, outside) = (w.iter().any(|&i| own(i)), w.iter().any(|&i| !own(i)));
             !w.is_empty()
                 && (!in_helper || mine)
                 && ((outside && in_helper)
-                    || (cmd.waits.iter().flatten()).any(|w| names_param(w, &self.callee_params)))
+                    || written.clone().any(|w| names_param(w, &self.callee_params)))
         });
         // Its wait list is a parameter as the function got it (`nwait, wait` handed down).
         let list_given = in_helper
-            && cmd.waits.as_ref().is_some_and(|w| {
+            && lists.as_ref().is_some_and(|w| {
                 !w.is_empty()
                     && w.iter().all(|x| {
                         matches!(x, Value::Place(p) if p.proj.is_empty())
@@ -396,12 +402,9 @@ impl<'f> Analyzer<'f> {
         let receiver_only = r.operands_given && !r.operands_handed && !in_closure;
         let buffers_own = !r.given.is_empty() && !r.buffers_handed && !in_closure;
         let queue_given = in_closure || names_param(&cmd.queue, &self.callee_params);
-        let wait_from = (cmd.waits.iter().flatten())
-            .filter_map(|w| self.origin_of(w))
-            .min()
-            .or(st
-                .declined_wait
-                .filter(|_| cmd.waits.as_ref().is_none_or(Vec::is_empty)));
+        let wait_from = written.filter_map(|w| self.origin_of(w)).min().or(st
+            .declined_wait
+            .filter(|_| lists.as_ref().is_none_or(Vec::is_empty)));
         let queue_name = self
             .shown
             .get(&q)

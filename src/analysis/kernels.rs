@@ -360,6 +360,9 @@ impl<'f> Analyzer<'f> {
             writes_unnamed,
         } = self.launch_accesses(st, kernel);
         r.kernel_name = name;
+        if let AVal::Obj(o) = kernel {
+            r.launch_waits = st.launches.get(o).map_or(Vec::new(), |ls| ls.lists.clone());
+        }
         r.outside_buffers |= partial;
         r.writes_unnamed |= writes_unnamed;
         match uses {

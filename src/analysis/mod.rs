@@ -161,6 +161,8 @@ struct LaunchState {
     args: Vec<Arg>,
     /// `None` when a wait list is not known.
     waits: Option<BTreeSet<usize>>,
+    /// The wait lists given to it, as written (`set_event_wait_list(deps)`).
+    lists: Vec<Value>,
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -587,6 +587,7 @@ impl<'f> Analyzer<'f> {
                 if let AVal::Obj(l) = self.eval(&mut st, launch, None, "launch") {
                     let w = self.wait_set(&mut st, events);
                     if let Some(ls) = st.launches.get_mut(&l) {
+                        ls.lists.push(events.clone());
                         ls.waits = match (ls.waits.take(), w) {
                             (Some(mut a), Some(b)) => {
                                 a.extend(b);

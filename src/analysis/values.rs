@@ -70,6 +70,21 @@ pub(super) fn project(v: &AVal, proj: &[Proj]) -> AVal {
     }
 }
 
+/// Whether the part of a list or struct value a path names is, or is within, an outside
+/// value it holds.
+fn within_outside(v: &AVal, proj: &[Proj]) -> bool {
+    match (v, proj.split_first()) {
+        (AVal::External, _) => true,
+        (AVal::List(items), Some((Proj::Index(n), rest))) => items
+            .get(*n as usize)
+            .is_some_and(|x| within_outside(x, rest)),
+        (AVal::Struct(fields), Some((Proj::Field(f), rest))) => {
+            fields.get(f).is_some_and(|x| within_outside(x, rest))
+        }
+        _ => false,
+    }
+}
+
 /// What `env` holds at the part `p` by a list or struct an ancestor of it holds, when
 /// `p` itself has no binding (`out[0]` of `out = [null, null]`).
 pub(super) fn part_of_value(env: &Env, p: &Place) -> Option<AVal> {
@@ -507,11 +522,15 @@ impl<'f> Analyzer<'f> {
             let Some(v) = st.env.get(&root) else {
                 continue;
             };
-            // A constant index into a list, a field of a struct made here: that part.
+            // A constant index into a list, a field of a struct made here: that part,
+            // unless the part is within an outside value the struct holds (`r.lanes[1]` of a
+            // struct returned with a list of devices' lanes whose count is not known).
             if matches!(v, AVal::List(_) | AVal::Struct(_)) {
-                return project(v, &p.proj[root.proj.len()..]);
-            }
-            if *v != AVal::External || !p.is_definite() {
+                let rest = &p.proj[root.proj.len()..];
+                if !(p.is_definite() && within_outside(v, rest)) {
+                    return project(v, rest);
+                }
+            } else if *v != AVal::External || !p.is_definite() {
                 return AVal::Unknown;
             }
             // A field of the variable, or of a member of a list of structs.
@@ -923,6 +942,7 @@ impl<'f> Analyzer<'f> {
                     LaunchState {
                         args: Vec::new(),
                         waits: Some(BTreeSet::new()),
+                        lists: Vec::new(),
                     },
                 );
                 l
