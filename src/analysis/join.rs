@@ -152,6 +152,28 @@ pub(super) fn join_val(a: &AVal, b: &AVal, choose: Choose) -> AVal {
     }
 }
 
+/// A kernel's arguments after paths that set them differently (`if (err == CL_SUCCESS)
+/// err = clSetKernelArg(k, 1, ..)`): those set alike on both paths, and an unknown argument
+/// at every index set on one path only or to different values.
+fn join_args(a: &KernelArgs, b: &KernelArgs) -> KernelArgs {
+    let indices: BTreeSet<u64> = (a.args.iter().chain(&b.args)).map(|(i, _)| *i).collect();
+    KernelArgs {
+        known: a.known && b.known,
+        args: indices
+            .into_iter()
+            .map(|i| match (arg_at(a, i), arg_at(b, i)) {
+                (Some(x), Some(y)) if x == y => (i, x.clone()),
+                _ => (i, Arg::Unknown),
+            })
+            .collect(),
+    }
+}
+
+/// The argument last set at an index.
+fn arg_at(k: &KernelArgs, i: u64) -> Option<&Arg> {
+    k.args.iter().rev().find(|(j, _)| *j == i).map(|(_, x)| x)
+}
+
 /// The raw events a value holds: command events and user events.
 fn raw_in(a: &AVal, out: &mut BTreeSet<RawKey>) {
     match a {
@@ -249,7 +271,8 @@ impl State {
         for (k, a) in &this.kernel_args {
             let joined = match o.kernel_args.get(k) {
                 Some(b) if b == a => a.clone(),
-                _ => KernelArgs {
+                Some(b) => join_args(a, b),
+                None => KernelArgs {
                     known: false,
                     args: Vec::new(),
                 },

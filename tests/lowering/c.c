@@ -83,3 +83,15 @@ void loops(cl_command_queue q, cl_kernel k, cl_event *ev, cl_uint n)
     while (n > 0)
         clReleaseEvent(ev[--n]);
 }
+
+cl_int chain(cl_command_queue q, cl_kernel k, cl_mem a, cl_event *ev)
+{
+    /* A run of tests of one status, then the status returned: each test in the one
+       before it, and a failure leaves at once, as an error. */
+    cl_int err = clSetKernelArg(k, 0, sizeof(cl_mem), &a);
+    if (err == CL_SUCCESS)
+        err = clSetKernelArg(k, 1, sizeof(cl_mem), &a);
+    if (err == CL_SUCCESS)
+        err = clEnqueueNDRangeKernel(q, k, 1, NULL, global, NULL, 0, NULL, ev);
+    return err;
+}

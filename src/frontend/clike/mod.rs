@@ -960,6 +960,8 @@ impl FileCx {
             range_vars: HashSet::new(),
             written_fields: HashSet::new(),
             lambdas: HashMap::new(),
+            chain_exit: HashSet::new(),
+            status_value: None,
             in_main: name == "main",
         };
         written_fields(body, &l.text, &mut l.written_fields);
@@ -1113,6 +1115,10 @@ struct Lowerer<'c> {
     spawned_iterations: bool,
     /// Locals declared as ranges (`cl::NDRange global(n)`).
     range_vars: HashSet<Var>,
+    /// The `if`s (by where they start) of a run on one status that the function returns
+    /// right after it, and that status.
+    chain_exit: HashSet<usize>,
+    status_value: Option<Value>,
     /// Locals bound to a lambda without parameters (`auto release_all = [&]() {..};`),
     /// with its body: a call of one runs the body there.
     lambdas: HashMap<Var, Vec<Stmt>>,
@@ -1463,11 +1469,7 @@ impl Lowerer<'_> {
                     self.scopes.pop();
                 }
             }
-            "if_statement" => {
-                self.fresh_statement();
-                let cond = n.child_by_field_name("condition");
-                self.if_statement(n, cond);
-            }
+            "if_statement" => self.guarded_run(&[n]),
             "for_statement" => {
                 // A `parallel for`'s loop, not one in its body.
                 let spawn = std::mem::take(&mut self.spawn_iterations);
@@ -2154,18 +2156,57 @@ impl Lowerer<'_> {
     /// `||` or `&&`). `if (rc != CL_SUCCESS || collect(..) != CL_SUCCESS) return 1;`: the
     /// call runs only where the left side did not decide, so the path that goes on past the
     /// `if` is one where it ran. The arm both sides lead to is lowered on both paths.
-    fn if_statement(&mut self, n: Node<'_>, cond: Option<Node<'_>>) {
+    /// Consecutive `if`s on one status with no `else` (`if (err == CL_SUCCESS) err =
+    /// clSetKernelArg(..);` then `if (err == CL_SUCCESS) err = clEnqueue..(..);`): once the
+    /// status reports a failure, every later test of the run fails too, so each `if` after
+    /// the first is lowered in the `then` arm of the one before it, and a path on which a
+    /// call failed takes none of the later ones.
+    fn guarded_run(&mut self, run: &[Node<'_>]) {
+        let Some((first, rest)) = run.split_first() else {
+            return;
+        };
+        self.fresh_statement();
+        let cond = first.child_by_field_name("condition");
+        self.if_statement(*first, cond, rest);
+    }
+
+    /// The status an `if` with no `else` tests for success (`err` of `if (err ==
+    /// CL_SUCCESS)`), as written.
+    pub(super) fn success_guard(&self, n: Node<'_>) -> Option<String> {
+        if n.kind() != "if_statement" || n.child_by_field_name("alternative").is_some() {
+            return None;
+        }
+        let c = n.child_by_field_name("condition")?;
+        if self.status_failed_arm(c) != Some(1) {
+            return None;
+        }
+        let c = strip(c);
+        let c = match c.kind() {
+            "condition_clause" => strip(named(c).into_iter().last()?),
+            _ => c,
+        };
+        [
+            c.child_by_field_name("left")?,
+            c.child_by_field_name("right")?,
+        ]
+        .into_iter()
+        .map(|s| self.txt(strip(s)))
+        .find(|t| *t != "CL_SUCCESS")
+        .map(str::to_string)
+    }
+
+    fn if_statement(&mut self, n: Node<'_>, cond: Option<Node<'_>>, rest: &[Node<'_>]) {
         let consequence = n.child_by_field_name("consequence");
         let alternative = n.child_by_field_name("alternative");
         if let Some((or, left, right)) = cond.and_then(|c| self.short_circuit(c, n)) {
             let cond_value = self.condition(left);
             let decided = self.separate(|l| match (or, consequence) {
                 (true, Some(t)) => l.stmt(t),
-                (false, _) => l.if_statement(n, Some(right)),
+                (false, _) => l.if_statement(n, Some(right), &[]),
                 (true, None) => {}
             });
             let undecided = self.separate(|l| match or {
-                true => l.if_statement(n, Some(right)),
+                true => l.if_statement(n, Some(right), &[]),
                 false => l.else_arm(alternative),
             });
             let mut arms = [decided, undecided];
@@ -2180,10 +2221,12 @@ impl Lowerer<'_> {
         }
         let cond_value = cond.map_or(Value::Unknown, |c| self.condition(c));
         let checked = cond.map_or(Outs::default(), |c| self.checked_commands(c));
-        let then_arm = match consequence {
-            Some(t) => self.separate(|l| l.stmt(t)),
-            None => Vec::new(),
-        };
+        let then_arm = self.separate(|l| {
+            if let Some(t) = consequence {
+                l.stmt(t);
+            }
+            l.guarded_run(rest);
+        });
         let else_arm = self.separate(|l| l.else_arm(alternative));
         let span = cond.map_or(self.span(n), |c| self.span(c));
         let mut arms = [then_arm, else_arm].map(|arm| failed_exit(arm, &checked.events, span));
@@ -2221,6 +2264,13 @@ impl Lowerer<'_> {
                         commands: checked.commands.clone(),
                     },
                 ),
+                // An `if` of a run on one status that the function then returns: where an
+                // earlier call failed, it skips the rest of the run and returns that
+                // failure.
+                false if self.chain_exit.contains(&n.start_byte()) => {
+                    let value = self.status_value.clone().unwrap_or(Value::Unknown);
+                    arm.extend([Stmt::ErrorExit, Stmt::Return { value }]);
+                }
                 false => {}
             }
         }
@@ -3367,8 +3417,8 @@ impl Lowerer<'_> {
             // `ev[i]` of `cl_event ev[N]`, or of a `cl_event *ev` a helper is given.
             Some(Proj::Index(_) | Proj::Var(_)) => match p.proj.as_slice() {
                 [_] => hint == TypeHint::EventList || self.event_ptrs.contains(&p.var),
-                // `c.ev[s]` of a struct's `cl_event ev[N]`.
-                [Proj::Field(f), _] => (self.vars[p.var].fields.iter())
+                // `c.ev[s]`, `dv[i].up[0]` of a struct's `cl_event ev[N]`.
+                [.., Proj::Field(f), _] => (self.vars[p.var].fields.iter())
                     .any(|(n, h)| n == f && *h == TypeHint::EventList),
                 _ => false,
             },

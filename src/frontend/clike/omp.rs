@@ -6,6 +6,7 @@
 
 use tree_sitter::Node;
 
+use super::apply::strip;
 use super::{named, Lowerer};
 use crate::ir::*;
 
@@ -98,6 +99,32 @@ impl Lowerer<'_> {
                     }
                 }
                 _ => {}
+            }
+            // A run of `if`s on one status: see `guarded_run`.
+            if let Some(status) = self.success_guard(c) {
+                let run = (kids[k..].iter())
+                    .take_while(|s| {
+                        self.success_guard(**s).as_ref() == Some(&status)
+                            && !self.unswitched.contains_key(&self.span(**s))
+                    })
+                    .count();
+                let returned = kids.get(k + run).is_some_and(|r| {
+                    r.kind() == "return_statement"
+                        && named(*r)
+                            .first()
+                            .is_some_and(|e| self.txt(strip(*e)) == status)
+                });
+                if (run > 1 || returned) && !c.has_error() {
+                    if returned {
+                        self.chain_exit = kids[k..k + run].iter().map(|s| s.start_byte()).collect();
+                        self.status_value =
+                            self.lookup(&status).map(|v| Value::Place(Place::var(v)));
+                    }
+                    self.guarded_run(&kids[k..k + run]);
+                    self.chain_exit.clear();
+                    k += run;
+                    continue;
+                }
             }
             self.stmt(c);
             k += 1;
