@@ -22,6 +22,9 @@ void api(cl::Context &ctx, cl::Device &dev, std::vector<float> &host)
     cl::Buffer a(ctx, CL_MEM_READ_WRITE, 1024);
     cl::Buffer b(ctx, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR, 1024, host.data());
     cl::Buffer c(ctx, CL_MEM_READ_WRITE, 1024, nullptr, &err);
+    // Made from the data between two iterators: copied in, as CL_MEM_COPY_HOST_PTR does.
+    cl::Buffer d(ctx, host.begin(), host.end(), true);
+    cl::Buffer e(q, std::begin(host), std::end(host), false, false, &err);
     cl::UserEvent user(ctx);
     cl::Event ev, ev2;
     std::vector<cl::Event> deps;

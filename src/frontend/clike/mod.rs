@@ -238,6 +238,7 @@ pub fn lower_file(file_id: usize, src: &SourceFile, lang: Lang) -> Result<FileIr
         indexed: HashSet::new(),
         status_params: HashSet::new(),
         structs: HashMap::new(),
+        field_types: HashMap::new(),
         globals: HashMap::new(),
         aliases: HashMap::new(),
         wrappers: HashMap::new(),
@@ -354,6 +355,8 @@ struct FileCx {
     /// an OpenCL call (`*err = clEnqueueNDRangeKernel(..)` of `cl_int *err`).
     status_params: HashSet<(String, usize)>,
     structs: HashMap<String, Fields>,
+    /// The declared type of each field of a class or struct, by `Class::field`.
+    field_types: HashMap<String, String>,
     /// Variables declared at file level (`static cl_command_queue q[2];`), by name.
     globals: HashMap<String, Global>,
     /// Type aliases (`typedef cl_mem buffer_t;`, `using avec = std::vector<int, ..>;`).
@@ -667,6 +670,7 @@ impl FileCx {
             .map(|n| self.txt(n).to_string())
             .or(alias);
         let Some(name) = name else { return };
+        let record = name.clone();
         let mut fields = Vec::new();
         for f in named(body) {
             match f.kind() {
@@ -679,6 +683,9 @@ impl FileCx {
                         if let Some(n) = shape.name {
                             let real = self.real_type(&ty);
                             let name = self.txt(n).to_string();
+                            if shape.pointers == 0 && shape.array.is_none() {
+                                (self.field_types).insert(format!("{record}::{name}"), ty.clone());
+                            }
                             if let Some(h) = member_hint(&real, shape.array, shape.pointers) {
                                 fields.push((members_of(&name), h));
                             }
@@ -1008,6 +1015,12 @@ impl FileCx {
             }
         }
         l.n_params = l.vars.len();
+        if let Some(inits) = named(def)
+            .into_iter()
+            .find(|c| c.kind() == "field_initializer_list")
+        {
+            l.member_inits(inits);
+        }
         l.stmt(body);
         let span = l.span(def);
         let function = Function {
@@ -1287,6 +1300,21 @@ impl Lowerer<'_> {
             }
             "cast_expression" => {
                 c_type_size(&self.cx.real_type(self.txt(n.child_by_field_name("type")?)))
+            }
+            // `base + m`: the usual arithmetic conversions, where they give one size whatever
+            // the operands are (integers or floating): operands of one size, or of sizes up
+            // to an `int`'s, promoted to at least an `int`. A comparison is an `int`.
+            "binary_expression" => {
+                let op = self.txt(n.child_by_field_name("operator")?);
+                if matches!(op, "==" | "!=" | "<" | ">" | "<=" | ">=" | "&&" | "||") {
+                    return Some(4);
+                }
+                let left = self.value_bytes(n.child_by_field_name("left")?)?;
+                if matches!(op, "<<" | ">>") {
+                    return Some(left.max(4));
+                }
+                let right = self.value_bytes(n.child_by_field_name("right")?)?;
+                (left == right || left.max(right) <= 4).then_some(left.max(right).max(4))
             }
             _ => None,
         }
@@ -2725,12 +2753,121 @@ impl Lowerer<'_> {
 
     fn construct_from(&mut self, ty: &str, items: &[Node<'_>], span: Span) -> Value {
         let segs = path_segments(ty.trim_start_matches("const ").trim());
+        if let Some(v) = self.iterator_buffer(&segs, items) {
+            return v;
+        }
         match self.cx_bindings().function(&segs, items.len()) {
             Some(api) => self.apply(api, None, items, span),
             None => {
                 let vals: Vec<Value> = items.iter().map(|a| self.expr(*a)).collect();
                 self.forget(vals, span);
                 Value::Unknown
+            }
+        }
+    }
+
+    /// A constructor's member initializers (`: queue_(ctx, dev), pixels_(ctx, b, e, false)`),
+    /// in order: a member given one value is that value (`ctx_(ctx)`); one given several is
+    /// made by its class's constructor, as a declaration with those arguments makes it.
+    fn member_inits(&mut self, list: Node<'_>) {
+        for init in named(list) {
+            let kids = named(init);
+            let (Some(field), Some(args)) = (
+                kids.iter().find(|c| c.kind() == "field_identifier"),
+                (kids.iter()).find(|c| matches!(c.kind(), "argument_list" | "initializer_list")),
+            ) else {
+                continue;
+            };
+            let name = self.txt(*field).to_string();
+            let Some(dst) = self.member_of_this(&name) else {
+                continue;
+            };
+            let span = self.span(init);
+            self.fresh_statement();
+            let items = named(*args);
+            let ty = (self.class.as_ref())
+                .and_then(|c| self.cx.field_types.get(&format!("{c}::{name}")))
+                .cloned();
+            // One value of the member's own kind (`ctx_(ctx)`) is a copy of it.
+            let copy = |l: &Self, one: Node<'_>, ty: &str| {
+                let hint = declared_hint(&l.cx.real_type(ty), None, 0);
+                match l.expr_hint(one) {
+                    Some(h) => h == hint,
+                    None => !hint.is_handle(),
+                }
+            };
+            let value = match (items.as_slice(), ty) {
+                ([one], Some(ty)) if !copy(self, *one, &ty) => {
+                    self.construct_from(&ty, &items, span)
+                }
+                ([one], _) => self.expr(*one),
+                (_, Some(ty)) => self.construct_from(&ty, &items, span),
+                _ => {
+                    let vals = items.iter().map(|a| self.expr(*a)).collect();
+                    self.forget(vals, span);
+                    Value::Unknown
+                }
+            };
+            self.out.push(Stmt::Assign { dst, value, span });
+        }
+    }
+
+    /// The declared hint of a variable an expression names bare (`ctx`).
+    fn expr_hint(&self, n: Node<'_>) -> Option<TypeHint> {
+        let n = strip(n);
+        (n.kind() == "identifier")
+            .then(|| self.lookup(self.txt(n)))
+            .flatten()
+            .map(|v| self.vars[v].hint)
+    }
+
+    /// `cl::Buffer(ctx, v.begin(), v.end(), readOnly[, useHostPtr[, &err]])`, also with a
+    /// queue first or with neither: a buffer made from the host data the iterators walk,
+    /// copied in (or used in place), as `CL_MEM_COPY_HOST_PTR` makes one.
+    fn iterator_buffer(&mut self, segs: &[String], items: &[Node<'_>]) -> Option<Value> {
+        if segs.last().map(String::as_str) != Some("Buffer") {
+            return None;
+        }
+        let at = items.iter().position(|a| self.iterated(*a).is_some())?;
+        if at > 1 || items.len() < at + 3 || items.len() > at + 5 {
+            return None;
+        }
+        let data = self.iterated(items[at])?;
+        // The end iterator only bounds the walk.
+        for (i, a) in items.iter().enumerate() {
+            if i != at && i != at + 1 {
+                self.expr(*a);
+            }
+        }
+        let host = self.expr(data);
+        Some(Value::New(NewObject::Buffer {
+            undefined: false,
+            host_init: Some(Box::new(host)),
+        }))
+    }
+
+    /// The container an iterator to its start walks: `v` of `v.begin()`, `v.cbegin()`,
+    /// `std::begin(v)`.
+    fn iterated<'t>(&self, n: Node<'t>) -> Option<Node<'t>> {
+        let n = strip(n);
+        if n.kind() != "call_expression" {
+            return None;
+        }
+        let func = n.child_by_field_name("function")?;
+        let args = named(n.child_by_field_name("arguments")?);
+        match func.kind() {
+            "field_expression" => {
+                let field = self.txt(func.child_by_field_name("field")?);
+                (matches!(field, "begin" | "cbegin") && args.is_empty())
+                    .then(|| func.child_by_field_name("argument"))?
+            }
+            _ => {
+                let path = path_segments(self.txt(func));
+                let std_begin = path.len() == 2 && path[0] == "std" && path[1] == "begin";
+                match args.as_slice() {
+                    [one] if std_begin => Some(*one),
+                    _ => None,
+                }
             }
         }
     }
@@ -3762,6 +3899,9 @@ impl Lowerer<'_> {
         }
         let path = self.txt(func).to_string();
         let segs = path_segments(&path);
+        if let Some(v) = self.iterator_buffer(&segs, &args) {
+            return v;
+        }
         if let Some(api) = b.function(&segs, args.len()) {
             return self.apply(api, None, &args, span);
         }
