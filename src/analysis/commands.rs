@@ -190,6 +190,50 @@ impl<'f> Analyzer<'f> {
         id
     }
 
+    /// Where instance `late`, of another thread than the one being followed, was made past
+    /// a pass of a host barrier that this thread has yet to arrive at: the barrier and the
+    /// pass this thread arrives at next. The host then makes what this thread makes now
+    /// first.
+    fn barrier_ahead(&self, late: usize) -> Option<(Place, usize)> {
+        let l = &self.insts[late];
+        if l.thread == self.thread_now {
+            return None;
+        }
+        (l.passed.iter())
+            .map(|(b, &p)| (b, self.passed.get(b).copied().unwrap_or(0), p))
+            .find(|(_, now, p)| now < p)
+            .map(|(b, now, _)| (b.clone(), now + 1))
+    }
+
+    /// The races deferred to a pass of a barrier (`None`: to the end of the thread being
+    /// followed), with what that thread knows complete there: an early access not
+    /// complete races its late one.
+    pub(super) fn settle_races(&mut self, at: Option<(&Place, usize)>, completed: &BitSet) {
+        let thread = self.thread_now;
+        let (due, rest): (Vec<Deferred>, Vec<Deferred>) = std::mem::take(&mut self.deferred)
+            .into_iter()
+            .partition(|d| {
+                self.insts[d.early].thread == thread
+                    && at.is_none_or(|(b, p)| d.at.0 == *b && d.at.1 == p)
+            });
+        self.deferred = rest;
+        for d in due.into_iter().filter(|d| !completed.contains(d.early)) {
+            let (pq, cq) = (self.insts[d.early].queue, self.insts[d.late].queue);
+            if self.seen.insert((3, self.insts[d.early].cmd.id, cq))
+                && self.seen.insert((9, self.insts[d.late].cmd.id, pq))
+            {
+                self.unordered.push((d.early, d.late));
+                self.raw.push(RawFact::Unordered {
+                    producer: d.early,
+                    pm: d.early_mode,
+                    consumer: d.late,
+                    cm: d.late_mode,
+                    buffer: d.buffer,
+                });
+            }
+        }
+    }
+
     pub(super) fn same_device(&self, a: ObjId, b: ObjId) -> bool {
         self.home(a) == self.home(b)
     }
@@ -426,6 +470,8 @@ impl<'f> Analyzer<'f> {
             buffers_own,
             queue_given,
             given: r.given.clone(),
+            thread: self.thread_now,
+            passed: self.passed.clone(),
         });
         for (b, _, _) in &r.uses {
             self.touch_element(st, *b);
@@ -645,6 +691,20 @@ impl<'f> Analyzer<'f> {
                 || same_bytes.contains(&e.inst);
             // A command does not race with itself (a kernel reading and writing one buffer).
             if !ordered && !repeat && !unchanged && e.inst != i {
+                if let Some(at) = self.barrier_ahead(e.inst) {
+                    self.deferred.push(Deferred {
+                        early: i,
+                        early_mode: mode,
+                        late: e.inst,
+                        late_mode: e.mode,
+                        buffer: b,
+                        at,
+                    });
+                    if seen.insert(Rc::as_ptr(&e.covered)) {
+                        stack.extend(e.covered.iter().rev().map(|c| (c, stand)));
+                    }
+                    continue;
+                }
                 // Unordered: what it covers is ordered before it, so covered by it.
                 unordered.push(stand.unwrap_or((e.order, e.inst, e.mode)));
                 continue;

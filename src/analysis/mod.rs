@@ -229,6 +229,19 @@ enum RawKey {
 }
 
 /// A host thread spawned, as whoever joins it sees it.
+/// An access of the thread being followed that the host makes before a conflicting access
+/// of a thread followed earlier, which that thread made past a pass of a host barrier: the
+/// two are ordered only if the early one is complete where its thread arrives at that pass.
+struct Deferred {
+    early: usize,
+    early_mode: Mode,
+    late: usize,
+    late_mode: Mode,
+    buffer: ObjId,
+    /// The barrier and the pass.
+    at: (Place, usize),
+}
+
 #[derive(Clone, Debug)]
 struct Thread {
     /// What it completed on the host when it ends.
@@ -298,6 +311,10 @@ struct Inst {
     queue_given: bool,
     /// The buffers it names through a callee's parameter.
     given: BTreeSet<ObjId>,
+    /// The host thread that enqueued it, and how many times that thread had waited at each
+    /// host barrier then.
+    thread: Option<usize>,
+    passed: Rc<BTreeMap<Place, usize>>,
 }
 
 struct Analyzer<'f> {
@@ -411,9 +428,17 @@ struct Analyzer<'f> {
     globals: HashMap<String, Var>,
     /// Sub-buffers, with the buffer each is a region of.
     parents: HashMap<ObjId, ObjId>,
-    /// Per host barrier (the place that holds it): what the threads that arrived at it so
-    /// far knew complete.
-    rendezvous: HashMap<Place, BitSet>,
+    /// Per host barrier (the place that holds it) and pass (the first wait on it, the
+    /// second, ..): what the threads that arrived there so far knew complete.
+    rendezvous: HashMap<(Place, usize), BitSet>,
+    /// Conflicting accesses of two threads whose order rests on a barrier pass the thread
+    /// being followed has not reached yet (`Analyzer::defer_race`).
+    deferred: Vec<Deferred>,
+    /// The host thread being followed (`None`: the function's own), threads spawned so
+    /// far, and how many times the thread being followed has waited at each barrier.
+    thread_now: Option<usize>,
+    spawned: usize,
+    passed: Rc<BTreeMap<Place, usize>>,
 }
 
 /// Analyzes one function. Calls of functions in `index` (the crate) are followed: the
@@ -474,6 +499,10 @@ pub fn analyze<'f>(func: &Function, index: &'f Index<'f>, kernels: &mut Kernels)
         globals: HashMap::new(),
         parents: HashMap::new(),
         rendezvous: HashMap::new(),
+        deferred: Vec::new(),
+        thread_now: None,
+        spawned: 0,
+        passed: Rc::default(),
     };
     if trace::on() {
         trace::line(format!("fn {}", func.name));
@@ -505,5 +534,6 @@ pub fn analyze<'f>(func: &Function, index: &'f Index<'f>, kernels: &mut Kernels)
             a.leak(key, None);
         }
     }
+    a.settle_races(None, &BitSet::default());
     a.finish()
 }

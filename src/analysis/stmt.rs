@@ -685,7 +685,14 @@ impl<'f> Analyzer<'f> {
                 // `&tid[i]`: the member `i` holds.
                 let handle = &self.canonical(&self.concrete(&st, handle));
                 let before = st.clone();
-                let (ended, v) = match self.block(body, st) {
+                let outer = (self.thread_now, std::mem::take(&mut self.passed));
+                self.thread_now = Some(self.spawned);
+                self.spawned += 1;
+                let ended = self.block(body, st);
+                // A pass the thread never arrived at orders nothing.
+                self.settle_races(None, &BitSet::default());
+                (self.thread_now, self.passed) = outer;
+                let (ended, v) = match ended {
                     Some(mut end) => {
                         let v = self.eval(&mut end, value, None, "%returned");
                         (end, v)
@@ -833,13 +840,21 @@ impl<'f> Analyzer<'f> {
             }
             Stmt::ErrorExit => st.error_exit = true,
             // Threads are followed one after another: one that arrives learns what those
-            // that arrived before it knew, and leaves what it knows for those after it.
+            // that arrived at the same pass before it knew, and leaves what it knows for
+            // those after it. What it knows complete there orders its earlier commands
+            // before what the threads followed before it made past that pass.
             Stmt::Rendezvous { barrier } => {
                 if let Value::Place(p) = barrier {
                     let key = self.canonical(&self.concrete(&st, p));
-                    let known = self.rendezvous.entry(key).or_default();
+                    let pass = Rc::make_mut(&mut self.passed)
+                        .entry(key.clone())
+                        .or_insert(0);
+                    *pass += 1;
+                    let pass = *pass;
+                    let known = self.rendezvous.entry((key.clone(), pass)).or_default();
                     known.union_with(&st.completed);
                     st.completed.union_with(known);
+                    self.settle_races(Some((&key, pass)), &st.completed);
                 }
                 // Past a barrier another thread may have written the program's global host
                 // data (a master publishing new centres): what it holds is not known.
