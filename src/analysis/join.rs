@@ -73,6 +73,11 @@ fn union_vec_map<K: Clone + Eq + std::hash::Hash, T: Clone + PartialEq>(
 }
 
 /// Whether every item is an object and no two are the same one.
+/// Whether no two values of a list are the same.
+pub(super) fn distinct(items: &[AVal]) -> bool {
+    (items.iter().enumerate()).all(|(i, x)| !items[..i].contains(x))
+}
+
 pub(super) fn distinct_objects(items: &[AVal]) -> bool {
     items
         .iter()

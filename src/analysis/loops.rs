@@ -371,8 +371,11 @@ impl<'f> Analyzer<'f> {
         }
         // Over a list of a count not known, what each pass made (`Worker::new(..)` per
         // device): the members of the passes run, as the passes stand for the devices.
+        // Threads spawned per pass are as much its own as objects made per pass.
+        let threads = values.iter().all(|v| matches!(v, AVal::Thread(_)));
         let made = values.iter().all(|v| matches!(v, AVal::Struct(_)))
-            || super::join::distinct_objects(&values);
+            || super::join::distinct_objects(&values)
+            || (threads && super::join::distinct(&values));
         let complete = cur.is_some() && values.len() == n && (!unknown_count || made);
         exits.extend(cur);
         let mut out = self.join_all(exits)?;

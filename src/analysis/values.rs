@@ -66,6 +66,10 @@ pub(super) fn project(v: &AVal, proj: &[Proj]) -> AVal {
         (AVal::Struct(fields), Proj::Field(f)) => {
             fields.get(f).map_or(AVal::Unknown, |x| project(x, rest))
         }
+        // `t.1` of a tuple made here, a list of its parts.
+        (AVal::List(items), Proj::Field(f)) => (f.parse::<usize>().ok())
+            .and_then(|n| items.get(n))
+            .map_or(AVal::Unknown, |x| project(x, rest)),
         _ => AVal::Unknown,
     }
 }

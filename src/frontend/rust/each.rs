@@ -338,6 +338,12 @@ impl Lowerer<'_, '_> {
                 self.bind_each(&t.elems[0], Some(a), binds);
                 self.bind_each(&t.elems[1], Some(b), binds);
             }
+            // `(queue, buf, _)` of a list of tuples: the member's fields by position.
+            (Pat::Tuple(_), Some(&Shape::Member(i))) => {
+                let t = self.new_temp(TypeHint::Unknown);
+                binds.push((Place::var(t), EachPart::Member(i)));
+                self.let_pattern(pat, Value::Place(Place::var(t)), Span::default());
+            }
             _ => {
                 for (name, _) in pat_idents(pat) {
                     let v = self.bind(&name, TypeHint::Unknown);

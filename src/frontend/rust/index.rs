@@ -136,6 +136,16 @@ pub(super) fn collect_defs(items: &[syn::Item], prefix: Option<&str>, defs: &mut
                 }
                 defs.structs.insert(st.ident.to_string(), fields);
             }
+            // `type Part = (CommandQueue, Buffer<f32>, Event)`: a tuple whose fields are
+            // named by position, as a tuple struct's are.
+            syn::Item::Type(t) => {
+                if let syn::Type::Tuple(tuple) = &*t.ty {
+                    let fields = (tuple.elems.iter().enumerate())
+                        .map(|(i, ty)| (i.to_string(), type_hint(ty)))
+                        .collect();
+                    defs.structs.insert(t.ident.to_string(), fields);
+                }
+            }
             syn::Item::Mod(m) => {
                 let p = qualify(prefix, &m.ident.to_string());
                 if let Some((_, items)) = &m.content {
