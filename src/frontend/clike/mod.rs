@@ -2642,10 +2642,10 @@ impl Lowerer<'_> {
                 }
                 (None, None) => Value::Unknown,
             };
+            // `float coef[2] = { 1.0f - 2.0f * alpha, alpha }`: host data, whatever its
+            // initial values are computed from.
             let value = match (value, hint) {
-                (Value::List(items), TypeHint::Host(kind)) if items.is_empty() => {
-                    Value::Host { kind, base: None }
-                }
+                (Value::List(_), TypeHint::Host(kind)) => Value::Host { kind, base: None },
                 (v, _) => v,
             };
             // `cl_event ev[NDEV] = {0}`: handles not made yet, every one null (the members
