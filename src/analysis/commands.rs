@@ -758,8 +758,14 @@ impl<'f> Analyzer<'f> {
         if let Some(ms) = st.pending_host.remove(&b) {
             if device_use {
                 // One the host waited for has done what the flag is for: the host had the
-                // buffer (`CL_MEM_USE_HOST_PTR` memory it then reads in place).
-                for m in ms.into_iter().filter(|&m| !st.completed.contains(m)) {
+                // buffer (`CL_MEM_USE_HOST_PTR` memory it then reads in place). Not one made
+                // here from no host memory: the host reaches that only through a command.
+                let root = self.parents.get(&b).copied().unwrap_or(b);
+                let in_place = !self.undefined.contains_key(&root);
+                for m in ms
+                    .into_iter()
+                    .filter(|&m| !(in_place && st.completed.contains(m)))
+                {
                     if self.seen.insert((2, self.insts[m].cmd.id, 0)) {
                         self.raw.push(RawFact::HostMigration {
                             migration: m,
