@@ -2756,6 +2756,21 @@ impl Lowerer<'_> {
         if let Some(v) = self.iterator_buffer(&segs, items) {
             return v;
         }
+        // `std::vector<float> h(n)`: host data; `std::vector<cl::Event> ev(2)`: that many
+        // events not made yet.
+        if let (Some(elem), [count]) = (vector_elem(ty), items) {
+            let real = self.cx.real_type(ty);
+            let n = self.expr(*count);
+            match (declared_hint(&real, None, 0), n) {
+                (TypeHint::Host(kind), _) => return Value::Host { kind, base: None },
+                (_, Value::Int(n @ 0..=MAX_NULL_SLOTS))
+                    if handle_hint(last_name(elem)) != TypeHint::Unknown =>
+                {
+                    return Value::List(vec![Value::Null; n as usize]);
+                }
+                _ => {}
+            }
+        }
         match self.cx_bindings().function(&segs, items.len()) {
             Some(api) => self.apply(api, None, items, span),
             None => {
@@ -3796,6 +3811,17 @@ impl Lowerer<'_> {
                 }
             }
             match (method.as_str(), &rv) {
+                // `kernels.back()`, `queues.front()` of a vector: its last or first member.
+                ("back" | "front", Value::Place(list))
+                    if args.is_empty() && self.elem_types.contains_key(&list.var) =>
+                {
+                    let mut p = list.clone();
+                    p.proj.push(match method.as_str() {
+                        "back" => Proj::Last,
+                        _ => Proj::Index(0),
+                    });
+                    return Value::Place(p);
+                }
                 ("push_back" | "emplace_back", Value::Place(list)) if args.len() == 1 => {
                     let item = self.expr(args[0]);
                     // `parts.emplace_back(clCreateBuffer(..))` into a list of a wrapper.
