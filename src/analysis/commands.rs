@@ -387,7 +387,15 @@ impl<'f> Analyzer<'f> {
                 self.forget_buffer(st, *b);
             }
             if let Some(e) = event {
-                st.env.insert(e.clone(), AVal::Unknown);
+                let ev = match self.untracked_event {
+                    Some(ev) => ev,
+                    None => {
+                        let ev = self.new_obj(ObjKind::UntrackedEvent, "event".into());
+                        self.untracked_event = Some(ev);
+                        ev
+                    }
+                };
+                st.env.insert(e.clone(), AVal::Obj(ev));
             }
             return;
         };

@@ -101,6 +101,9 @@ enum ObjKind {
         kernel: Option<ObjId>,
     },
     UserEvent,
+    /// The event of a command the analysis does not follow (its queue is not known): an
+    /// event of its own, none of those it knows, and what it orders is not known.
+    UntrackedEvent,
     /// A command being built (ocl): `buffer.write(&v).queue(&q)`.
     CmdBuilder(Box<builders::CmdBuild>),
     /// `Buffer::builder()`.
@@ -438,6 +441,8 @@ struct Analyzer<'f> {
     /// far, and how many times the thread being followed has waited at each barrier.
     thread_now: Option<usize>,
     spawned: usize,
+    /// The one object that stands for every event of a command not followed.
+    untracked_event: Option<ObjId>,
     passed: Rc<BTreeMap<Place, usize>>,
 }
 
@@ -502,6 +507,7 @@ pub fn analyze<'f>(func: &Function, index: &'f Index<'f>, kernels: &mut Kernels)
         deferred: Vec::new(),
         thread_now: None,
         spawned: 0,
+        untracked_event: None,
         passed: Rc::default(),
     };
     if trace::on() {
