@@ -407,11 +407,16 @@ impl<'f> Analyzer<'f> {
                 }
                 let hint = self.vars[dst.var].hint;
                 // The annotation says what an unknown value is; but an event not known once
-                // commands have been made (`cl_event done = es.last()`) may be one of them.
+                // commands have been made (`cl_event done = es.last()`) may be one of them,
+                // and so may a member of a list at an index not known (`q = qs[i]`,
+                // `queues_.back()`) be any of its members.
+                let some_member = matches!(value, Value::Place(src)
+                    if !self.concrete(&st, src).is_definite());
                 if dst.proj.is_empty()
                     && matches!(v, AVal::Unknown | AVal::External)
                     && hint != TypeHint::Unknown
                     && (hint != TypeHint::Event || self.insts.is_empty())
+                    && !some_member
                 {
                     v = self.hinted(hint, &name);
                 }

@@ -92,3 +92,15 @@ void functors(cl::Program program, cl::CommandQueue q, cl::Buffer a, cl::Buffer 
     cl::Event e2 = scale(cl::EnqueueArgs(q, deps, cl::NDRange(n), cl::NDRange(64)), a, b, n);
     add(cl::EnqueueArgs(q, cl::NDRange(n)), a, b);
 }
+
+void lambdas(cl::CommandQueue q0, cl::CommandQueue q1, cl::Kernel k)
+{
+    // A lambda with parameters: each call binds them, then runs its body.
+    auto launch = [](cl::CommandQueue &q, cl::Kernel &kernel, size_t n) {
+        q.enqueueNDRangeKernel(kernel, cl::NullRange, cl::NDRange(n));
+    };
+    launch(q0, k, 64);
+    launch(q1, k, 128);
+    std::vector<cl::CommandQueue> queues{q0, q1};
+    queues.back().finish();
+}

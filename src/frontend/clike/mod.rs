@@ -1134,7 +1134,7 @@ struct Lowerer<'c> {
     status_value: Option<Value>,
     /// Locals bound to a lambda without parameters (`auto release_all = [&]() {..};`),
     /// with its body: a call of one runs the body there.
-    lambdas: HashMap<Var, Vec<Stmt>>,
+    lambdas: HashMap<Var, (Vec<Var>, Vec<Stmt>)>,
     /// Lowering `main`: a `return` of a failure status ends the program.
     in_main: bool,
 }
@@ -2827,6 +2827,19 @@ impl Lowerer<'_> {
         }
     }
 
+    /// Whether a place is a `std::vector`: a variable declared as one, or a field of the
+    /// class of the method being lowered (`queues_`).
+    fn is_vector(&self, p: &Place) -> bool {
+        match p.proj.as_slice() {
+            [] => self.elem_types.contains_key(&p.var),
+            [Proj::Field(f)] => (self.class.as_ref())
+                .filter(|_| self.vars[p.var].name == "this")
+                .and_then(|c| self.cx.field_types.get(&format!("{c}::{f}")))
+                .is_some_and(|ty| vector_elem(&self.cx.real_type(ty)).is_some()),
+            _ => false,
+        }
+    }
+
     /// The declared hint of a variable an expression names bare (`ctx`).
     fn expr_hint(&self, n: Node<'_>) -> Option<TypeHint> {
         let n = strip(n);
@@ -2916,18 +2929,45 @@ impl Lowerer<'_> {
         bindings()
     }
 
-    /// The body of a lambda without parameters, lowered to run where a call of the local
-    /// bound to it runs it (what it captures by reference is the function's own).
-    fn lambda_body(&mut self, n: Node<'_>) -> Option<Vec<Stmt>> {
+    /// The parameters and body of a lambda, lowered to run where a call of the local bound to
+    /// it runs it (what it captures by reference is the function's own). Each call binds
+    /// the parameters to its arguments first.
+    fn lambda_body(&mut self, n: Node<'_>) -> Option<(Vec<Var>, Vec<Stmt>)> {
         if n.kind() != "lambda_expression" {
             return None;
         }
-        let no_params = n
+        let params = n
             .child_by_field_name("declarator")
             .and_then(|d| d.child_by_field_name("parameters"))
-            .is_none_or(|p| named(p).is_empty());
-        let body = n.child_by_field_name("body").filter(|_| no_params)?;
-        Some(self.separate(|l| l.stmt(body)))
+            .map_or(Vec::new(), named);
+        let body = n.child_by_field_name("body")?;
+        self.scopes.push(HashMap::new());
+        let mut vars = Vec::new();
+        for p in params {
+            let shape = (p.kind() == "parameter_declaration")
+                .then(|| p.child_by_field_name("declarator"))
+                .flatten()
+                .map(|d| self.cx.declarator(&self.text, d));
+            let Some(name) = shape.as_ref().and_then(|s| s.name) else {
+                self.scopes.pop();
+                return None;
+            };
+            let shape = shape.unwrap_or_default();
+            let ty = p
+                .child_by_field_name("type")
+                .map_or(String::new(), |t| self.txt(t).to_string());
+            let hint = declared_hint(&self.cx.real_type(&ty), shape.array, shape.pointers);
+            let name = self.txt(name).to_string();
+            let v = self.bind(&name, hint);
+            if shape.array.is_none() && shape.pointers == 0 {
+                self.note_scalar_type(v, &ty);
+            }
+            self.type_var(v, &ty, shape.pointers);
+            vars.push(v);
+        }
+        let stmts = self.separate(|l| l.stmt(body));
+        self.scopes.pop();
+        Some((vars, stmts))
     }
 
     /// The place an assignment target names, if it is one.
@@ -3813,7 +3853,7 @@ impl Lowerer<'_> {
             match (method.as_str(), &rv) {
                 // `kernels.back()`, `queues.front()` of a vector: its last or first member.
                 ("back" | "front", Value::Place(list))
-                    if args.is_empty() && self.elem_types.contains_key(&list.var) =>
+                    if args.is_empty() && self.is_vector(list) =>
                 {
                     let mut p = list.clone();
                     p.proj.push(match method.as_str() {
@@ -3899,11 +3939,21 @@ impl Lowerer<'_> {
             }
             return self.unknown_call(Some(rv), &args, span);
         }
-        // `release_all()` of a local bound to a lambda: its body, run here.
-        if func.kind() == "identifier" && args.is_empty() {
+        // `release_all()`, `launch(q, k, n)` of a local bound to a lambda: its body, run
+        // here with its parameters bound to the arguments.
+        if func.kind() == "identifier" {
             let lambda = (self.lookup(self.txt(func)))
-                .and_then(|v| self.lambdas.get(&v).map(|b| (v, b.clone())));
-            if let Some((v, body)) = lambda {
+                .and_then(|v| self.lambdas.get(&v).map(|b| (v, b.clone())))
+                .filter(|(_, (params, _))| params.len() == args.len());
+            if let Some((v, (params, body))) = lambda {
+                for (p, a) in params.iter().zip(&args) {
+                    let value = self.expr(*a);
+                    self.out.push(Stmt::Assign {
+                        dst: Place::var(*p),
+                        value,
+                        span,
+                    });
+                }
                 let dst = Place::var(self.new_temp(TypeHint::Unknown));
                 self.out.push(Stmt::Closure {
                     name: Some(self.vars[v].name.clone()),
