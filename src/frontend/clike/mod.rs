@@ -1301,6 +1301,20 @@ impl Lowerer<'_> {
             "cast_expression" => {
                 c_type_size(&self.cx.real_type(self.txt(n.child_by_field_name("type")?)))
             }
+            // `d->rows`, `devs[i].rows`: the field's declared type.
+            "field_expression" => {
+                let mut base = strip(n.child_by_field_name("argument")?);
+                if base.kind() == "subscript_expression" {
+                    base = strip(base.child_by_field_name("argument")?);
+                }
+                if base.kind() != "identifier" {
+                    return None;
+                }
+                let ty = self.vars[self.lookup(self.txt(base))?].ty.as_ref()?;
+                let field = self.txt(n.child_by_field_name("field")?);
+                let declared = self.cx.field_types.get(&format!("{ty}::{field}"))?;
+                c_type_size(&self.cx.real_type(declared))
+            }
             // `base + m`: the usual arithmetic conversions, where they give one size whatever
             // the operands are (integers or floating): operands of one size, or of sizes up
             // to an `int`'s, promoted to at least an `int`. A comparison is an `int`.
