@@ -3,7 +3,7 @@
 
 use super::env::Places;
 use super::loops::{LoopTest, MAX_UNROLLED_STMTS, PEELED_PASSES, PEEL_DEPTH, TWO_ITERATION_DEPTH};
-use super::values::remove_parts;
+use super::values::{part_of_value, remove_parts};
 use super::*;
 
 impl<'f> Analyzer<'f> {
@@ -605,7 +605,8 @@ impl<'f> Analyzer<'f> {
             }
             Stmt::Push { list, item } => {
                 // What it makes is named as the member it becomes (`out[1].input`).
-                let member = match st.env.get(list) {
+                let held = (st.env.get(list).cloned()).or_else(|| part_of_value(&st.env, list));
+                let member = match held {
                     Some(AVal::List(items)) => {
                         Some(format!("{}[{}]", self.place_name(list), items.len()))
                     }
@@ -630,7 +631,9 @@ impl<'f> Analyzer<'f> {
                         self.hand_on(&mut st, &items);
                     }
                 }
-                match st.env.get_mut(list) {
+                // A list held in a struct or a list a variable holds (`cl.pos` of
+                // `Cluster { pos: vec![], .. }`): that part of it.
+                match part_mut(&mut st.env, list) {
                     Some(AVal::List(items)) => items.push(v),
                     Some(other) => *other = AVal::Unknown,
                     None => {}
@@ -938,6 +941,30 @@ impl<'f> Analyzer<'f> {
         }
         Some(st)
     }
+}
+
+/// The value at a place: its own binding, else the part of the list or struct value the
+/// nearest bound place above it holds, where the path to it is constant.
+fn part_mut<'e>(env: &'e mut Env, p: &Place) -> Option<&'e mut AVal> {
+    let bound = (0..=p.proj.len()).rev().find(|&k| {
+        env.contains_key(&Place {
+            var: p.var,
+            proj: p.proj[..k].to_vec(),
+        })
+    })?;
+    let root = Place {
+        var: p.var,
+        proj: p.proj[..bound].to_vec(),
+    };
+    let mut v = env.get_mut(&root)?;
+    for x in &p.proj[bound..] {
+        v = match (v, x) {
+            (AVal::Struct(fields), Proj::Field(f)) => fields.get_mut(f)?,
+            (AVal::List(items), Proj::Index(n)) => items.get_mut(*n as usize)?,
+            _ => return None,
+        };
+    }
+    Some(v)
 }
 
 /// What a loop of `n` passes leaves where its passes alternate. A place that holds an
