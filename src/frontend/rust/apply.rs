@@ -622,6 +622,11 @@ impl Lowerer<'_, '_> {
                 self.cx.const_sizes.get(&name).copied()
             }
             Expr::MethodCall(m) if m.method == "len" && m.args.is_empty() => Some(8),
+            // `(-1.0 / self.tau).exp()`, `x.abs()`: methods of a number that give its type.
+            Expr::MethodCall(m) if SAME_TYPE_METHODS.contains(&m.method.to_string().as_str()) => {
+                self.typed_bytes(&m.receiver)
+            }
+            Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) => self.typed_bytes(&u.expr),
             // `self.n`, `lane.n`: the field's declared type, where the struct is known.
             Expr::Field(f) => {
                 let (Expr::Path(base), syn::Member::Named(field)) =
@@ -649,6 +654,12 @@ impl Lowerer<'_, '_> {
         }
     }
 }
+
+/// Methods of Rust's number types that return a value of the receiver's type.
+const SAME_TYPE_METHODS: &[&str] = &[
+    "abs", "ceil", "clamp", "cos", "exp", "exp2", "floor", "ln", "log10", "log2", "max", "min",
+    "mul_add", "powf", "powi", "recip", "round", "signum", "sin", "sqrt", "tan", "trunc",
+];
 
 /// `e` without references, parentheses and dereferences around it.
 fn strip_refs(e: &Expr) -> &Expr {
