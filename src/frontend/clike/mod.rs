@@ -1160,15 +1160,27 @@ impl Lowerer<'_> {
             .flatten()
     }
 
-    /// The operand of a C++ named cast (`static_cast`, `const_cast`, `reinterpret_cast`).
+    /// The operand of a C++ named cast (`static_cast`, `const_cast`, `reinterpret_cast`) or
+    /// of a functional cast to a number type (`size_t(c)`, `float(i)`).
     fn cpp_cast<'t>(&self, n: Node<'t>) -> Option<Node<'t>> {
         let f = n.child_by_field_name("function")?;
-        let name = f.child_by_field_name("name")?;
-        let cast = f.kind() == "template_function"
-            && matches!(
-                self.txt(name),
-                "static_cast" | "const_cast" | "reinterpret_cast"
-            );
+        let named_cast = || {
+            f.child_by_field_name("name").is_some_and(|name| {
+                f.kind() == "template_function"
+                    && matches!(
+                        self.txt(name),
+                        "static_cast" | "const_cast" | "reinterpret_cast"
+                    )
+            })
+        };
+        let number_type = || {
+            f.kind() == "primitive_type"
+                || (f.kind() == "identifier"
+                    && self.lookup(self.txt(f)).is_none()
+                    && !self.cx.defined.contains(self.txt(f))
+                    && c_type_size(&self.cx.real_type(self.txt(f))).is_some())
+        };
+        let cast = self.cx.lang == Lang::Cpp && (named_cast() || number_type());
         let args = named(n.child_by_field_name("arguments")?);
         match (cast, args.as_slice()) {
             (true, [x]) => Some(*x),
@@ -2599,7 +2611,11 @@ impl Lowerer<'_> {
                 .then(|| self.cx.wrapper_of(&ty))
                 .flatten();
             let wrapped_elems = vector_elem(&ty).and_then(|e| self.cx.wrapper_of(e));
+            // `auto launch = [&](int c) { .. };`: run where it is called, so what it names is
+            // not forgotten where it is made.
+            let lambda = shape.init.and_then(|i| self.lambda_body(i));
             let value = match (shape.init, &wrapper) {
+                (Some(_), _) if lambda.is_some() => Value::Unknown,
                 (init, Some(_)) => {
                     let inner = init
                         .filter(|i| matches!(i.kind(), "argument_list" | "initializer_list"))
@@ -2683,7 +2699,7 @@ impl Lowerer<'_> {
             if shape.array.is_none() && shape.pointers == 0 {
                 self.note_scalar_type(v, &ty);
             }
-            if let Some(body) = shape.init.and_then(|i| self.lambda_body(i)) {
+            if let Some(body) = lambda {
                 self.lambdas.insert(v, body);
             }
             self.type_var(v, &ty, shape.pointers);
