@@ -642,9 +642,12 @@ pub enum Stmt {
     },
     /// A closure's body run where it is called: a `return` in it leaves the closure, whose
     /// value (`value` at its end, or what a `return` gives) goes to `dst`. A closure bound
-    /// to a local and called by its `name` is a call frame, as a helper's call is.
+    /// to a local and called by its `name` is a call frame, as a helper's call is. `params`:
+    /// the variables its call bound to the arguments just before (a C++ lambda's parameters):
+    /// what comes through them the caller chose, as for a helper's parameters.
     Closure {
         name: Option<String>,
+        params: Vec<Var>,
         body: Vec<Stmt>,
         value: Value,
         dst: Place,

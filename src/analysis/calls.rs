@@ -252,12 +252,14 @@ fn shift_stmt(s: &Stmt, by: usize) -> Stmt {
         },
         Stmt::Closure {
             name,
+            params,
             body,
             value,
             dst,
             span,
         } => Stmt::Closure {
             name: name.clone(),
+            params: params.iter().map(|p| p + by).collect(),
             body: shift_block(body, by),
             value: v(value),
             dst: pl(dst),
@@ -567,6 +569,7 @@ impl<'f> Analyzer<'f> {
         &mut self,
         st: State,
         name: Option<&str>,
+        params: &[Var],
         body: &[Stmt],
         value: &Value,
         dst: &Place,
@@ -577,7 +580,15 @@ impl<'f> Analyzer<'f> {
                 let parent = self.frame();
                 self.frame_sites
                     .insert(self.frames, (parent, self.cur_span, n.to_string()));
-                self.closure_frames.insert(self.frames);
+                // One that takes parameters is a helper: what it is given, its caller chose;
+                // what it reaches on its own (what it captured) is its own doing.
+                if params.is_empty() {
+                    self.closure_frames.insert(self.frames);
+                }
+                for &p in params {
+                    self.callee_params.insert(p);
+                    self.param_origin.insert(p, parent);
+                }
                 self.frames
             }
             None => self.frame(),

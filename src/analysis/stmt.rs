@@ -756,13 +756,14 @@ impl<'f> Analyzer<'f> {
             }
             Stmt::Closure {
                 name,
+                params,
                 body,
                 value,
                 dst,
                 span,
             } => {
                 self.cur_span = *span;
-                return self.closure(st, name.as_deref(), body, value, dst);
+                return self.closure(st, name.as_deref(), params, body, value, dst);
             }
             Stmt::Assume { value, some } => {
                 // `None` where the value is an event or an object, `Some` where it is none:

@@ -3987,6 +3987,7 @@ impl Lowerer<'_> {
                 let dst = Place::var(self.new_temp(TypeHint::Unknown));
                 self.out.push(Stmt::Closure {
                     name: Some(self.vars[v].name.clone()),
+                    params,
                     body,
                     value: Value::Unknown,
                     dst: dst.clone(),

@@ -124,6 +124,7 @@ impl Lowerer<'_, '_> {
         let t = self.new_temp(TypeHint::Unknown);
         self.out.push(Stmt::Closure {
             name,
+            params: Vec::new(),
             body,
             value,
             dst: Place::var(t),
