@@ -41,6 +41,9 @@ enum Shape {
 struct ItemWrites<'i> {
     items: &'i [String],
     writes: Vec<(String, Option<String>)>,
+    /// Items only ever stored whole (`*b = ..`), and items updated in place (`*x *= 0.5`).
+    stores: Vec<String>,
+    updates: Vec<String>,
 }
 
 impl ItemWrites<'_> {
@@ -80,12 +83,19 @@ impl ItemWrites<'_> {
 impl<'ast> Visit<'ast> for ItemWrites<'_> {
     fn visit_expr_assign(&mut self, a: &'ast syn::ExprAssign) {
         self.written(&a.left);
+        match &*a.left {
+            Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => {
+                self.stores.extend(self.item(&u.expr));
+            }
+            left => self.updates.extend(self.through_item(left)),
+        }
         visit::visit_expr_assign(self, a);
     }
 
     fn visit_expr_binary(&mut self, b: &'ast syn::ExprBinary) {
         if is_assign_op(&b.op) {
             self.written(&b.left);
+            self.updates.extend(self.through_item(&b.left));
         }
         visit::visit_expr_binary(self, b);
     }
@@ -123,6 +133,16 @@ fn walked_mutably<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
 }
 
 impl Lowerer<'_, '_> {
+    /// The member of the list an item of a loop walking it mutably is in this pass, where
+    /// the expression names that item bare.
+    pub(super) fn item_slot(&self, e: &Expr) -> Option<Place> {
+        let Expr::Path(p) = strip(e) else {
+            return None;
+        };
+        let v = self.lookup(&p.path.get_ident()?.to_string())?;
+        self.item_slots.get(&v).cloned()
+    }
+
     /// Whether an expression is an iterator over a list or a range, item by item.
     pub(super) fn is_iter_chain(&self, e: &Expr) -> bool {
         match e {
@@ -377,6 +397,8 @@ impl Lowerer<'_, '_> {
             let mut w = ItemWrites {
                 items: &items,
                 writes: Vec::new(),
+                stores: Vec::new(),
+                updates: Vec::new(),
             };
             match body {
                 EachBody::Block(b) => w.visit_block(b),
@@ -395,6 +417,28 @@ impl Lowerer<'_, '_> {
         self.scopes.push(HashMap::new());
         let mut binds = Vec::new();
         self.bind_each(pat, Some(&shape), &mut binds);
+        // `for b in bufs.iter_mut() { *b = .. }`: each item is the member of its pass.
+        let mut walked = Vec::new();
+        walked_mutably(iterable, &mut walked);
+        let mutable: Vec<Place> = (walked.iter()).filter_map(|w| self.place_of(w)).collect();
+        let mut slotted = Vec::new();
+        for (p, part) in binds.clone() {
+            let EachPart::Member(s) = part else { continue };
+            let Some(EachSource::Members(Value::Place(l))) = sources.get(s) else {
+                continue;
+            };
+            let name = &self.vars[p.var].name;
+            let stored = writes.stores.contains(name) && !writes.updates.contains(name);
+            if !stored || !mutable.contains(l) {
+                continue;
+            }
+            let pass = self.new_temp(TypeHint::Scalar);
+            binds.push((Place::var(pass), EachPart::Count));
+            let mut slot = l.clone();
+            slot.proj.push(Proj::Var(pass));
+            self.item_slots.insert(p.var, slot);
+            slotted.push(self.vars[p.var].name.clone());
+        }
         // A member of a list of structs of the crate has their methods; one of a slice of
         // scalars (`&g` of `gains: &[f64]`) their size.
         for (p, part) in &binds {
@@ -444,6 +488,9 @@ impl Lowerer<'_, '_> {
             }
         };
         self.scopes.pop();
+        for (p, _) in &binds {
+            self.item_slots.remove(&p.var);
+        }
         let body = std::mem::replace(&mut self.out, saved);
         let dst = collect.then(|| self.new_temp(TypeHint::Unknown));
         if let (Some(d), Some(ty)) = (dst, made) {
@@ -491,6 +538,7 @@ impl Lowerer<'_, '_> {
             let Some(p) = self.place_of(w) else { continue };
             let own = source_items(&p);
             let of_this: Vec<&Option<String>> = (writes.writes.iter())
+                .filter(|(n, f)| !(f.is_none() && slotted.contains(n)))
                 .filter(|(n, _)| own.as_ref().is_none_or(|own| own.contains(&n)))
                 .map(|(_, f)| f)
                 .collect();

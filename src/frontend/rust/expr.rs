@@ -502,6 +502,20 @@ impl Lowerer<'_, '_> {
                             self.out.push(Stmt::Release { events: v, span });
                         }
                     }
+                    // `*b = clCreateBuffer(..)` of an item of a list walked mutably: that
+                    // member of the list.
+                    Expr::Unary(u)
+                        if matches!(u.op, syn::UnOp::Deref(_))
+                            && self.item_slot(&u.expr).is_some() =>
+                    {
+                        if let Some(dst) = self.item_slot(&u.expr) {
+                            self.out.push(Stmt::Assign {
+                                dst,
+                                value: v,
+                                span,
+                            });
+                        }
+                    }
                     // `*slot = Some(ev)`: stored where whoever holds the pointee (the
                     // caller, through a `&mut` it passed) has it, and is theirs.
                     Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => {

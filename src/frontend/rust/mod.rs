@@ -240,6 +240,7 @@ impl FileCx<'_> {
             borrows: Vec::new(),
             inline_budget: 0,
             mapped: std::collections::HashSet::new(),
+            item_slots: HashMap::new(),
             scalar_sizes: HashMap::new(),
             elem_sizes: HashMap::new(),
             struct_of: HashMap::new(),
@@ -388,6 +389,9 @@ struct Lowerer<'c, 'a> {
     inline_budget: usize,
     /// Temporaries holding what a `map` over a list yields, one value per member.
     mapped: std::collections::HashSet<Var>,
+    /// Items of a loop over a list walked mutably, each with the member it is in the
+    /// current pass (`b` of `for b in bufs.iter_mut()`: `bufs[pass]`): `*b = ..` stores there.
+    item_slots: HashMap<Var, Place>,
     /// The size in bytes of each local of a known scalar type (`n: u32`, `let n = c.len()`):
     /// what `set_arg(&n)` passes.
     scalar_sizes: HashMap<Var, u64>,
