@@ -64,10 +64,55 @@ fn ignores_input(c: &syn::ExprClosure) -> bool {
 }
 
 impl Lowerer<'_, '_> {
+    /// The barrier a local names (`barrier`, `&*b`), as the local that made it.
+    fn barrier_var(&self, e: &Expr) -> Option<&Var> {
+        match strip(e) {
+            Expr::Path(p) => self
+                .barriers
+                .get(&self.lookup(&p.path.get_ident()?.to_string())?),
+            Expr::Unary(u) => self.barrier_var(&u.expr),
+            Expr::Reference(r) => self.barrier_var(&r.expr),
+            _ => None,
+        }
+    }
+
+    /// Whether an initializer makes a barrier (`Barrier::new(n)`, also in `Arc::new(..)`:
+    /// `Some(None)`) or shares one (`Arc::clone(&b)`, `b.clone()`, `&b`: `Some(Some(root))`).
+    pub(super) fn barrier_made(&self, e: &Expr) -> Option<Option<Var>> {
+        match strip(e) {
+            Expr::Call(c) => {
+                let segs = path_segments(&c.func)?;
+                let last = segs.last()?.as_str();
+                let prev = segs.len().checked_sub(2).map(|i| segs[i].as_str());
+                match (prev, last, c.args.first()) {
+                    (Some("Barrier"), "new", _) => Some(None),
+                    (Some("Arc" | "Rc"), "new", Some(inner)) => self.barrier_made(inner),
+                    (Some("Arc" | "Rc"), "clone", Some(of)) => {
+                        self.barrier_var(of).map(|&r| Some(r))
+                    }
+                    _ => None,
+                }
+            }
+            Expr::MethodCall(m) if m.method == "clone" && m.args.is_empty() => {
+                self.barrier_var(&m.receiver).map(|&r| Some(r))
+            }
+            // `let barrier = &barrier;`
+            e => self.barrier_var(e).map(|&r| Some(r)),
+        }
+    }
+
     pub(super) fn method_call(&mut self, mc: &syn::ExprMethodCall) -> Value {
         let name = mc.method.to_string();
         let args: Vec<&Expr> = mc.args.iter().collect();
         let span = self.span(spans::method_call(mc));
+        // `barrier.wait()` of a `std::sync::Barrier`: the threads meet there.
+        if name == "wait" && args.is_empty() {
+            if let Some(&root) = self.barrier_var(&mc.receiver) {
+                let barrier = Value::Place(Place::var(root));
+                self.out.push(Stmt::Rendezvous { barrier });
+                return Value::Scalar;
+            }
+        }
         // `list.iter().for_each(|q| ..)`, `.map(|q| ..)`: a loop over the list.
         if let (true, [arg]) = (EACH_ADAPTERS.contains(&name.as_str()), args.as_slice()) {
             if let Some(c) = closure_of(arg).filter(|c| c.inputs.len() == 1) {

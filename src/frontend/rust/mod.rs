@@ -241,6 +241,7 @@ impl FileCx<'_> {
             inline_budget: 0,
             mapped: std::collections::HashSet::new(),
             item_slots: HashMap::new(),
+            barriers: HashMap::new(),
             scalar_sizes: HashMap::new(),
             elem_sizes: HashMap::new(),
             struct_of: HashMap::new(),
@@ -392,6 +393,9 @@ struct Lowerer<'c, 'a> {
     /// Items of a loop over a list walked mutably, each with the member it is in the
     /// current pass (`b` of `for b in bufs.iter_mut()`: `bufs[pass]`): `*b = ..` stores there.
     item_slots: HashMap<Var, Place>,
+    /// Locals holding a `std::sync::Barrier` (or a shared handle to one), each with the
+    /// local that made it: every thread's `wait()` on it meets at that one.
+    barriers: HashMap<Var, Var>,
     /// The size in bytes of each local of a known scalar type (`n: u32`, `let n = c.len()`):
     /// what `set_arg(&n)` passes.
     scalar_sizes: HashMap<Var, u64>,

@@ -99,6 +99,8 @@ impl Lowerer<'_, '_> {
                     Some(t) => type_bytes(t),
                     None => l.init.as_ref().and_then(|i| self.typed_bytes(&i.expr)),
                 };
+                // Before the pattern binds: `let barrier = Arc::clone(&barrier);` shadows.
+                let barrier = l.init.as_ref().and_then(|i| self.barrier_made(&i.expr));
                 self.let_pattern(&l.pat, value, span);
                 if let (Some(n), Pat::Ident(pi)) = (bytes, strip_pat_type(&l.pat)) {
                     if let Some(v) = self.lookup(&pi.ident.to_string()) {
@@ -108,6 +110,9 @@ impl Lowerer<'_, '_> {
                 if let Pat::Ident(pi) = strip_pat_type(&l.pat) {
                     if let Some(v) = self.lookup(&pi.ident.to_string()) {
                         self.note_status(v, outs);
+                        if let Some(root) = barrier {
+                            self.barriers.insert(v, root.unwrap_or(v));
+                        }
                     }
                 }
                 if let (Some(init), Pat::Ident(pi)) = (&l.init, strip_pat_type(&l.pat)) {
