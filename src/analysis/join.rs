@@ -72,17 +72,14 @@ fn union_vec_map<K: Clone + Eq + std::hash::Hash, T: Clone + PartialEq>(
     r
 }
 
-/// Whether every item is an object and no two are the same one.
 /// Whether no two values of a list are the same.
 pub(super) fn distinct(items: &[AVal]) -> bool {
     (items.iter().enumerate()).all(|(i, x)| !items[..i].contains(x))
 }
 
+/// Whether every item is an object and no two are the same one.
 pub(super) fn distinct_objects(items: &[AVal]) -> bool {
-    items
-        .iter()
-        .enumerate()
-        .all(|(i, x)| matches!(x, AVal::Obj(_)) && !items[..i].contains(x))
+    items.iter().all(|x| matches!(x, AVal::Obj(_))) && distinct(items)
 }
 
 /// The objects a value holds, in its fields and members too.

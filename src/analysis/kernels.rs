@@ -327,11 +327,11 @@ impl<'f> Analyzer<'f> {
                     out.push((b, mode, region.filter(|_| mode == Mode::Write)));
                 }
                 Arg::Other | Arg::Host(_) => {}
+                // A value the kernel takes by value touches no buffer, whatever it is.
+                Arg::Unknown if param.is_some_and(|p| p.value_size().is_some()) => {}
                 // Arguments set elsewhere, or one the analysis cannot name: the known ones
                 // still count, and what the launch may touch besides (buffers from outside
                 // or handed to code the analysis does not see) is forgotten.
-                // A value the kernel takes by value touches no buffer, whatever it is.
-                Arg::Unknown if param.is_some_and(|p| p.value_size().is_some()) => {}
                 Arg::Unknown => partial = true,
             }
         }

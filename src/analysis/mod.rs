@@ -231,7 +231,6 @@ enum RawKey {
     User(ObjId),
 }
 
-/// A host thread spawned, as whoever joins it sees it.
 /// An access of the thread being followed that the host makes before a conflicting access
 /// of a thread followed earlier, which that thread made past a pass of a host barrier: the
 /// two are ordered only if the early one is complete where its thread arrives at that pass.
@@ -245,6 +244,7 @@ struct Deferred {
     at: (Place, usize),
 }
 
+/// A host thread spawned, as whoever joins it sees it.
 #[derive(Clone, Debug)]
 struct Thread {
     /// What it completed on the host when it ends.
@@ -435,15 +435,15 @@ struct Analyzer<'f> {
     /// second, ..): what the threads that arrived there so far knew complete.
     rendezvous: HashMap<(Place, usize), BitSet>,
     /// Conflicting accesses of two threads whose order rests on a barrier pass the thread
-    /// being followed has not reached yet (`Analyzer::defer_race`).
+    /// being followed has not reached yet (`Analyzer::settle_races`).
     deferred: Vec<Deferred>,
     /// The host thread being followed (`None`: the function's own), threads spawned so
     /// far, and how many times the thread being followed has waited at each barrier.
     thread_now: Option<usize>,
     spawned: usize,
+    passed: Rc<BTreeMap<Place, usize>>,
     /// The one object that stands for every event of a command not followed.
     untracked_event: Option<ObjId>,
-    passed: Rc<BTreeMap<Place, usize>>,
 }
 
 /// Analyzes one function. Calls of functions in `index` (the crate) are followed: the
@@ -507,8 +507,8 @@ pub fn analyze<'f>(func: &Function, index: &'f Index<'f>, kernels: &mut Kernels)
         deferred: Vec::new(),
         thread_now: None,
         spawned: 0,
-        untracked_event: None,
         passed: Rc::default(),
+        untracked_event: None,
     };
     if trace::on() {
         trace::line(format!("fn {}", func.name));

@@ -605,13 +605,15 @@ impl<'f> Analyzer<'f> {
             }
             Stmt::Push { list, item } => {
                 // What it makes is named as the member it becomes (`out[1].input`).
-                let held = (st.env.get(list).cloned()).or_else(|| part_of_value(&st.env, list));
-                let member = match held {
-                    Some(AVal::List(items)) => {
-                        Some(format!("{}[{}]", self.place_name(list), items.len()))
-                    }
-                    _ => None,
+                let len = match st.env.get(list) {
+                    Some(AVal::List(items)) => Some(items.len()),
+                    Some(_) => None,
+                    None => match part_of_value(&st.env, list) {
+                        Some(AVal::List(items)) => Some(items.len()),
+                        _ => None,
+                    },
                 };
+                let member = len.map(|len| format!("{}[{}]", self.place_name(list), len));
                 let v = self.eval(&mut st, item, None, member.as_deref().unwrap_or("item"));
                 if let Some(m) = member.filter(|m| !m.starts_with('%')) {
                     self.name_as_member(&m, &v);

@@ -967,8 +967,7 @@ impl FileCx {
             range_vars: HashSet::new(),
             written_fields: HashSet::new(),
             lambdas: HashMap::new(),
-            chain_exit: HashSet::new(),
-            status_value: None,
+            chain_exit: None,
             in_main: name == "main",
         };
         written_fields(body, &l.text, &mut l.written_fields);
@@ -1130,10 +1129,10 @@ struct Lowerer<'c> {
     range_vars: HashSet<Var>,
     /// The `if`s (by where they start) of a run on one status that the function returns
     /// right after it, and that status.
-    chain_exit: HashSet<usize>,
-    status_value: Option<Value>,
-    /// Locals bound to a lambda without parameters (`auto release_all = [&]() {..};`),
-    /// with its body: a call of one runs the body there.
+    chain_exit: Option<(HashSet<usize>, Value)>,
+    /// Locals bound to a lambda (`auto release_all = [&]() {..};`, `auto launch = [](cl::
+    /// CommandQueue &q, ..) {..}`), with its parameters and body: a call of one binds the
+    /// parameters and runs the body there.
     lambdas: HashMap<Var, (Vec<Var>, Vec<Stmt>)>,
     /// Lowering `main`: a `return` of a failure status ends the program.
     in_main: bool,
@@ -2206,10 +2205,6 @@ impl Lowerer<'_> {
         true
     }
 
-    /// An `if` on `cond` (the statement's condition, or the right side of one split at a
-    /// `||` or `&&`). `if (rc != CL_SUCCESS || collect(..) != CL_SUCCESS) return 1;`: the
-    /// call runs only where the left side did not decide, so the path that goes on past the
-    /// `if` is one where it ran. The arm both sides lead to is lowered on both paths.
     /// Consecutive `if`s on one status with no `else` (`if (err == CL_SUCCESS) err =
     /// clSetKernelArg(..);` then `if (err == CL_SUCCESS) err = clEnqueue..(..);`): once the
     /// status reports a failure, every later test of the run fails too, so each `if` after
@@ -2234,11 +2229,7 @@ impl Lowerer<'_> {
         if self.status_failed_arm(c) != Some(1) {
             return None;
         }
-        let c = strip(c);
-        let c = match c.kind() {
-            "condition_clause" => strip(named(c).into_iter().last()?),
-            _ => c,
-        };
+        let c = condition_expr(c)?;
         [
             c.child_by_field_name("left")?,
             c.child_by_field_name("right")?,
@@ -2249,6 +2240,11 @@ impl Lowerer<'_> {
         .map(str::to_string)
     }
 
+    /// An `if` on `cond` (the statement's condition, or the right side of one split at a
+    /// `||` or `&&`). `if (rc != CL_SUCCESS || collect(..) != CL_SUCCESS) return 1;`: the
+    /// call runs only where the left side did not decide, so the path that goes on past the
+    /// `if` is one where it ran. The arm both sides lead to is lowered on both paths.
+    /// `rest`: the later `if`s of a run (`guarded_run`), lowered in its `then` arm.
     fn if_statement(&mut self, n: Node<'_>, cond: Option<Node<'_>>, rest: &[Node<'_>]) {
         let consequence = n.child_by_field_name("consequence");
         let alternative = n.child_by_field_name("alternative");
@@ -2321,8 +2317,12 @@ impl Lowerer<'_> {
                 // An `if` of a run on one status that the function then returns: where an
                 // earlier call failed, it skips the rest of the run and returns that
                 // failure.
-                false if self.chain_exit.contains(&n.start_byte()) => {
-                    let value = self.status_value.clone().unwrap_or(Value::Unknown);
+                false
+                    if (self.chain_exit.as_ref())
+                        .is_some_and(|(ifs, _)| ifs.contains(&n.start_byte())) =>
+                {
+                    let value =
+                        (self.chain_exit.as_ref()).map_or(Value::Unknown, |(_, v)| v.clone());
                     arm.extend([Stmt::ErrorExit, Stmt::Return { value }]);
                 }
                 false => {}
@@ -2787,24 +2787,27 @@ impl Lowerer<'_> {
             return v;
         }
         // `std::vector<float> h(n)`: host data; `std::vector<cl::Event> ev(2)`: that many
-        // events not made yet.
+        // events not made yet. The count is read once, here, whatever the vector becomes.
+        let mut read = None;
         if let (Some(elem), [count]) = (vector_elem(ty), items) {
             let real = self.cx.real_type(ty);
-            let n = self.expr(*count);
-            match (declared_hint(&real, None, 0), n) {
+            match (declared_hint(&real, None, 0), self.expr(*count)) {
                 (TypeHint::Host(kind), _) => return Value::Host { kind, base: None },
                 (_, Value::Int(n @ 0..=MAX_NULL_SLOTS))
                     if handle_hint(last_name(elem)) != TypeHint::Unknown =>
                 {
                     return Value::List(vec![Value::Null; n as usize]);
                 }
-                _ => {}
+                (_, n) => read = Some(n),
             }
         }
         match self.cx_bindings().function(&segs, items.len()) {
             Some(api) => self.apply(api, None, items, span),
             None => {
-                let vals: Vec<Value> = items.iter().map(|a| self.expr(*a)).collect();
+                let vals: Vec<Value> = match read {
+                    Some(n) => vec![n],
+                    None => items.iter().map(|a| self.expr(*a)).collect(),
+                };
                 self.forget(vals, span);
                 Value::Unknown
             }
@@ -2886,11 +2889,11 @@ impl Lowerer<'_> {
         if segs.last().map(String::as_str) != Some("Buffer") {
             return None;
         }
-        let at = items.iter().position(|a| self.iterated(*a).is_some())?;
+        let (at, data) =
+            (items.iter().enumerate()).find_map(|(i, a)| self.iterated(*a).map(|d| (i, d)))?;
         if at > 1 || items.len() < at + 3 || items.len() > at + 5 {
             return None;
         }
-        let data = self.iterated(items[at])?;
         // The end iterator only bounds the walk.
         for (i, a) in items.iter().enumerate() {
             if i != at && i != at + 1 {
@@ -3539,11 +3542,7 @@ impl Lowerer<'_> {
     /// `if (err < 0)` and `if (err != 0)` take the `then` arm (0), `if (!err)` and
     /// `if (err == 0)` the `else` arm (1).
     fn truth_failed_arm(&self, c: Node<'_>) -> Option<usize> {
-        let c = strip(c);
-        let c = match c.kind() {
-            "condition_clause" => strip(named(c).into_iter().last()?),
-            _ => c,
-        };
+        let c = condition_expr(c)?;
         match c.kind() {
             "identifier" | "assignment_expression" | "call_expression" => Some(0),
             "unary_expression" if c.child(0).is_some_and(|o| self.txt(o) == "!") => {
@@ -3567,11 +3566,7 @@ impl Lowerer<'_> {
     /// The arm of an `if` on a status (`err != CL_SUCCESS`: 0, the `then` arm;
     /// `err == CL_SUCCESS`: 1) taken when it reports a failure.
     fn status_failed_arm(&self, c: Node<'_>) -> Option<usize> {
-        let c = strip(c);
-        let c = match c.kind() {
-            "condition_clause" => strip(named(c).into_iter().last()?),
-            _ => c,
-        };
+        let c = condition_expr(c)?;
         if c.kind() != "binary_expression" {
             return None;
         }
@@ -3972,9 +3967,11 @@ impl Lowerer<'_> {
         // `release_all()`, `launch(q, k, n)` of a local bound to a lambda: its body, run
         // here with its parameters bound to the arguments.
         if func.kind() == "identifier" {
-            let lambda = (self.lookup(self.txt(func)))
-                .and_then(|v| self.lambdas.get(&v).map(|b| (v, b.clone())))
-                .filter(|(_, (params, _))| params.len() == args.len());
+            let lambda = (self.lookup(self.txt(func))).and_then(|v| {
+                (self.lambdas.get(&v))
+                    .filter(|(params, _)| params.len() == args.len())
+                    .map(|b| (v, b.clone()))
+            });
             if let Some((v, (params, body))) = lambda {
                 for (p, a) in params.iter().zip(&args) {
                     let value = self.expr(*a);
@@ -4331,6 +4328,16 @@ const MAX_WALKED_LEN: u64 = 16;
 struct Outs {
     events: Vec<Place>,
     commands: Vec<usize>,
+}
+
+/// The expression a condition tests, without parentheses or the C++ `condition_clause`
+/// around it.
+fn condition_expr(c: Node<'_>) -> Option<Node<'_>> {
+    let c = strip(c);
+    match c.kind() {
+        "condition_clause" => Some(strip(named(c).into_iter().last()?)),
+        _ => Some(c),
+    }
 }
 
 /// Marks the arm's `return` (at its top level) as leaving on an error; whether it has one.

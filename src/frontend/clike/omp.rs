@@ -115,13 +115,14 @@ impl Lowerer<'_> {
                             .is_some_and(|e| self.txt(strip(*e)) == status)
                 });
                 if (run > 1 || returned) && !c.has_error() {
-                    if returned {
-                        self.chain_exit = kids[k..k + run].iter().map(|s| s.start_byte()).collect();
-                        self.status_value =
-                            self.lookup(&status).map(|v| Value::Place(Place::var(v)));
-                    }
+                    self.chain_exit = returned.then(|| {
+                        let ifs = kids[k..k + run].iter().map(|s| s.start_byte()).collect();
+                        let value = (self.lookup(&status))
+                            .map_or(Value::Unknown, |v| Value::Place(Place::var(v)));
+                        (ifs, value)
+                    });
                     self.guarded_run(&kids[k..k + run]);
-                    self.chain_exit.clear();
+                    self.chain_exit = None;
                     k += run;
                     continue;
                 }

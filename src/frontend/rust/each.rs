@@ -413,14 +413,18 @@ impl Lowerer<'_, '_> {
         };
         let mut sources = Vec::new();
         let shape = self.iter_shape(iterable, &mut sources);
+        // The lists walked mutably (`v.iter_mut()`, `&mut v`), named plainly.
+        let mut walked = Vec::new();
+        walked_mutably(iterable, &mut walked);
+        let mutable: Vec<Place> = (walked.into_iter())
+            .filter(|w| matches!(strip(w), Expr::Path(_) | Expr::Field(_)))
+            .filter_map(|w| self.place_of(w))
+            .collect();
         let saved = std::mem::take(&mut self.out);
         self.scopes.push(HashMap::new());
         let mut binds = Vec::new();
         self.bind_each(pat, Some(&shape), &mut binds);
         // `for b in bufs.iter_mut() { *b = .. }`: each item is the member of its pass.
-        let mut walked = Vec::new();
-        walked_mutably(iterable, &mut walked);
-        let mutable: Vec<Place> = (walked.iter()).filter_map(|w| self.place_of(w)).collect();
         let mut slotted = Vec::new();
         for (p, part) in binds.clone() {
             let EachPart::Member(s) = part else { continue };
@@ -526,16 +530,8 @@ impl Lowerer<'_, '_> {
         // of every member; the queues and buffers the members hold stay known. A list whose
         // own items the body does not write (`lanes` where only `*slot = ..` is written)
         // stays known.
-        let mut walked = Vec::new();
-        if !writes.writes.is_empty() {
-            walked_mutably(iterable, &mut walked);
-        }
         let mut forgotten = Vec::new();
-        for w in walked {
-            if !matches!(strip(w), Expr::Path(_) | Expr::Field(_)) {
-                continue;
-            }
-            let Some(p) = self.place_of(w) else { continue };
+        for p in mutable.into_iter().filter(|_| !writes.writes.is_empty()) {
             let own = source_items(&p);
             let of_this: Vec<&Option<String>> = (writes.writes.iter())
                 .filter(|(n, f)| !(f.is_none() && slotted.contains(n)))

@@ -481,6 +481,22 @@ impl Lowerer<'_, '_> {
                     }
                 }
                 let span = self.span(spans::expr(e));
+                // `*b = clCreateBuffer(..)` of an item of a list walked mutably: that member
+                // of the list.
+                let slot = match &*a.left {
+                    Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => {
+                        self.item_slot(&u.expr)
+                    }
+                    _ => None,
+                };
+                if let Some(dst) = slot {
+                    self.out.push(Stmt::Assign {
+                        dst,
+                        value: v,
+                        span,
+                    });
+                    return Value::Unknown;
+                }
                 match &*a.left {
                     // `out[d] = ev` into a list of handles: that member.
                     Expr::Index(ix) if self.holds_handles(&ix.expr) => {
@@ -500,20 +516,6 @@ impl Lowerer<'_, '_> {
                         self.forget(vec![base], span);
                         if !matches!(v, Value::Unknown | Value::Scalar | Value::Int(_)) {
                             self.out.push(Stmt::Release { events: v, span });
-                        }
-                    }
-                    // `*b = clCreateBuffer(..)` of an item of a list walked mutably: that
-                    // member of the list.
-                    Expr::Unary(u)
-                        if matches!(u.op, syn::UnOp::Deref(_))
-                            && self.item_slot(&u.expr).is_some() =>
-                    {
-                        if let Some(dst) = self.item_slot(&u.expr) {
-                            self.out.push(Stmt::Assign {
-                                dst,
-                                value: v,
-                                span,
-                            });
                         }
                     }
                     // `*slot = Some(ev)`: stored where whoever holds the pointee (the
