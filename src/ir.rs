@@ -773,6 +773,7 @@ pub fn forget(values: Vec<Value>, span: Span) -> Option<Stmt> {
                     | Value::Host { base: Some(_), .. }
                     | Value::HostAt { .. }
                     | Value::List(_)
+                    | Value::Struct(_)
             )
         })
         .collect();

@@ -334,8 +334,14 @@ impl<'f> Analyzer<'f> {
                         c.queue = self.objs[cq].name.clone();
                         // Queues made under one name by two threads or two passes (`q` of
                         // each thread of a team).
-                        if p.queue == c.queue {
-                            p.queue = format!("{} (another queue of that name)", p.queue);
+                        match (&self.objs[pq].member, &self.objs[cq].member) {
+                            (Some(x), Some(y)) if p.queue == c.queue && x != y => {
+                                (p.queue, c.queue) = (x.clone(), y.clone());
+                            }
+                            _ if p.queue == c.queue => {
+                                p.queue = format!("{} (another queue of that name)", p.queue);
+                            }
+                            _ => {}
                         }
                     }
                     // Whether the caller chose the consumer's queue or this buffer.

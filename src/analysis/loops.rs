@@ -415,6 +415,15 @@ impl<'f> Analyzer<'f> {
                 .collect(),
             _ => Vec::new(),
         };
+        // Objects in structs within it (`(Handle(q), Handle(buf))`) keep their names, but
+        // note the member they are.
+        let mut nested = Vec::new();
+        nested_objects(v, &mut String::new(), &mut nested);
+        for (path, o) in nested {
+            self.objs[o]
+                .member
+                .get_or_insert_with(|| format!("{member}{path}"));
+        }
         for (field, o) in parts {
             let own = &self.objs[o].name;
             let made_in_callee = self.objs[o].made_in > self.frame();
@@ -555,5 +564,22 @@ fn is_arith(v: &Value) -> bool {
         Value::Arith { lhs, rhs, .. } => is_arith(lhs) && is_arith(rhs),
         Value::Len(_) => true,
         _ => false,
+    }
+}
+
+/// The objects within the structs of `v`, each with its path of fields (`.0.1`).
+fn nested_objects(v: &AVal, path: &mut String, out: &mut Vec<(String, ObjId)>) {
+    match v {
+        AVal::Obj(o) => out.push((path.clone(), *o)),
+        AVal::Struct(fields) => {
+            for (f, x) in fields {
+                let len = path.len();
+                path.push('.');
+                path.push_str(f);
+                nested_objects(x, path, out);
+                path.truncate(len);
+            }
+        }
+        _ => {}
     }
 }

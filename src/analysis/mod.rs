@@ -131,6 +131,9 @@ struct Obj {
     name: String,
     /// The call frame that made it.
     made_in: usize,
+    /// The member of a list it first became (`lanes[1].0.0`), where that is not its name:
+    /// what tells it from an object made under the same name in another pass.
+    member: Option<String>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -252,8 +255,9 @@ struct Thread {
     /// What it returns.
     value: AVal,
     /// What it stored into the spawning function's variables (`ev_k[d]` of an OpenMP
-    /// loop's pass).
-    stored: Vec<(Place, AVal)>,
+    /// loop's pass): the place, what it held when the thread was spawned, what it holds
+    /// when the thread ends.
+    stored: Vec<(Place, Option<AVal>, AVal)>,
     /// Where it left the buffers it moved or wrote (`State::residency`).
     residency: Vec<(ObjId, (usize, ObjId))>,
 }

@@ -713,9 +713,9 @@ impl<'f> Analyzer<'f> {
                 // What it stored into the spawning function's variables (`ev_k[d]` of its
                 // `cl_event ev_k[N]`), where that differs from what they held.
                 let mut stored = Vec::new();
-                before.env.diff(&ended.env, |k, _, now| {
+                before.env.diff(&ended.env, |k, was, now| {
                     if let Some(now) = now.filter(|_| before.env.contains_key(&Place::var(k.var))) {
-                        stored.push((k.clone(), now.clone()));
+                        stored.push((k.clone(), was.cloned(), now.clone()));
                     }
                 });
                 let residency = (ended.residency.iter())
@@ -811,7 +811,9 @@ impl<'f> Analyzer<'f> {
                 };
                 let mut value = AVal::Unknown;
                 // What the joined threads stored is seen now; a place two of them stored
-                // different values into holds either.
+                // different values into holds either. What they pushed onto a list is on
+                // it after what it holds now (each thread's pushes, in the order the threads
+                // are joined).
                 // Likewise where it left the buffers it moved or wrote, where no other joined
                 // thread left one elsewhere.
                 let mut stored: BTreeMap<Place, AVal> = BTreeMap::new();
@@ -822,10 +824,20 @@ impl<'f> Analyzer<'f> {
                     if joined.len() == 1 {
                         value = thread.value;
                     }
-                    for (k, w) in thread.stored {
-                        let joined_value = match stored.get(&k) {
-                            Some(prev) if *prev != w => AVal::Unknown,
-                            _ => w,
+                    for (k, was, w) in thread.stored {
+                        let now = stored.get(&k).or_else(|| st.env.get(&k));
+                        let joined_value = match (was, &w, now) {
+                            (Some(AVal::List(was)), AVal::List(after), Some(AVal::List(now)))
+                                if after.starts_with(&was) && now.starts_with(&was) =>
+                            {
+                                let mut items = now.clone();
+                                items.extend_from_slice(&after[was.len()..]);
+                                AVal::List(items)
+                            }
+                            _ => match stored.get(&k) {
+                                Some(prev) if *prev != w => AVal::Unknown,
+                                _ => w,
+                            },
                         };
                         stored.insert(k, joined_value);
                     }

@@ -8,6 +8,7 @@ pub(super) fn refers_to(v: &AVal, i: usize) -> bool {
     match v {
         AVal::Events(s) => s.contains(&i),
         AVal::List(items) => items.iter().any(|x| refers_to(x, i)),
+        AVal::Struct(fields) => fields.values().any(|x| refers_to(x, i)),
         _ => false,
     }
 }
@@ -126,6 +127,7 @@ impl<'f> Analyzer<'f> {
             kind,
             name,
             made_in,
+            member: None,
         });
         self.objs.len() - 1
     }

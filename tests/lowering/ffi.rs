@@ -1,5 +1,6 @@
 // Every modeled raw FFI (cl-sys, opencl-sys) API. Read by `debug ir` only.
 use cl_sys::*;
+use std::sync::{Arc, Mutex};
 
 unsafe fn objects(platform_props: *const cl_context_properties, device: cl_device_id, host: &mut Vec<f32>) {
     let mut err = 0;
@@ -47,4 +48,25 @@ unsafe fn commands(q: cl_command_queue, a: cl_mem, b: cl_mem, k: cl_kernel, host
     err |= clGetEventInfo(n, CL_EVENT_COMMAND_EXECUTION_STATUS, 4, &mut status as *mut cl_int as *mut c_void, ptr::null_mut());
     err |= clRetainEvent(n);
     err |= clReleaseEvent(n);
+}
+
+#[derive(Clone, Copy)]
+struct Handle<T>(T);
+
+impl<T: Copy> Handle<T> {
+    fn get(self) -> T {
+        self.0
+    }
+}
+
+unsafe fn wrappers(q: Handle<cl_command_queue>, shared: Arc<Mutex<Vec<Handle<cl_event>>>>) {
+    let raw = q.get();
+    let log = Arc::clone(&shared);
+    let mut ev: cl_event = ptr::null_mut();
+    clEnqueueBarrierWithWaitList(raw, 0, ptr::null(), &mut ev);
+    log.lock().unwrap().push(Handle(ev));
+    let taken = std::mem::take(&mut *shared.lock().unwrap());
+    let old = std::mem::replace(&mut ev, ptr::null_mut());
+    clReleaseEvent(old);
+    drop(taken);
 }

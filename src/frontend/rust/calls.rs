@@ -149,6 +149,25 @@ impl Lowerer<'_, '_> {
             }
         }
         let recv = self.expr(&mc.receiver);
+        // A method the file defines on the receiver's struct (`Raw::get` of a newtype
+        // around a raw handle) is followed, whatever a method of that name does elsewhere.
+        let own_method = match self.struct_of_value(&recv) {
+            Some(ty) => Some(qualify(self.prefix.as_deref(), &format!("{ty}::{name}")))
+                .filter(|c| self.cx.defined.contains(c)),
+            // Not on a field of `self` (`self.0.push(ev)` in the wrapper's own `push`): the
+            // struct's fields have types of their own.
+            None if matches!(&recv, Value::Place(p)
+                if self.vars[p.var].hint == TypeHint::Unknown
+                    && (p.proj.is_empty() || self.vars[p.var].name != "self")) =>
+            {
+                self.cx.newtype_methods.get(&name).cloned()
+            }
+            None => None,
+        };
+        if let Some(callee) = own_method {
+            let vals = args.iter().map(|a| self.expr(a)).collect();
+            return self.emit_call(callee, Some(recv), vals, span);
+        }
         match (name.as_str(), args.as_slice()) {
             // `thread::Builder::new().spawn(|| ..)`, a scope's `s.spawn(|| ..)`.
             ("spawn", [arg]) => {
@@ -188,8 +207,8 @@ impl Lowerer<'_, '_> {
         match (name.as_str(), args.len()) {
             (
                 "get" | "get_mut" | "clone" | "as_ref" | "as_mut" | "borrow" | "borrow_mut"
-                | "unwrap" | "unwrap_unchecked" | "deref" | "deref_mut" | "as_core" | "cast"
-                | "cast_mut" | "cast_const",
+                | "lock" | "unwrap" | "unwrap_unchecked" | "deref" | "deref_mut" | "as_core"
+                | "cast" | "cast_mut" | "cast_const",
                 0,
             )
             | ("expect", 1) => {
@@ -270,8 +289,11 @@ impl Lowerer<'_, '_> {
                         self.members_struct.insert(list.var, ty);
                     }
                 }
-                if let Value::Place(list) = recv {
-                    self.out.push(Stmt::Push { list, item });
+                match recv {
+                    Value::Place(list) => self.out.push(Stmt::Push { list, item }),
+                    // Into a list the analysis cannot name (`shared.lock().unwrap()`): the
+                    // item goes where it is not followed.
+                    other => self.forget(vec![other, item], span),
                 }
                 return Value::Unknown;
             }
@@ -335,14 +357,7 @@ impl Lowerer<'_, '_> {
         }
         // A method of a struct of the crate, called on `self` or on a parameter of that
         // type: another file may define it.
-        let recv_ty = match &recv {
-            Value::Place(p) if p.proj.is_empty() => self.vars[p.var]
-                .ty
-                .clone()
-                .or_else(|| self.struct_of.get(&p.var).cloned()),
-            _ => self.member_struct(&recv),
-        };
-        if let Some(ty) = recv_ty {
+        if let Some(ty) = self.struct_of_value(&recv) {
             let callee = qualify(self.prefix.as_deref(), &format!("{ty}::{name}"));
             return self.emit_call(callee, Some(recv), arg_vals, span);
         }
@@ -352,11 +367,32 @@ impl Lowerer<'_, '_> {
         Value::Unknown
     }
 
+    /// The struct of the crate a value is: a local's declared or constructed type, or a
+    /// list member's struct (`queues[0]` of `queues.push(Raw(..))`).
+    fn struct_of_value(&self, v: &Value) -> Option<String> {
+        match v {
+            Value::Place(p) if p.proj.is_empty() => self.vars[p.var]
+                .ty
+                .clone()
+                .or_else(|| self.struct_of.get(&p.var).cloned()),
+            _ => self.member_struct(v),
+        }
+    }
+
     /// The struct of the crate a constructor call makes (`Band::new(..)?`), including one
     /// whose name reads like a binding's type (`DeviceSlice`), which the file defines.
     pub(super) fn made_struct(&self, e: &Expr) -> Option<String> {
         let defined = callee_type(e).filter(|t| self.cx.structs.contains_key(t));
+        // A tuple struct's constructor: `Raw(queue)`.
+        let tuple = || match strip(e) {
+            Expr::Call(c) => match path_segments(&c.func)?.as_slice() {
+                [t] if self.cx.structs.contains_key(t) => Some(t.clone()),
+                _ => None,
+            },
+            _ => None,
+        };
         defined
+            .or_else(tuple)
             .or_else(|| constructed_type(e))
             .and_then(|t| match t.as_str() {
                 "Self" => self.self_ty.clone(),
@@ -428,6 +464,29 @@ impl Lowerer<'_, '_> {
                 return Value::Scalar;
             }
         }
+        // `mem::take(&mut list)`, `mem::replace(&mut slot, v)`: what the place held; it
+        // holds the default (not followed) or `v` now.
+        let is_mem = segs.len() >= 2 && segs[segs.len() - 2] == "mem";
+        if let (true, "take" | "replace", 1..=2) = (is_mem, last, args.len()) {
+            let taken = self.expr(args[0]);
+            let after = args.get(1).map_or(Value::Unknown, |a| self.expr(a));
+            if let Value::Place(p) = taken {
+                let t = self.new_temp(TypeHint::Unknown);
+                self.out.push(Stmt::Assign {
+                    dst: Place::var(t),
+                    value: Value::Place(p.clone()),
+                    span,
+                });
+                self.out.push(Stmt::Assign {
+                    dst: p,
+                    value: after,
+                    span,
+                });
+                return Value::Place(Place::var(t));
+            }
+            self.forget(vec![taken, after], span);
+            return Value::Unknown;
+        }
         if segs.len() == 1 {
             let name = qualify(self.prefix.as_deref(), last);
             if let Some(v) = self.inline_helper(&name, &args, span) {
@@ -467,7 +526,10 @@ impl Lowerer<'_, '_> {
             }
             ("new", 1)
                 if segs.len() >= 2
-                    && matches!(segs[segs.len() - 2].as_str(), "Box" | "Rc" | "Arc") =>
+                    && matches!(
+                        segs[segs.len() - 2].as_str(),
+                        "Box" | "Rc" | "Arc" | "Mutex" | "RefCell"
+                    ) =>
             {
                 return self.expr(args[0]);
             }

@@ -169,6 +169,76 @@ impl Lowerer<'_, '_> {
         self.views.get(&v).cloned()
     }
 
+    /// `let events = Arc::clone(&events);`, `let (q, log) = (&q, Arc::clone(&log));`: each
+    /// name is another pointer to the same local, so a push through one is seen through the
+    /// other. Only where every part is such a pointer and at least one is a shared one.
+    pub(super) fn bind_shared(&mut self, l: &syn::Local) -> bool {
+        let Some(init) = l.init.as_ref().filter(|i| i.diverge.is_none()) else {
+            return false;
+        };
+        let pairs: Vec<(&syn::Pat, &Expr)> = match (strip_pat_type(&l.pat), strip(&init.expr)) {
+            (syn::Pat::Tuple(pt), Expr::Tuple(t)) if pt.elems.len() == t.elems.len() => {
+                pt.elems.iter().zip(&t.elems).collect()
+            }
+            (syn::Pat::Tuple(_), _) => return false,
+            (p, _) => vec![(p, &*init.expr)],
+        };
+        let mut shared = false;
+        let mut binds = Vec::new();
+        for (pat, e) in pairs {
+            let (syn::Pat::Ident(pi), Some((of, is_shared))) =
+                (strip_pat_type(pat), self.pointer_to(e))
+            else {
+                return false;
+            };
+            if pi.subpat.is_some() {
+                return false;
+            }
+            shared |= is_shared;
+            binds.push((pi.ident.to_string(), of));
+        }
+        if !shared {
+            return false;
+        }
+        if let Some(scope) = self.scopes.last_mut() {
+            scope.extend(binds);
+        }
+        true
+    }
+
+    /// The local `e` points to: `Arc::clone(&x)`, `Rc::clone(&x)` (shared: `true`), `&x`,
+    /// `&mut x`.
+    fn pointer_to(&self, e: &Expr) -> Option<(Var, bool)> {
+        fn bare(e: &Expr) -> &Expr {
+            match e {
+                Expr::Paren(p) => bare(&p.expr),
+                Expr::Group(g) => bare(&g.expr),
+                _ => e,
+            }
+        }
+        let local = |e: &Expr| match bare(e) {
+            Expr::Path(p) if p.qself.is_none() => self.lookup(&p.path.get_ident()?.to_string()),
+            _ => None,
+        };
+        match bare(e) {
+            Expr::Reference(r) => local(&r.expr).map(|v| (v, false)),
+            Expr::Call(c) if c.args.len() == 1 => {
+                let segs = path_segments(&c.func)?;
+                let [.., ty, f] = segs.as_slice() else {
+                    return None;
+                };
+                let Expr::Reference(r) = bare(&c.args[0]) else {
+                    return None;
+                };
+                (matches!(ty.as_str(), "Arc" | "Rc") && f == "clone")
+                    .then(|| local(&r.expr))
+                    .flatten()
+                    .map(|v| (v, true))
+            }
+            _ => None,
+        }
+    }
+
     /// `let (left, right) = list.split_at_mut(m);`: `left[i]` is `list[i]` and `right[j]` is
     /// `list[m + j]` (two members of one list borrowed at once, as a halo exchange does).
     pub(super) fn bind_split(&mut self, l: &syn::Local) -> bool {

@@ -72,8 +72,10 @@ pub fn lower_file(file_id: usize, src: &SourceFile, ast: &syn::File, module: &[S
         .filter(|n| !n.contains("::"))
         .map(str::to_string)
         .collect();
+    let newtype_methods = newtype_methods(&defs.functions, &defs.structs);
     let mut cx = FileCx {
         file: file_id,
+        newtype_methods,
         src,
         consts,
         const_sizes,
@@ -129,6 +131,10 @@ struct FileCx<'a> {
     uses: Uses,
     /// Functions and methods defined in the file, by qualified name (`helper`, `Halo::step`).
     defined: std::collections::HashSet<String>,
+    /// The methods of the file's tuple structs (`Handle::get` of `struct Handle<T>(T)`, a
+    /// `Send` wrapper of a raw handle), by name, where no other struct of the file has a
+    /// method of that name: a call on a value whose type is not known is theirs.
+    newtype_methods: HashMap<String, String>,
     /// The methods of `defined` on `Result`, by name (`ctx` of `Result::ctx`).
     result_methods: std::collections::HashSet<String>,
     /// Modules declared in the file, by qualified name.
@@ -143,6 +149,34 @@ struct FileCx<'a> {
     /// The file's free functions `fn ok<T>(r: Result<T, E>, ..) -> T`: whatever they do,
     /// they give the value `r` holds or do not return (`ok(create_kernel(..), "what")`).
     unwrap_fns: std::collections::HashSet<String>,
+}
+
+/// The methods of tuple structs among `functions` whose name no other struct's method has.
+fn newtype_methods(
+    functions: &std::collections::HashSet<String>,
+    structs: &HashMap<String, Fields>,
+) -> HashMap<String, String> {
+    let mut by_name: HashMap<String, Option<String>> = HashMap::new();
+    for f in functions {
+        let Some((ty, name)) = f.rsplit_once("::") else {
+            continue;
+        };
+        let Some(fields) = structs.get(ty) else {
+            continue;
+        };
+        let tuple = !fields.is_empty()
+            && (fields.iter().filter(|(f, _)| !f.ends_with("[]")))
+                .enumerate()
+                .all(|(i, (f, _))| *f == i.to_string());
+        by_name
+            .entry(name.to_string())
+            .and_modify(|e| *e = None)
+            .or_insert_with(|| tuple.then(|| f.clone()));
+    }
+    by_name
+        .into_iter()
+        .filter_map(|(n, f)| Some((n, f?)))
+        .collect()
 }
 
 /// Whether `f` is `fn f<T>(r: Result<T, E>, ..) -> T` with `T` unbounded: it can only give

@@ -9,7 +9,7 @@ use super::apply::OUT_OF_ORDER;
 use super::syntax::{
     int_lit, member_name, mentions_any, pat_idents, pat_type, strip, strip_pat_type,
 };
-use super::types::{constructed_type, type_bytes, unwrapped};
+use super::types::{type_bytes, unwrapped};
 use super::{spans, Lowerer};
 use crate::ir::*;
 
@@ -49,6 +49,7 @@ impl Lowerer<'_, '_> {
         match s {
             SynStmt::Local(l) if self.bind_closure(l) => Value::Unknown,
             SynStmt::Local(l) if self.bind_split(l) => Value::Unknown,
+            SynStmt::Local(l) if self.bind_shared(l) => Value::Unknown,
             SynStmt::Local(l) => {
                 self.event_outs.clear();
                 let text = l.init.as_ref().and_then(|i| self.source_text(&i.expr));
@@ -118,11 +119,7 @@ impl Lowerer<'_, '_> {
                 if let (Some(init), Pat::Ident(pi)) = (&l.init, strip_pat_type(&l.pat)) {
                     if let Some(v) = self.lookup(&pi.ident.to_string()) {
                         // `let solver = Solver::new(..)?;`: its methods are the crate's.
-                        let ty = constructed_type(&init.expr).and_then(|t| match t.as_str() {
-                            "Self" => self.self_ty.clone(),
-                            _ => Some(t),
-                        });
-                        if let Some(ty) = ty {
+                        if let Some(ty) = self.made_struct(&init.expr) {
                             self.struct_of.insert(v, ty);
                         }
                         if let Expr::Range(_) = strip(&init.expr) {
