@@ -447,7 +447,7 @@ impl<'f> Analyzer<'f> {
         for (param, arg) in f.params.iter().zip(&all) {
             let p = Place::var(param + offset);
             self.callee_params.insert(p.var);
-            if self.vars[p.var].name == "self" {
+            if matches!(self.vars[p.var].name.as_str(), "self" | "this") {
                 self.callee_receivers.insert(p.var);
             }
             let origin = self.origin_of(arg).unwrap_or(here);

@@ -604,6 +604,8 @@ impl<'f> Analyzer<'f> {
                 }
             }
             Stmt::Push { list, item } => {
+                // Through a parameter that names the caller's value (`this->queues`).
+                let list = &self.canonical(&self.concrete(&st, list));
                 // What it makes is named as the member it becomes (`out[1].input`).
                 let len = match st.env.get(list) {
                     Some(AVal::List(items)) => Some(items.len()),

@@ -104,3 +104,22 @@ void lambdas(cl::CommandQueue q0, cl::CommandQueue q1, cl::Kernel k)
     std::vector<cl::CommandQueue> queues{q0, q1};
     queues.back().finish();
 }
+
+// A class of the file made by a declaration: a value of its own (its vectors of handles
+// empty) given to its constructor; `emplace_back` on a member vector makes the element.
+class Stage {
+    std::vector<cl::CommandQueue> queues;
+    cl::Buffer data;
+
+public:
+    Stage(cl::Context ctx, cl::Device dev) { queues.emplace_back(ctx, dev); }
+    int run() { return queues[0].finish() == CL_SUCCESS ? 0 : -1; }
+};
+
+int classes(cl::Context ctx, cl::Device dev)
+{
+    Stage stage(ctx, dev);
+    if (stage.run() != 0)
+        return -1;
+    return 0;
+}

@@ -947,6 +947,7 @@ impl FileCx {
             outs: Outs::default(),
             statuses: HashMap::new(),
             elem_types: HashMap::new(),
+            declaring: None,
             event_ptrs: HashSet::new(),
             scalar_sizes: HashMap::new(),
             n_params: 0,
@@ -1084,6 +1085,8 @@ struct Lowerer<'c> {
     statuses: HashMap<Var, Outs>,
     /// The element type of each `std::vector` variable (`cl::CommandQueue`).
     elem_types: HashMap<Var, String>,
+    /// The local a declaration being lowered makes (`sample` of `Sample sample(1, 2);`).
+    declaring: Option<String>,
     /// Pointers to one event (`cl_event *done`, an event out-parameter): `*done` is an
     /// event.
     event_ptrs: HashSet<Var>,
@@ -1818,9 +1821,18 @@ impl Lowerer<'_> {
                     t => int_text(t).is_some_and(|v| v != 0),
                 };
                 // `return CL_DEVICE_NOT_FOUND;` from any function: it reports a failure.
+                // So does `return SDK_FAILURE;` or `return -1;` (a macro that names a
+                // failure, a negative code).
                 let error_code = |l: &Self, e: Node<'_>| {
                     let t = l.txt(strip(e));
-                    t.starts_with("CL_") && t != "CL_SUCCESS" && l.lookup(t).is_none()
+                    let macro_name = !t.is_empty()
+                        && t.bytes()
+                            .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_')
+                        && l.lookup(t).is_none();
+                    (t.starts_with("CL_") && t != "CL_SUCCESS" && macro_name)
+                        || (macro_name && (t.contains("FAIL") || t.contains("ERROR")))
+                        || t.strip_prefix('-')
+                            .is_some_and(|n| int_text(n.trim()).is_some_and(|v| v != 0))
                 };
                 if returned
                     .is_some_and(|e| (self.in_main && failure(self, e)) || error_code(self, e))
@@ -2614,6 +2626,7 @@ impl Lowerer<'_> {
             // `auto launch = [&](int c) { .. };`: run where it is called, so what it names is
             // not forgotten where it is made.
             let lambda = shape.init.and_then(|i| self.lambda_body(i));
+            self.declaring = Some(name.clone());
             let value = match (shape.init, &wrapper) {
                 (Some(_), _) if lambda.is_some() => Value::Unknown,
                 (init, Some(_)) => {
@@ -2670,8 +2683,20 @@ impl Lowerer<'_> {
                         _ => Value::Unknown,
                     }
                 }
+                // `Sample s;` of a class of the file with a constructor.
+                (None, None)
+                    if shape.pointers == 0
+                        && shape.array.is_none()
+                        && self
+                            .cx
+                            .defined
+                            .contains(&format!("{ty}::{}", last_name(&ty))) =>
+                {
+                    self.construct_from(&ty, &[], span)
+                }
                 (None, None) => Value::Unknown,
             };
+            self.declaring = None;
             // `float coef[2] = { 1.0f - 2.0f * alpha, alpha }`: host data, whatever its
             // initial values are computed from.
             let value = match (value, hint) {
@@ -2803,6 +2828,41 @@ impl Lowerer<'_> {
         }
         match self.cx_bindings().function(&segs, items.len()) {
             Some(api) => self.apply(api, None, items, span),
+            // `MultiGPUStencil sample(1024, 1024);` of a class the file defines with a
+            // constructor: a value of its own, whose vectors of handles start empty, given
+            // to the constructor as `this`.
+            None if read.is_none()
+                && self
+                    .cx
+                    .defined
+                    .contains(&format!("{ty}::{}", last_name(ty))) =>
+            {
+                let prefix = format!("{ty}::");
+                let mut fields: Vec<(String, Value)> = (self.cx.field_types.iter())
+                    .filter_map(|(k, t)| Some((k.strip_prefix(&prefix)?, t)))
+                    .filter(|(_, t)| {
+                        vector_elem(&self.cx.real_type(t))
+                            .is_some_and(|e| handle_hint(last_name(e)) != TypeHint::Unknown)
+                    })
+                    .map(|(f, _)| (f.to_string(), Value::List(Vec::new())))
+                    .collect();
+                fields.sort_by(|a, b| a.0.cmp(&b.0));
+                // Named as the local it is made for, so what the constructor makes is named
+                // by that local's fields (`sample.input`).
+                let t = self.new_temp(TypeHint::Unknown);
+                if let Some(name) = self.declaring.take() {
+                    self.vars[t].name = name;
+                }
+                self.out.push(Stmt::Assign {
+                    dst: Place::var(t),
+                    value: Value::Struct(fields),
+                    span,
+                });
+                let args = items.iter().map(|a| self.expr(*a)).collect();
+                let ctor = format!("{ty}::{}", last_name(ty));
+                self.emit_call(ctor, Some(Value::Place(Place::var(t))), args, span);
+                Value::Place(Place::var(t))
+            }
             None => {
                 let vals: Vec<Value> = match read {
                     Some(n) => vec![n],
@@ -2863,13 +2923,19 @@ impl Lowerer<'_> {
     /// Whether a place is a `std::vector`: a variable declared as one, or a field of the
     /// class of the method being lowered (`queues_`).
     fn is_vector(&self, p: &Place) -> bool {
+        self.elem_type(p).is_some()
+    }
+
+    /// The element type of a `std::vector` a place is: a local's, or a member's of the
+    /// class whose method this is (`queues` of `std::vector<cl::CommandQueue> queues;`).
+    fn elem_type(&self, p: &Place) -> Option<String> {
         match p.proj.as_slice() {
-            [] => self.elem_types.contains_key(&p.var),
+            [] => self.elem_types.get(&p.var).cloned(),
             [Proj::Field(f)] => (self.class.as_ref())
                 .filter(|_| self.vars[p.var].name == "this")
                 .and_then(|c| self.cx.field_types.get(&format!("{c}::{f}")))
-                .is_some_and(|ty| vector_elem(&self.cx.real_type(ty)).is_some()),
-            _ => false,
+                .and_then(|ty| vector_elem(&self.cx.real_type(ty)).map(str::to_string)),
+            _ => None,
         }
     }
 
@@ -3916,8 +3982,8 @@ impl Lowerer<'_> {
                     }
                 }
                 // `queues.emplace_back(ctx, device)`: a new element made from the arguments.
-                ("emplace_back", Value::Place(list)) if list.proj.is_empty() => {
-                    if let Some(ty) = self.elem_types.get(&list.var).cloned() {
+                ("emplace_back", Value::Place(list)) => {
+                    if let Some(ty) = self.elem_type(list) {
                         let item = self.construct_from(&ty, &args, span);
                         self.out.push(Stmt::Push {
                             list: list.clone(),
