@@ -205,6 +205,18 @@ impl<'f> Analyzer<'f> {
             .map(|(b, now, _)| (b.clone(), now + 1))
     }
 
+    /// A command as written and the call it was reached through in the function analyzed
+    /// (`download(..)` on two lines is two commands to report on, the passes of one loop
+    /// over one line are one).
+    fn site_key(&mut self, inst: usize) -> usize {
+        let site = (self.frames_of(self.insts[inst].frame).first())
+            .and_then(|f| self.frame_sites.get(f))
+            .map(|(_, span, _)| (span.file, span.start));
+        let key = (self.insts[inst].cmd.id, site);
+        let next = self.site_keys.len();
+        *self.site_keys.entry(key).or_insert(next)
+    }
+
     /// The races deferred to a pass of a barrier (`None`: to the end of the thread being
     /// followed), with what that thread knows complete there: an early access not
     /// complete races its late one.
@@ -219,9 +231,8 @@ impl<'f> Analyzer<'f> {
         self.deferred = rest;
         for d in due.into_iter().filter(|d| !completed.contains(d.early)) {
             let (pq, cq) = (self.insts[d.early].queue, self.insts[d.late].queue);
-            if self.seen.insert((3, self.insts[d.early].cmd.id, cq))
-                && self.seen.insert((9, self.insts[d.late].cmd.id, pq))
-            {
+            let (early, late) = (self.site_key(d.early), self.site_key(d.late));
+            if self.seen.insert((3, early, cq)) && self.seen.insert((9, late, pq)) {
                 self.unordered.push((d.early, d.late));
                 self.raw.push(RawFact::Unordered {
                     producer: d.early,
@@ -744,11 +755,13 @@ impl<'f> Analyzer<'f> {
             }
         }
         for &(a, am) in &unordered {
-            if !later.contains(a) && self.seen.insert((3, self.insts[a].cmd.id, q)) {
+            let producer = self.site_key(a);
+            if !later.contains(a) && self.seen.insert((3, producer, q)) {
                 self.unordered.push((a, i));
                 // A command that waits for nothing from a queue misses one wait list, however
                 // many of its buffers that queue wrote: one finding.
-                if !self.seen.insert((9, cmd_id, self.insts[a].queue)) {
+                let consumer = self.site_key(i);
+                if !self.seen.insert((9, consumer, self.insts[a].queue)) {
                     continue;
                 }
                 self.raw.push(RawFact::Unordered {

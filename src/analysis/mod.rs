@@ -358,6 +358,9 @@ struct Analyzer<'f> {
     inlined_stmts: usize,
     raw: Vec<RawFact>,
     seen: HashSet<(u8, usize, usize)>,
+    /// A number for each command as written and the call site it was reached through
+    /// (`Analyzer::site_key`).
+    site_keys: HashMap<(usize, Option<(usize, usize)>), usize>,
     kernels: &'f mut Kernels,
     /// The span of the statement being interpreted.
     cur_span: Span,
@@ -473,6 +476,7 @@ pub fn analyze<'f>(func: &Function, index: &'f Index<'f>, kernels: &mut Kernels)
         inlined_stmts: 0,
         raw: Vec::new(),
         seen: HashSet::new(),
+        site_keys: HashMap::new(),
         kernels,
         cur_span: Span::default(),
         user_sites: HashMap::new(),
