@@ -70,3 +70,15 @@ unsafe fn wrappers(q: Handle<cl_command_queue>, shared: Arc<Mutex<Vec<Handle<cl_
     clReleaseEvent(old);
     drop(taken);
 }
+
+// A generic helper that passes `size_of::<T>()` is lowered where it is called, with the
+// size of what each call gives it.
+fn arg<T>(k: cl_kernel, i: cl_uint, v: &T) {
+    unsafe { clSetKernelArg(k, i, std::mem::size_of::<T>(), v as *const T as *const c_void) };
+}
+
+fn generic_args(k: cl_kernel, m: cl_mem, dt: f64, n: usize) {
+    arg(k, 0, &m);
+    arg(k, 1, &dt);
+    arg(k, 2, &(n as u32));
+}

@@ -422,6 +422,18 @@ impl Lowerer<'_, '_> {
                     ),
                 };
                 let size = self.arg_bytes(role_arg(Role::ArgSize), role_arg(Role::ArgValue));
+                // In a generic helper lowered where it is called, what the argument is
+                // comes from the call: the call is where it is fixed.
+                let (span, arg) = match self.generic_call {
+                    Some(site) => (
+                        site,
+                        ArgSpan {
+                            span: site,
+                            text: arg.text,
+                        },
+                    ),
+                    None => (span, arg),
+                };
                 self.out.push(Stmt::SetArg {
                     kernel,
                     index,
@@ -578,6 +590,15 @@ impl Lowerer<'_, '_> {
             c.args.len(),
         ) {
             ("size_of", syn::PathArguments::AngleBracketed(a), 0) => match a.args.first()? {
+                syn::GenericArgument::Type(syn::Type::Path(t))
+                    if t.path
+                        .get_ident()
+                        .is_some_and(|i| self.generic_sizes.contains_key(&i.to_string())) =>
+                {
+                    self.generic_sizes
+                        .get(&t.path.get_ident()?.to_string())
+                        .copied()
+                }
                 syn::GenericArgument::Type(t) => type_bytes(t),
                 _ => None,
             },

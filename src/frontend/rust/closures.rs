@@ -144,7 +144,10 @@ impl Lowerer<'_, '_> {
         span: Span,
     ) -> Option<Value> {
         let f: &syn::ItemFn = *self.cx.free_fns.get(name)?;
-        if !args.iter().any(|a| closure_of(a).is_some())
+        // `fn arg<T>(k: cl_kernel, i: cl_uint, v: &T)` passing `size_of::<T>()`: the size
+        // each call gives `T` (`arg(k, 3, &ntaps)` of `ntaps: usize`).
+        let sizes = self.generic_sizes_of(f, args);
+        if (sizes.is_empty() && !args.iter().any(|a| closure_of(a).is_some()))
             || f.sig.inputs.len() != args.len()
             || self.inlined_fns.iter().any(|n| n == name)
             || self.inlining >= MAX_INLINE_DEPTH
@@ -167,6 +170,9 @@ impl Lowerer<'_, '_> {
         }
         let scopes = std::mem::replace(&mut self.scopes, vec![HashMap::new()]);
         let self_ty = self.self_ty.take();
+        let call = (!sizes.is_empty()).then_some(span).or(self.generic_call);
+        let outer_call = std::mem::replace(&mut self.generic_call, call);
+        let outer_sizes = std::mem::replace(&mut self.generic_sizes, sizes);
         self.inlined_fns.push(name.to_string());
         for (input, arg) in f.sig.inputs.iter().zip(given) {
             let syn::FnArg::Typed(pt) = input else {
@@ -197,9 +203,54 @@ impl Lowerer<'_, '_> {
         let v = self.closure_call(&block, Some(name.to_string()), span);
         self.inlining -= 1;
         self.inlined_fns.pop();
+        self.generic_sizes = outer_sizes;
+        self.generic_call = outer_call;
         self.self_ty = self_ty;
         self.scopes = scopes;
         Some(v)
+    }
+
+    /// The type parameters of `f` that its body takes the size of (`size_of::<T>()`) and
+    /// that a parameter is (`v: &T`, `v: T`, `v: *const T`), each with the size of the
+    /// argument this call gives there, where that is known.
+    fn generic_sizes_of(&self, f: &syn::ItemFn, args: &[&Expr]) -> HashMap<String, u64> {
+        let mut out = HashMap::new();
+        let params: Vec<String> = (f.sig.generics.type_params())
+            .map(|t| t.ident.to_string())
+            .collect();
+        if params.is_empty() || f.sig.inputs.len() != args.len() {
+            return out;
+        }
+        let body = self.span(f.block.brace_token.span.join());
+        let text = self.cx.src.text.get(body.start..body.end).unwrap_or("");
+        if !text.contains("size_of") {
+            return out;
+        }
+        for (input, arg) in f.sig.inputs.iter().zip(args) {
+            let syn::FnArg::Typed(pt) = input else {
+                continue;
+            };
+            let mut ty = &*pt.ty;
+            loop {
+                match ty {
+                    syn::Type::Reference(r) => ty = &r.elem,
+                    syn::Type::Ptr(p) => ty = &p.elem,
+                    _ => break,
+                }
+            }
+            let syn::Type::Path(tp) = ty else {
+                continue;
+            };
+            let Some(name) = tp.path.get_ident().map(|i| i.to_string()) else {
+                continue;
+            };
+            if params.contains(&name) {
+                if let Some(bytes) = self.value_bytes(arg) {
+                    out.insert(name, bytes);
+                }
+            }
+        }
+        out
     }
 
     /// What a closure that is not followed does: its captures are forgotten.

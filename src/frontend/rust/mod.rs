@@ -273,6 +273,8 @@ impl FileCx<'_> {
             mut_refs: HashMap::new(),
             borrows: Vec::new(),
             inline_budget: 0,
+            generic_sizes: HashMap::new(),
+            generic_call: None,
             mapped: std::collections::HashSet::new(),
             item_slots: HashMap::new(),
             barriers: HashMap::new(),
@@ -422,6 +424,11 @@ struct Lowerer<'c, 'a> {
     /// Bytes of closure bodies that may still be lowered where they are called: each
     /// call lowers its closure's body again, so this keeps a function's lowering linear.
     inline_budget: usize,
+    /// The sizes of the type parameters of a generic helper lowered where it is called
+    /// (`T` of `fn arg<T>(.., v: &T)` called with `&ntaps`).
+    generic_sizes: HashMap<String, u64>,
+    /// The call of such a helper being lowered.
+    generic_call: Option<Span>,
     /// Temporaries holding what a `map` over a list yields, one value per member.
     mapped: std::collections::HashSet<Var>,
     /// Items of a loop over a list walked mutably, each with the member it is in the
