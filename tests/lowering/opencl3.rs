@@ -88,3 +88,22 @@ fn devices(platform: &Platform) {
         let q = CommandQueue::create_with_properties(&context, d, 0, 0)?;
     }
 }
+
+// A unit variant of the file's own enum is its position; a `match` arm on one is taken
+// only where the value is that variant.
+enum Side {
+    Left,
+    Right,
+}
+
+fn pick<'a>(side: Side, left: &'a CommandQueue, right: &'a CommandQueue) -> &'a CommandQueue {
+    match side {
+        Side::Left => left,
+        Side::Right => right,
+    }
+}
+
+fn sides(left: &CommandQueue, right: &CommandQueue) -> Result<()> {
+    pick(Side::Right, left, right).finish()?;
+    Ok(())
+}

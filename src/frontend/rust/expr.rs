@@ -76,6 +76,20 @@ impl Lowerer<'_, '_> {
         }
     }
 
+    /// The position of a unit variant of one of the file's enums (`Side::B`: 1).
+    fn variant_index(&self, path: &syn::Path) -> Option<u64> {
+        let segs: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+        let [.., ty, variant] = segs.as_slice() else {
+            return None;
+        };
+        let ty = match ty.as_str() {
+            "Self" => self.self_ty.clone()?,
+            t => t.to_string(),
+        };
+        let variants = (self.cx.enums).get(&super::index::qualify(self.prefix.as_deref(), &ty))?;
+        variants.iter().position(|v| v == variant).map(|i| i as u64)
+    }
+
     /// A comparison of integers as a condition (`i == 0`, `d + 1 < n`): what each arm knows.
     fn compared(&self, cond: &Expr) -> Option<[Stmt; 2]> {
         let Expr::Binary(b) = strip(cond) else {
@@ -336,6 +350,10 @@ impl Lowerer<'_, '_> {
                     if let Some(Const::Int(n)) = self.cx.consts.get(&name) {
                         return Value::Int(*n);
                     }
+                }
+                // `Side::B` of the file's `enum Side { A, B }`: its position.
+                if let Some(n) = self.variant_index(&p.path) {
+                    return Value::Int(n);
                 }
                 // `flags::MIGRATE_MEM_OBJECT_HOST`, handed to a helper that migrates.
                 let last = p.path.segments.last().map(|s| s.ident.to_string());
@@ -720,6 +738,16 @@ impl Lowerer<'_, '_> {
                     self.scopes.push(HashMap::new());
                     self.assume_option(&arm.pat, &scrutinee);
                     self.assume_failed(&arm.pat, &scrutinee);
+                    // `Side::A => ..` of the file's enum: the arm taken when it holds `A`.
+                    if let syn::Pat::Path(pp) = strip_pat_type(&arm.pat) {
+                        if let Some(n) = self.variant_index(&pp.path) {
+                            let arm_test =
+                                comparison(ArithOp::Eq, scrutinee.clone(), Value::Int(n));
+                            if let Some([taken, _]) = arm_test {
+                                self.out.push(taken);
+                            }
+                        }
+                    }
                     let whole = self.let_pattern_unknown(&arm.pat, &scrutinee);
                     if let Some((_, g)) = &arm.guard {
                         self.expr(g);

@@ -63,6 +63,8 @@ pub(super) struct Defs {
     /// The struct the members of a collection field are, by struct and field
     /// (`stages: Vec<Stage>`: `Stage`), where the file defines it.
     pub(super) member_structs: HashMap<(String, String), String>,
+    /// Enums without explicit discriminants: their variants, in order (`Side::B` is 1).
+    pub(super) enums: HashMap<String, Vec<String>>,
 }
 
 impl Defs {
@@ -112,6 +114,11 @@ pub(super) fn collect_defs(items: &[syn::Item], prefix: Option<&str>, defs: &mut
                             .insert(qualify(prefix, &format!("{ty}::{}", m.sig.ident)));
                     }
                 }
+            }
+            syn::Item::Enum(en) if en.variants.iter().all(|v| v.discriminant.is_none()) => {
+                let variants = en.variants.iter().map(|v| v.ident.to_string()).collect();
+                defs.enums
+                    .insert(qualify(prefix, &en.ident.to_string()), variants);
             }
             syn::Item::Struct(st) => {
                 let mut fields = Vec::new();

@@ -87,6 +87,7 @@ pub fn lower_file(file_id: usize, src: &SourceFile, ast: &syn::File, module: &[S
         structs: defs.structs,
         field_sizes: defs.field_sizes,
         member_structs: defs.member_structs,
+        enums: defs.enums,
         next_cmd: 0,
         functions: Vec::new(),
         free_fns: (ast.items.iter())
@@ -135,6 +136,8 @@ struct FileCx<'a> {
     /// `Send` wrapper of a raw handle), by name, where no other struct of the file has a
     /// method of that name: a call on a value whose type is not known is theirs.
     newtype_methods: HashMap<String, String>,
+    /// The file's enums without explicit discriminants, by name: their variants in order.
+    enums: HashMap<String, Vec<String>>,
     /// The methods of `defined` on `Result`, by name (`ctx` of `Result::ctx`).
     result_methods: std::collections::HashSet<String>,
     /// Modules declared in the file, by qualified name.
