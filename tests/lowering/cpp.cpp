@@ -123,3 +123,10 @@ int classes(cl::Context ctx, cl::Device dev)
         return -1;
     return 0;
 }
+
+void filled_vectors(size_t n, std::vector<float> &src)
+{
+    // A vector of numbers made from a count and a value, or from two iterators: host data.
+    std::vector<float> bias(n, 0.1f);
+    std::vector<float> copy(src.begin(), src.end());
+}

@@ -2789,7 +2789,9 @@ impl Lowerer<'_> {
     fn frozen(&mut self, mut p: Place, span: Span) -> Place {
         for x in &mut p.proj {
             if let Proj::Var(v) = x {
+                // Shown as the index it copies (`workers[d].k`).
                 let t = self.new_temp(TypeHint::Scalar);
+                self.vars[t].name = self.vars[*v].name.clone();
                 self.out.push(Stmt::Assign {
                     dst: Place::var(t),
                     value: Value::Place(Place::var(*v)),
@@ -2814,6 +2816,16 @@ impl Lowerer<'_> {
         // `std::vector<float> h(n)`: host data; `std::vector<cl::Event> ev(2)`: that many
         // events not made yet. The count is read once, here, whatever the vector becomes.
         let mut read = None;
+        // `std::vector<float> bias(rows, 0.01f)`, `std::vector<float> v(a.begin(), a.end())`:
+        // host data too.
+        if let (Some(_), [_, _]) = (vector_elem(ty), items) {
+            if let TypeHint::Host(kind) = declared_hint(&self.cx.real_type(ty), None, 0) {
+                for a in items {
+                    self.expr(*a);
+                }
+                return Value::Host { kind, base: None };
+            }
+        }
         if let (Some(elem), [count]) = (vector_elem(ty), items) {
             let real = self.cx.real_type(ty);
             match (declared_hint(&real, None, 0), self.expr(*count)) {
