@@ -38,6 +38,8 @@ pub(super) struct BufferBuild {
     /// Filled on creation; with the event place when a fill event is given (then it does
     /// not block).
     fill: Option<Option<Place>>,
+    /// The data a constant `fill_val` pattern stands for (as `fill(0.0f32, None)`'s).
+    pattern: Option<HostId>,
 }
 
 impl CmdBuild {
@@ -224,25 +226,11 @@ impl<'f> Analyzer<'f> {
                 // `fill(0.0f32, None)`: a constant pattern over the whole buffer is data that
                 // never changes, one per pattern (as a C fill's constant pattern and range).
                 if let (CommandKind::Fill, [pattern, len]) = (kind, arg_spans) {
-                    // A number literal, with a type suffix or none (`0.0f32`, `0`).
-                    let constant = |t: &str| {
-                        let at = t.find(|c: char| c.is_ascii_alphabetic()).unwrap_or(t.len());
-                        let (digits, suffix) = t.split_at(at);
-                        const SUFFIXES: &[&str] = &[
-                            "", "f32", "f64", "u8", "u16", "u32", "u64", "usize", "i8", "i16",
-                            "i32", "i64", "isize",
-                        ];
-                        !digits.is_empty()
-                            && digits
-                                .chars()
-                                .all(|c| c.is_ascii_digit() || matches!(c, '.' | '_' | '-'))
-                            && SUFFIXES.contains(&suffix)
-                    };
-                    if len.text == "None" && constant(&pattern.text) {
-                        let key = format!("fill {} whole", pattern.text);
-                        let id = self.pattern_host(&key, &pattern.text);
-                        if let Some(cb) = self.cmd_mut(c) {
-                            cb.host = Some(id);
+                    if len.text == "None" {
+                        if let Some(id) = self.whole_pattern(&pattern.text) {
+                            if let Some(cb) = self.cmd_mut(c) {
+                                cb.host = Some(id);
+                            }
                         }
                     }
                 }
@@ -414,12 +402,19 @@ impl<'f> Analyzer<'f> {
                     Value::Place(p) => Some(p),
                     _ => None,
                 };
+                let pattern = match (op, arg_spans) {
+                    (Op::FillVal, [value]) => self.whole_pattern(&value.text),
+                    _ => None,
+                };
                 let ObjKind::BufferBuilder(b) = &mut self.objs[o].kind else {
                     return None;
                 };
                 match op {
                     Op::HostData => b.host = host,
-                    Op::FillVal => b.fill = Some(None),
+                    Op::FillVal => {
+                        b.fill = Some(None);
+                        b.pattern = pattern;
+                    }
                     _ => b.fill = Some(place),
                 }
                 Some(r.clone())
@@ -562,6 +557,24 @@ impl<'f> Analyzer<'f> {
         self.objs[k].kind = ObjKind::Kernel { sig };
     }
 
+    /// The data a constant fill pattern over a whole buffer stands for: a number literal,
+    /// with a type suffix or none (`0.0f32`, `0`), one per pattern (as a C fill's constant
+    /// pattern and range).
+    fn whole_pattern(&mut self, text: &str) -> Option<HostId> {
+        let at = text
+            .find(|c: char| c.is_ascii_alphabetic())
+            .unwrap_or(text.len());
+        let (digits, suffix) = text.split_at(at);
+        const SUFFIXES: &[&str] = &[
+            "", "f32", "f64", "u8", "u16", "u32", "u64", "usize", "i8", "i16", "i32", "i64",
+            "isize",
+        ];
+        let constant = !digits.is_empty()
+            && (digits.chars()).all(|c| c.is_ascii_digit() || matches!(c, '.' | '_' | '-'))
+            && SUFFIXES.contains(&suffix);
+        constant.then(|| self.pattern_host(&format!("fill {text} whole"), text))
+    }
+
     /// `build()` of a buffer builder: the buffer, its default queue, its initialization,
     /// and the fill command a `fill_val` enqueues.
     fn build_buffer(&mut self, st: &mut State, b: &BufferBuild, id: usize, span: Span) -> AVal {
@@ -593,6 +606,7 @@ impl<'f> Analyzer<'f> {
                 } else {
                     Blocking::Yes
                 }),
+                host: b.pattern,
                 ..CmdBuild::new(buf, Some(CommandKind::Fill))
             };
             self.enq_built(st, c, id, span);
