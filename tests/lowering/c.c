@@ -95,3 +95,11 @@ cl_int chain(cl_command_queue q, cl_kernel k, cl_mem a, cl_event *ev)
         err = clEnqueueNDRangeKernel(q, k, 1, NULL, global, NULL, 0, NULL, ev);
     return err;
 }
+
+/* `sizeof` of a file-scope scalar is its declared type's size. */
+static double g_alpha;
+
+void global_sizes(cl_kernel k)
+{
+    clSetKernelArg(k, 1, sizeof(g_alpha), &g_alpha);
+}

@@ -1399,6 +1399,10 @@ impl Lowerer<'_> {
         });
         self.type_var(v, &g.ty, g.pointers);
         self.type_members(v, &g.ty, g.array, g.pointers);
+        // `sizeof(g_scale)` of `static double g_scale;`.
+        if g.array.is_none() && g.pointers == 0 {
+            self.note_scalar_type(v, &g.ty);
+        }
         if let Some(e) = vector_elem(&g.ty) {
             self.elem_types.insert(v, e.to_string());
         }
