@@ -130,3 +130,24 @@ void filled_vectors(size_t n, std::vector<float> &src)
     std::vector<float> bias(n, 0.1f);
     std::vector<float> copy(src.begin(), src.end());
 }
+
+struct Lane {
+    cl::CommandQueue q;
+    cl::Kernel k;
+};
+
+void lanes(cl::Context ctx, cl::Device dev, cl::Buffer buf, size_t n)
+{
+    // A struct of the file declared without a constructor: a value whose members are set
+    // one by one. A member at a loop index is named by the index (`lanes[d]`).
+    std::vector<Lane> all;
+    for (size_t d = 0; d < n; ++d) {
+        Lane l;
+        l.q = cl::CommandQueue(ctx, dev);
+        all.push_back(l);
+    }
+    for (size_t d = 0; d < all.size(); ++d) {
+        Lane &l = all[d];
+        l.k.setArg(0, buf);
+    }
+}

@@ -2698,6 +2698,19 @@ impl Lowerer<'_> {
                 {
                     self.construct_from(&ty, &[], span)
                 }
+                // `Worker w;` of a C++ struct of the file without one: a value of its own,
+                // whose members the function sets one by one (`w.q = cl::CommandQueue(..)`).
+                (None, None)
+                    if shape.pointers == 0
+                        && shape.array.is_none()
+                        && self.cx.lang == Lang::Cpp
+                        && self
+                            .cx
+                            .structs
+                            .contains_key(last_name(&self.cx.real_type(&ty))) =>
+                {
+                    Value::Struct(Vec::new())
+                }
                 (None, None) => Value::Unknown,
             };
             self.declaring = None;
