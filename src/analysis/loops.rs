@@ -405,30 +405,22 @@ impl<'f> Analyzer<'f> {
     /// `state` field of `lanes[1]`), where the objects are named by no place of their own:
     /// a temporary, or the local of the constructor that made them (`state`).
     pub(super) fn name_as_member(&mut self, member: &str, v: &AVal) {
-        let parts: Vec<(String, ObjId)> = match v {
-            AVal::Obj(o) => vec![(String::new(), *o)],
-            AVal::Struct(fields) => (fields.iter())
-                .filter_map(|(f, x)| match x {
-                    AVal::Obj(o) => Some((format!(".{f}"), *o)),
-                    _ => None,
-                })
-                .collect(),
-            _ => Vec::new(),
-        };
-        // Objects in structs within it (`(Handle(q), Handle(buf))`) keep their names, but
-        // note the member they are.
-        let mut nested = Vec::new();
-        nested_objects(v, &mut String::new(), &mut nested);
-        for (path, o) in nested {
+        let mut objects = Vec::new();
+        nested_objects(v, &mut String::new(), &mut objects);
+        for (path, o) in objects {
+            // Each notes the member it is, deeper in structs within it too
+            // (`(Handle(q), Handle(buf))`), for telling apart objects of one name.
             self.objs[o]
                 .member
                 .get_or_insert_with(|| format!("{member}{path}"));
-        }
-        for (field, o) in parts {
+            // Only the member itself or a field of it (`.state`) is renamed.
+            if path.matches('.').count() > 1 {
+                continue;
+            }
             let own = &self.objs[o].name;
             let made_in_callee = self.objs[o].made_in > self.frame();
-            if own.starts_with('%') || format!(".{own}") == field || made_in_callee {
-                self.objs[o].name = format!("{member}{field}");
+            if own.starts_with('%') || format!(".{own}") == path || made_in_callee {
+                self.objs[o].name = format!("{member}{path}");
                 self.objs[o].made_in = self.frame();
             }
         }

@@ -989,21 +989,9 @@ impl FileCx {
         }
         if let Some(list) = d.and_then(|f| f.child_by_field_name("parameters")) {
             for p in named(list) {
-                let ty = p
-                    .child_by_field_name("type")
-                    .map_or(String::new(), |t| l.txt(t).to_string());
-                let shape = p
-                    .child_by_field_name("declarator")
-                    .map(|d| l.cx.declarator(&l.text, d))
-                    .unwrap_or_default();
-                let Some(name) = shape.name else { continue };
-                let name = l.txt(name).to_string();
-                let hint = declared_hint(&l.cx.real_type(&ty), shape.array, shape.pointers);
-                let v = l.bind(&name, hint);
-                if shape.array.is_none() && shape.pointers == 0 {
-                    l.note_scalar_type(v, &ty);
-                }
-                l.type_var(v, &ty, shape.pointers);
+                let Some((v, shape, ty)) = l.bind_param(p) else {
+                    continue;
+                };
                 l.type_members(v, &ty, shape.array, shape.pointers);
                 if shape.reference {
                     l.vars[v].member = Member::Ref;
@@ -2691,10 +2679,7 @@ impl Lowerer<'_> {
                 (None, None)
                     if shape.pointers == 0
                         && shape.array.is_none()
-                        && self
-                            .cx
-                            .defined
-                            .contains(&format!("{ty}::{}", last_name(&ty))) =>
+                        && self.constructor_of(&ty).is_some() =>
                 {
                     self.construct_from(&ty, &[], span)
                 }
@@ -2820,6 +2805,11 @@ impl Lowerer<'_> {
         p
     }
 
+    /// The constructor of a class of the file (`LutSample::LutSample`), where it has one.
+    fn constructor_of(&self, ty: &str) -> Option<String> {
+        Some(format!("{ty}::{}", last_name(ty))).filter(|c| self.cx.defined.contains(c))
+    }
+
     /// `T x(args)` / `T x{args}`: a constructor call of the class `T`.
     fn construct(&mut self, ty: &str, args: Node<'_>, span: Span) -> Value {
         self.construct_from(ty, &named(args), span)
@@ -2857,50 +2847,48 @@ impl Lowerer<'_> {
         }
         match self.cx_bindings().function(&segs, items.len()) {
             Some(api) => self.apply(api, None, items, span),
-            // `MultiGPUStencil sample(1024, 1024);` of a class the file defines with a
-            // constructor: a value of its own, whose vectors of handles start empty, given
-            // to the constructor as `this`.
-            None if read.is_none()
-                && self
-                    .cx
-                    .defined
-                    .contains(&format!("{ty}::{}", last_name(ty))) =>
-            {
-                let prefix = format!("{ty}::");
-                let mut fields: Vec<(String, Value)> = (self.cx.field_types.iter())
-                    .filter_map(|(k, t)| Some((k.strip_prefix(&prefix)?, t)))
-                    .filter(|(_, t)| {
-                        vector_elem(&self.cx.real_type(t))
-                            .is_some_and(|e| handle_hint(last_name(e)) != TypeHint::Unknown)
-                    })
-                    .map(|(f, _)| (f.to_string(), Value::List(Vec::new())))
-                    .collect();
-                fields.sort_by(|a, b| a.0.cmp(&b.0));
-                // Named as the local it is made for, so what the constructor makes is named
-                // by that local's fields (`sample.input`).
-                let t = self.new_temp(TypeHint::Unknown);
-                if let Some(name) = self.declaring.take() {
-                    self.vars[t].name = name;
+            None => match self.constructor_of(ty).filter(|_| read.is_none()) {
+                Some(ctor) => self.construct_class(ty, ctor, items, span),
+                None => {
+                    let vals: Vec<Value> = match read {
+                        Some(n) => vec![n],
+                        None => items.iter().map(|a| self.expr(*a)).collect(),
+                    };
+                    self.forget(vals, span);
+                    Value::Unknown
                 }
-                self.out.push(Stmt::Assign {
-                    dst: Place::var(t),
-                    value: Value::Struct(fields),
-                    span,
-                });
-                let args = items.iter().map(|a| self.expr(*a)).collect();
-                let ctor = format!("{ty}::{}", last_name(ty));
-                self.emit_call(ctor, Some(Value::Place(Place::var(t))), args, span);
-                Value::Place(Place::var(t))
-            }
-            None => {
-                let vals: Vec<Value> = match read {
-                    Some(n) => vec![n],
-                    None => items.iter().map(|a| self.expr(*a)).collect(),
-                };
-                self.forget(vals, span);
-                Value::Unknown
-            }
+            },
         }
+    }
+
+    /// `MultiGPUStencil sample(1024, 1024);` of a class the file defines with a constructor:
+    /// a value of its own, whose vectors of handles start empty, given to the constructor
+    /// `ctor` as `this`.
+    fn construct_class(&mut self, ty: &str, ctor: String, items: &[Node<'_>], span: Span) -> Value {
+        let prefix = format!("{ty}::");
+        let mut fields: Vec<(String, Value)> = (self.cx.field_types.iter())
+            .filter_map(|(k, t)| Some((k.strip_prefix(&prefix)?, t)))
+            .filter(|(_, t)| {
+                vector_elem(&self.cx.real_type(t))
+                    .is_some_and(|e| handle_hint(last_name(e)) != TypeHint::Unknown)
+            })
+            .map(|(f, _)| (f.to_string(), Value::List(Vec::new())))
+            .collect();
+        fields.sort_by(|a, b| a.0.cmp(&b.0));
+        // Named as the local it is made for, so what the constructor makes is named by that
+        // local's fields (`sample.input`).
+        let t = self.new_temp(TypeHint::Unknown);
+        if let Some(name) = self.declaring.take() {
+            self.vars[t].name = name;
+        }
+        self.out.push(Stmt::Assign {
+            dst: Place::var(t),
+            value: Value::Struct(fields),
+            span,
+        });
+        let args = items.iter().map(|a| self.expr(*a)).collect();
+        self.emit_call(ctor, Some(Value::Place(Place::var(t))), args, span);
+        Value::Place(Place::var(t))
     }
 
     /// A constructor's member initializers (`: queue_(ctx, dev), pixels_(ctx, b, e, false)`),
@@ -3057,6 +3045,26 @@ impl Lowerer<'_> {
         bindings()
     }
 
+    /// Binds a parameter (`cl::CommandQueue &q`, `size_t n`) as a local of its declared type:
+    /// the local, its declarator's shape and the type as written; `None` when it names no
+    /// local.
+    fn bind_param<'t>(&mut self, p: Node<'t>) -> Option<(Var, Shape<'t>, String)> {
+        let shape = self
+            .cx
+            .declarator(&self.text, p.child_by_field_name("declarator")?);
+        let name = self.txt(shape.name?).to_string();
+        let ty = p
+            .child_by_field_name("type")
+            .map_or(String::new(), |t| self.txt(t).to_string());
+        let hint = declared_hint(&self.cx.real_type(&ty), shape.array, shape.pointers);
+        let v = self.bind(&name, hint);
+        if shape.array.is_none() && shape.pointers == 0 {
+            self.note_scalar_type(v, &ty);
+        }
+        self.type_var(v, &ty, shape.pointers);
+        Some((v, shape, ty))
+    }
+
     /// The parameters and body of a lambda, lowered to run where a call of the local bound to
     /// it runs it (what it captures by reference is the function's own). Each call binds
     /// the parameters to its arguments first.
@@ -3072,25 +3080,13 @@ impl Lowerer<'_> {
         self.scopes.push(HashMap::new());
         let mut vars = Vec::new();
         for p in params {
-            let shape = (p.kind() == "parameter_declaration")
-                .then(|| p.child_by_field_name("declarator"))
-                .flatten()
-                .map(|d| self.cx.declarator(&self.text, d));
-            let Some(name) = shape.as_ref().and_then(|s| s.name) else {
+            let bound = (p.kind() == "parameter_declaration")
+                .then(|| self.bind_param(p))
+                .flatten();
+            let Some((v, _, _)) = bound else {
                 self.scopes.pop();
                 return None;
             };
-            let shape = shape.unwrap_or_default();
-            let ty = p
-                .child_by_field_name("type")
-                .map_or(String::new(), |t| self.txt(t).to_string());
-            let hint = declared_hint(&self.cx.real_type(&ty), shape.array, shape.pointers);
-            let name = self.txt(name).to_string();
-            let v = self.bind(&name, hint);
-            if shape.array.is_none() && shape.pointers == 0 {
-                self.note_scalar_type(v, &ty);
-            }
-            self.type_var(v, &ty, shape.pointers);
             vars.push(v);
         }
         let stmts = self.separate(|l| l.stmt(body));

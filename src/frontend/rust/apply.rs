@@ -590,16 +590,13 @@ impl Lowerer<'_, '_> {
             c.args.len(),
         ) {
             ("size_of", syn::PathArguments::AngleBracketed(a), 0) => match a.args.first()? {
-                syn::GenericArgument::Type(syn::Type::Path(t))
-                    if t.path
-                        .get_ident()
-                        .is_some_and(|i| self.generic_sizes.contains_key(&i.to_string())) =>
-                {
-                    self.generic_sizes
-                        .get(&t.path.get_ident()?.to_string())
-                        .copied()
+                // `size_of::<T>()` of a type parameter the call being lowered gives a size.
+                syn::GenericArgument::Type(t) => match t {
+                    syn::Type::Path(p) => (p.path.get_ident())
+                        .and_then(|i| self.generic_sizes.get(&i.to_string()).copied()),
+                    _ => None,
                 }
-                syn::GenericArgument::Type(t) => type_bytes(t),
+                .or_else(|| type_bytes(t)),
                 _ => None,
             },
             ("size_of_val", _, 1) => self.value_bytes(&c.args[0]),

@@ -7,7 +7,7 @@ use super::each::{EachBody, EACH_ADAPTERS};
 use super::index::qualify;
 use super::syntax::{closure_of, int_lit, path_segments, strip, strip_pat_type};
 use super::types::{callee_type, constructed_type};
-use super::{spans, Lowerer};
+use super::{spans, tuple_arity, Lowerer};
 use crate::frontend::bindings::Bindings;
 use crate::frontend::swap;
 use crate::ir::*;
@@ -77,7 +77,8 @@ impl Lowerer<'_, '_> {
     }
 
     /// Whether an initializer makes a barrier (`Barrier::new(n)`, also in `Arc::new(..)`:
-    /// `Some(None)`) or shares one (`Arc::clone(&b)`, `b.clone()`, `&b`: `Some(Some(root))`).
+    /// `Some(None)`) or shares one (`b.clone()`, `&b`: `Some(Some(root))`). A local given
+    /// `Arc::clone(&b)` names `b` itself (`bind_shared`).
     pub(super) fn barrier_made(&self, e: &Expr) -> Option<Option<Var>> {
         match strip(e) {
             Expr::Call(c) => {
@@ -87,9 +88,6 @@ impl Lowerer<'_, '_> {
                 match (prev, last, c.args.first()) {
                     (Some("Barrier"), "new", _) => Some(None),
                     (Some("Arc" | "Rc"), "new", Some(inner)) => self.barrier_made(inner),
-                    (Some("Arc" | "Rc"), "clone", Some(of)) => {
-                        self.barrier_var(of).map(|&r| Some(r))
-                    }
                     _ => None,
                 }
             }
@@ -402,15 +400,7 @@ impl Lowerer<'_, '_> {
 
     /// Whether `name` is a tuple struct the crate defines with `n` fields.
     fn is_tuple_struct(&self, name: &str, n: usize) -> bool {
-        self.cx.structs.get(name).is_some_and(|fields| {
-            let mut names = fields
-                .iter()
-                .map(|(f, _)| f.as_str())
-                .filter(|f| !f.ends_with("[]"));
-            n > 0
-                && (0..n).all(|i| names.next() == Some(i.to_string().as_str()))
-                && names.next().is_none()
-        })
+        self.cx.structs.get(name).and_then(tuple_arity) == Some(n)
     }
 
     pub(super) fn call(&mut self, c: &syn::ExprCall) -> Value {

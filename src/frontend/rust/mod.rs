@@ -154,6 +154,19 @@ struct FileCx<'a> {
     unwrap_fns: std::collections::HashSet<String>,
 }
 
+/// How many fields a tuple struct has: its fields (not the members of its collections,
+/// `0[]`) are named `0`, `1`, .. in order; `None` for a struct with named fields or none.
+fn tuple_arity(fields: &Fields) -> Option<usize> {
+    let mut n = 0;
+    for (f, _) in fields.iter().filter(|(f, _)| !f.ends_with("[]")) {
+        if *f != n.to_string() {
+            return None;
+        }
+        n += 1;
+    }
+    (n > 0).then_some(n)
+}
+
 /// The methods of tuple structs among `functions` whose name no other struct's method has.
 fn newtype_methods(
     functions: &std::collections::HashSet<String>,
@@ -167,10 +180,7 @@ fn newtype_methods(
         let Some(fields) = structs.get(ty) else {
             continue;
         };
-        let tuple = !fields.is_empty()
-            && (fields.iter().filter(|(f, _)| !f.ends_with("[]")))
-                .enumerate()
-                .all(|(i, (f, _))| *f == i.to_string());
+        let tuple = tuple_arity(fields).is_some();
         by_name
             .entry(name.to_string())
             .and_modify(|e| *e = None)

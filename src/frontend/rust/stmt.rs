@@ -100,7 +100,7 @@ impl Lowerer<'_, '_> {
                     Some(t) => type_bytes(t),
                     None => l.init.as_ref().and_then(|i| self.typed_bytes(&i.expr)),
                 };
-                // Before the pattern binds: `let barrier = Arc::clone(&barrier);` shadows.
+                // Before the pattern binds: `let barrier = barrier.clone();` shadows.
                 let barrier = l.init.as_ref().and_then(|i| self.barrier_made(&i.expr));
                 self.let_pattern(&l.pat, value, span);
                 if let (Some(n), Pat::Ident(pi)) = (bytes, strip_pat_type(&l.pat)) {
