@@ -208,6 +208,15 @@ impl<'f> Analyzer<'f> {
     }
 
     /// A part of an outside value, as an object of the role it plays.
+    /// A part of the function's own outside value (`pair.near`, reached in a method as
+    /// `self.near`) is no helper's making: a local it is kept in later (`let rq =
+    /// pair.queue(side)`) does not rename it.
+    fn found_outside(&mut self, p: &Place, v: &AVal) {
+        if let (AVal::Obj(o), false) = (v, self.callee_params.contains(&p.var)) {
+            self.objs[*o].made_in = 0;
+        }
+    }
+
     fn materialize(&mut self, role: RoleHint, name: String) -> AVal {
         let v = self.materialize_value(role, name);
         self.mark_outside(&v);
@@ -479,6 +488,7 @@ impl<'f> Analyzer<'f> {
                         None => {
                             let name = self.place_name(p);
                             let v = self.materialize(r, name);
+                            self.found_outside(p, &v);
                             self.found.insert(p.clone(), v.clone());
                             v
                         }
@@ -580,6 +590,7 @@ impl<'f> Analyzer<'f> {
             if let AVal::Obj(o) = v {
                 self.kernel_of_field(o, p);
             }
+            self.found_outside(p, &v);
             if v != AVal::External {
                 self.found.insert(p.clone(), v.clone());
             }

@@ -107,3 +107,11 @@ fn sides(left: &CommandQueue, right: &CommandQueue) -> Result<()> {
     pick(Side::Right, left, right).finish()?;
     Ok(())
 }
+
+fn alternate(left: &CommandQueue, right: &CommandQueue, frames: usize) -> Result<()> {
+    for frame in 0..frames {
+        let side = if frame % 2 == 0 { Side::Left } else { Side::Right };
+        pick(side, left, right).finish()?;
+    }
+    Ok(())
+}

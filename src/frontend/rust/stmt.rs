@@ -246,9 +246,10 @@ impl Lowerer<'_, '_> {
             };
         }
         // A temporary for arms that name places, or point into them (`ptr::null()` or
-        // `waits.as_ptr()`), or are tuples of places (`(&field_a, &field_b)`).
+        // `waits.as_ptr()`), or are tuples of places (`(&field_a, &field_b)`), or are
+        // constants (`if b % 2 == 0 { Side::A } else { Side::B }`: the arm a known `b` takes).
         let names_place = |v: &Value| match v {
-            Value::Place(_) | Value::Host { base: Some(_), .. } => true,
+            Value::Place(_) | Value::Host { base: Some(_), .. } | Value::Int(_) => true,
             Value::Struct(fields) => fields.iter().any(|(_, f)| matches!(f, Value::Place(_))),
             _ => false,
         };
