@@ -311,7 +311,25 @@ impl<'f> Analyzer<'f> {
         })
     }
 
-    pub(super) fn finish(self) -> Vec<Fact> {
+    /// Objects made under one name in two passes or threads (`b` of `let b = ..;
+    /// bufs.push([a, b])` in a loop over devices) are shown by the list member each became
+    /// (`bufs[1][1]`), so no finding names two objects alike.
+    fn tell_apart(&mut self) {
+        let mut count: HashMap<&str, usize> = HashMap::new();
+        for obj in &self.objs {
+            *count.entry(obj.name.as_str()).or_default() += 1;
+        }
+        let renamed: Vec<(usize, String)> = (self.objs.iter().enumerate())
+            .filter(|(_, obj)| count[obj.name.as_str()] > 1)
+            .filter_map(|(o, obj)| Some((o, obj.member.clone()?)))
+            .collect();
+        for (o, member) in renamed {
+            self.objs[o].name = member;
+        }
+    }
+
+    pub(super) fn finish(mut self) -> Vec<Fact> {
+        self.tell_apart();
         let mut out = Vec::new();
         for r in &self.raw {
             out.push(match r {

@@ -572,6 +572,14 @@ fn nested_objects(v: &AVal, path: &mut String, out: &mut Vec<(String, ObjId)>) {
                 path.truncate(len);
             }
         }
+        AVal::List(items) => {
+            for (k, x) in items.iter().enumerate() {
+                let len = path.len();
+                path.push_str(&format!("[{k}]"));
+                nested_objects(x, path, out);
+                path.truncate(len);
+            }
+        }
         _ => {}
     }
 }

@@ -619,6 +619,14 @@ impl<'f> Analyzer<'f> {
                 let v = self.eval(&mut st, item, None, member.as_deref().unwrap_or("item"));
                 if let Some(m) = member.filter(|m| !m.starts_with('%')) {
                     self.name_as_member(&m, &v);
+                    // An event is waited on by the list member it became: the local it came
+                    // from (`ev` of a loop's pass) may be out of scope where it is wanted.
+                    if let AVal::Events(evs) = &v {
+                        let frame = self.frame();
+                        for &i in evs {
+                            self.event_vars.insert((i, frame), m.clone());
+                        }
+                    }
                 }
                 // Raw events pushed into a list the function made keep their owner: the
                 // function, until it releases the list's members or hands the list on. A
