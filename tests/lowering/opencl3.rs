@@ -115,3 +115,30 @@ fn alternate(left: &CommandQueue, right: &CommandQueue, frames: usize) -> Result
     }
     Ok(())
 }
+
+trait Sweep {
+    fn sweep(&mut self) -> Result<()>;
+}
+
+struct Lanes {
+    queues: Vec<CommandQueue>,
+    grids: Vec<Buffer<f32>>,
+    pairs: Vec<[Buffer<f32>; 2]>,
+    done: Vec<Event>,
+}
+
+impl Sweep for Lanes {
+    fn sweep(&mut self) -> Result<()> {
+        self.done.clear();
+        self.grids.swap(0, 1);
+        for q in self.queues.iter().take(2) {
+            q.finish()?;
+        }
+        Ok(())
+    }
+}
+
+fn drive<S: Sweep>(s: &mut S, again: &mut dyn Sweep) -> Result<()> {
+    s.sweep()?;
+    again.sweep()
+}

@@ -273,6 +273,35 @@ impl Lowerer<'_, '_> {
                     Value::Unknown
                 };
             }
+            // `bufs.swap(0, 1)` of a ping-pong pair: the two members trade what they hold,
+            // as `mem::swap(&mut bufs[0], &mut bufs[1])` does.
+            ("swap", 2) if matches!(strip(&mc.receiver), Expr::Path(_) | Expr::Field(_)) => {
+                let member = |i: &Expr| {
+                    Expr::Index(syn::ExprIndex {
+                        attrs: Vec::new(),
+                        expr: mc.receiver.clone(),
+                        bracket_token: Default::default(),
+                        index: Box::new(i.clone()),
+                    })
+                };
+                let (a, b) = (member(args[0]), member(args[1]));
+                if let (Value::Place(a), Value::Place(b)) = (self.expr(&a), self.expr(&b)) {
+                    let t = self.new_temp(TypeHint::Unknown);
+                    self.out.extend(swap(a, b, t, span));
+                    return Value::Scalar;
+                }
+            }
+            // `self.done.clear()`: the list holds nothing now.
+            ("clear", 0) if self.holds_handles(&mc.receiver) => {
+                if let Value::Place(dst) = recv {
+                    self.out.push(Stmt::Assign {
+                        dst,
+                        value: Value::List(Vec::new()),
+                        span,
+                    });
+                }
+                return Value::Unknown;
+            }
             ("push", 1) => {
                 let item = self.expr(args[0]);
                 // `parts.push(p)` of `let p = Part::new(..)?`, `parts.push(Part::new(..)?)`: a

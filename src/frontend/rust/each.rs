@@ -156,6 +156,7 @@ impl Lowerer<'_, '_> {
                     | "copied"
                     | "cloned"
                     | "skip"
+                    | "take"
             ),
             Expr::Range(_) => true,
             Expr::Paren(p) => self.is_iter_chain(&p.expr),
@@ -225,6 +226,14 @@ impl Lowerer<'_, '_> {
                     let a = self.iter_shape(&mc.receiver, sources);
                     let b = self.iter_shape(&mc.args[0], sources);
                     return Shape::Pair(Box::new(a), Box::new(b));
+                }
+                // `ids.iter().take(2)`: as many members as both allow, as a zip with `0..2`
+                // walks.
+                ("take", 1) => {
+                    let shape = self.iter_shape(&mc.receiver, sources);
+                    let n = self.expr(&mc.args[0]);
+                    sources.push(EachSource::Upto(n));
+                    return shape;
                 }
                 // `queues.iter().skip(1)`: the members after the first.
                 ("skip", 1) if int_lit(&mc.args[0]).is_some() => {

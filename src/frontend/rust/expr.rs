@@ -295,7 +295,7 @@ impl Lowerer<'_, '_> {
 
     /// Whether `e` names a variable, or a field of one, that is a collection of OpenCL
     /// handles by its type (`out: [cl_event; 2]`, `queues: &[CommandQueue]`, `self.done`).
-    fn holds_handles(&self, e: &Expr) -> bool {
+    pub(super) fn holds_handles(&self, e: &Expr) -> bool {
         let (base, field) = match strip(e) {
             Expr::Path(p) => (p, None),
             // `self.done[slot]`: a field whose type is a list of handles.

@@ -65,6 +65,8 @@ pub(super) struct Defs {
     pub(super) member_structs: HashMap<(String, String), String>,
     /// Enums without explicit discriminants: their variants, in order (`Side::B` is 1).
     pub(super) enums: HashMap<String, Vec<String>>,
+    /// The types that implement each trait the file implements (`Backend`: `TwoGpu`).
+    pub(super) implementors: HashMap<String, Vec<String>>,
 }
 
 impl Defs {
@@ -108,6 +110,12 @@ pub(super) fn collect_defs(items: &[syn::Item], prefix: Option<&str>, defs: &mut
             }
             syn::Item::Impl(imp) => {
                 let ty = type_name(&imp.self_ty).unwrap_or_else(|| "_".into());
+                if let Some(tr) = (imp.trait_.as_ref()).and_then(|(_, p, _)| p.segments.last()) {
+                    defs.implementors
+                        .entry(tr.ident.to_string())
+                        .or_default()
+                        .push(ty.clone());
+                }
                 for ii in &imp.items {
                     if let syn::ImplItem::Fn(m) = ii {
                         defs.functions

@@ -73,6 +73,12 @@ pub fn lower_file(file_id: usize, src: &SourceFile, ast: &syn::File, module: &[S
         .map(str::to_string)
         .collect();
     let newtype_methods = newtype_methods(&defs.functions, &defs.structs);
+    let sole_impls = (defs.implementors.into_iter())
+        .filter_map(|(tr, tys)| match tys.as_slice() {
+            [ty] if defs.structs.contains_key(ty) => Some((tr, ty.clone())),
+            _ => None,
+        })
+        .collect();
     let mut cx = FileCx {
         file: file_id,
         newtype_methods,
@@ -87,6 +93,7 @@ pub fn lower_file(file_id: usize, src: &SourceFile, ast: &syn::File, module: &[S
         structs: defs.structs,
         field_sizes: defs.field_sizes,
         member_structs: defs.member_structs,
+        sole_impls,
         enums: defs.enums,
         next_cmd: 0,
         functions: Vec::new(),
@@ -138,6 +145,10 @@ struct FileCx<'a> {
     newtype_methods: HashMap<String, String>,
     /// The file's enums without explicit discriminants, by name: their variants in order.
     enums: HashMap<String, Vec<String>>,
+    /// Traits the file implements for one struct of its own only, by name: that struct
+    /// (`Backend`: `TwoGpu`). A value of a type bounded by the trait (`be: &mut B` of
+    /// `fn run<B: Backend>`, `&mut dyn Backend`) is that struct.
+    sole_impls: HashMap<String, String>,
     /// The methods of `defined` on `Result`, by name (`ctx` of `Result::ctx`).
     result_methods: std::collections::HashSet<String>,
     /// Modules declared in the file, by qualified name.
@@ -223,6 +234,54 @@ fn unwraps_result(f: &syn::ItemFn) -> bool {
 }
 
 impl FileCx<'_> {
+    /// The struct a parameter of type `t` is where its trait has one implementor: `t` a
+    /// type parameter bounded by the trait (in `generics` or their `where` clause), or a
+    /// trait object or `impl` of it, behind references and `Box`.
+    fn sole_impl(&self, generics: &syn::Generics, t: &syn::Type) -> Option<String> {
+        match t {
+            syn::Type::Reference(r) => self.sole_impl(generics, &r.elem),
+            syn::Type::Paren(p) => self.sole_impl(generics, &p.elem),
+            syn::Type::TraitObject(o) => self.bounded(&o.bounds),
+            syn::Type::ImplTrait(i) => self.bounded(&i.bounds),
+            syn::Type::Path(p) => {
+                let seg = p.path.segments.last()?;
+                if seg.ident == "Box" {
+                    if let syn::PathArguments::AngleBracketed(a) = &seg.arguments {
+                        if let Some(syn::GenericArgument::Type(inner)) = a.args.first() {
+                            return self.sole_impl(generics, inner);
+                        }
+                    }
+                }
+                let name = p.path.get_ident()?;
+                let params = generics.type_params().filter(|tp| tp.ident == *name);
+                let predicates = (generics.where_clause.iter())
+                    .flat_map(|w| &w.predicates)
+                    .filter_map(|wp| match wp {
+                        syn::WherePredicate::Type(pt)
+                            if type_name(&pt.bounded_ty).as_ref() == Some(&name.to_string()) =>
+                        {
+                            Some(&pt.bounds)
+                        }
+                        _ => None,
+                    });
+                self.bounded(params.flat_map(|tp| &tp.bounds).chain(predicates.flatten()))
+            }
+            _ => None,
+        }
+    }
+
+    /// The sole implementor of the first of `bounds` that has one.
+    fn bounded<'b>(
+        &self,
+        bounds: impl IntoIterator<Item = &'b syn::TypeParamBound>,
+    ) -> Option<String> {
+        bounds.into_iter().find_map(|b| match b {
+            syn::TypeParamBound::Trait(tb) => (tb.path.segments.last())
+                .and_then(|s| self.sole_impls.get(&s.ident.to_string()).cloned()),
+            _ => None,
+        })
+    }
+
     fn items(&mut self, items: &[syn::Item], prefix: Option<&str>) {
         for item in items {
             match item {
@@ -324,7 +383,7 @@ impl FileCx<'_> {
                 }
                 syn::FnArg::Typed(pt) => {
                     let hint = lw.hint_of(&pt.ty);
-                    let ty = type_name(&pt.ty);
+                    let ty = (lw.cx.sole_impl(&sig.generics, &pt.ty)).or_else(|| type_name(&pt.ty));
                     // A list of structs: its members' fields (`devs[1].queue`).
                     let member_struct = match hint {
                         TypeHint::Unknown => {

@@ -160,20 +160,25 @@ fn elem_hint(t: &Type) -> TypeHint {
     }
 }
 
-/// The element type of `Vec<T>`, `[T]`, `[T; N]`.
+/// The element type of `Vec<T>`, `[T]`, `[T; N]`: `array` for nested lists of host data
+/// (`Vec<[f32; 4]>`), `handles` for nested lists of handles (`Vec<[Buffer<f32>; 2]>`).
 fn elem_name(t: &Type) -> Option<String> {
+    let nested = |t: &Type| match elem_name(t) {
+        Some(e) if !is_host_elem(&e) => "handles".to_string(),
+        _ => "array".to_string(),
+    };
     match t {
         Type::Path(p) => {
             let seg = p.path.segments.last()?;
             if let syn::PathArguments::AngleBracketed(a) = &seg.arguments {
                 if let Some(syn::GenericArgument::Type(t)) = a.args.first() {
-                    return type_name(t).or_else(|| elem_name(t).map(|_| "array".into()));
+                    return type_name(t).or_else(|| elem_name(t).map(|_| nested(t)));
                 }
             }
             None
         }
-        Type::Slice(s) => type_name(&s.elem).or_else(|| Some("array".into())),
-        Type::Array(a) => type_name(&a.elem).or_else(|| Some("array".into())),
+        Type::Slice(s) => type_name(&s.elem).or_else(|| Some(nested(&s.elem))),
+        Type::Array(a) => type_name(&a.elem).or_else(|| Some(nested(&a.elem))),
         _ => None,
     }
 }
@@ -189,7 +194,7 @@ pub(super) fn elem_type(t: &Type) -> Option<String> {
 }
 
 fn is_host_elem(name: &str) -> bool {
-    !HANDLE_TYPES.contains(&name)
+    !HANDLE_TYPES.contains(&name) && name != "handles"
 }
 
 pub(super) fn type_hint(t: &Type) -> TypeHint {
