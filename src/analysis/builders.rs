@@ -28,6 +28,10 @@ pub(super) struct CmdBuild {
     /// The buffer, or the host data, is what the caller gave (a parameter of a callee).
     buffer_given: bool,
     host_given: bool,
+    /// The same, through a parameter other than the method's own `self`: what the caller
+    /// handed it, not what the method reached through its receiver.
+    buffer_handed: bool,
+    host_handed: bool,
 }
 
 /// A buffer being built.
@@ -58,6 +62,8 @@ impl CmdBuild {
             map_write: false,
             buffer_given: false,
             host_given: false,
+            buffer_handed: false,
+            host_handed: false,
         }
     }
 }
@@ -99,12 +105,14 @@ impl<'f> Analyzer<'f> {
             _ => (None, None, false),
         };
         let host_given = host.is_some() && names_param(&first, &self.callee_params);
+        let host_handed = host_given && !names_param(&first, &self.callee_receivers);
         if let Some(cb) = self.cmd_mut(c) {
             cb.kind = Some(kind);
             cb.host = host;
             cb.dst = dst;
             cb.unknown |= unknown;
             cb.host_given = host_given;
+            cb.host_handed = host_handed;
         }
     }
 
@@ -173,8 +181,10 @@ impl<'f> Analyzer<'f> {
         // `buf.write(..)`, `buf.cmd()` of a buffer the caller gave.
         if let (true, Some(AVal::Obj(c))) = (on_buffer, &result) {
             let given = names_param(recv, &self.callee_params);
+            let handed = given && !names_param(recv, &self.callee_receivers);
             if let Some(cb) = self.cmd_mut(*c) {
                 cb.buffer_given = given;
+                cb.buffer_handed = handed;
             }
         }
         match result {
@@ -629,8 +639,8 @@ impl<'f> Analyzer<'f> {
             waits: c.waits.clone(),
             unknown_buffers: c.unknown,
             operands_given: c.buffer_given || c.host_given,
-            operands_handed: c.buffer_given || c.host_given,
-            buffers_handed: c.buffer_given,
+            operands_handed: c.buffer_handed || c.host_handed,
+            buffers_handed: c.buffer_handed,
             ..Resolved::default()
         };
         if c.buffer_given {

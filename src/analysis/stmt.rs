@@ -7,6 +7,26 @@ use super::values::{part_of_value, remove_parts};
 use super::*;
 
 impl<'f> Analyzer<'f> {
+    /// Names the host data within `v` that only a temporary names by `path`, the place
+    /// it is kept at, with the fields on the way (`pipe.taps_host`).
+    fn name_temp_hosts(&mut self, v: &AVal, path: &mut String) {
+        match v {
+            AVal::Host { id, .. } if self.hosts[*id].starts_with('%') => {
+                self.hosts[*id] = path.clone();
+            }
+            AVal::Struct(fields) => {
+                for (f, x) in fields {
+                    let len = path.len();
+                    path.push('.');
+                    path.push_str(f);
+                    self.name_temp_hosts(x, path);
+                    path.truncate(len);
+                }
+            }
+            _ => {}
+        }
+    }
+
     /// What a release releases. A member of a list at an index not known (`prev[e]` in a
     /// loop up to a count that changed) is any of the members the list holds: only those,
     /// where every member the function stored is known.
@@ -437,6 +457,16 @@ impl<'f> Analyzer<'f> {
                                 self.objs[queue].name = format!("{name}.queue()");
                             }
                         }
+                    }
+                }
+                // Host data named by a temporary (`%1.taps` of a builder's field) is named
+                // where the code keeps it (`pipe.taps_host`).
+                if !name.starts_with('%') {
+                    self.name_temp_hosts(&v, &mut name.clone());
+                    // A struct a helper made (`let pipe = builder.build()?`): what it holds
+                    // is named by its fields (`pipe.xfer`).
+                    if let AVal::Struct(_) = v {
+                        self.name_as_member(&name, &v);
                     }
                 }
                 // A list collected in a temporary (`devices.iter().map(..).collect()`): its

@@ -75,3 +75,41 @@ fn devices(context: &Context, platform: Platform) {
         let q = Queue::new(context, d, None)?;
     }
 }
+
+#[derive(Default)]
+struct LaneBuilder {
+    len: usize,
+    data: Vec<f32>,
+}
+
+struct Lane {
+    queue: Queue,
+    buf: Buffer<f32>,
+}
+
+impl LaneBuilder {
+    fn new(len: usize) -> Self {
+        LaneBuilder { len, ..Self::default() }
+    }
+
+    fn data(mut self, d: &[f32]) -> Self {
+        self.data = d.to_vec();
+        self
+    }
+
+    fn build(self, queue: Queue) -> Result<Lane> {
+        let buf = Buffer::<f32>::builder().queue(queue.clone()).len(self.len).copy_host_slice(&self.data).build()?;
+        Ok(Lane { queue, buf })
+    }
+}
+
+impl Lane {
+    fn flush(&self) -> Result<()> {
+        self.queue.finish()
+    }
+}
+
+fn lanes(queue: Queue, d: &[f32]) -> Result<()> {
+    let lane = LaneBuilder::new(64).data(d).build(queue)?;
+    lane.flush()
+}

@@ -6,7 +6,7 @@ use syn::{Expr, Type};
 use super::each::{EachBody, EACH_ADAPTERS};
 use super::index::qualify;
 use super::syntax::{closure_of, int_lit, path_segments, strip, strip_pat_type};
-use super::types::{callee_type, constructed_type};
+use super::types::{callee_type, constructed_type, unwrapped};
 use super::{spans, tuple_arity, Lowerer};
 use crate::frontend::bindings::Bindings;
 use crate::frontend::swap;
@@ -425,6 +425,29 @@ impl Lowerer<'_, '_> {
                 "Self" => self.self_ty.clone(),
                 _ => Some(t),
             })
+            .or_else(|| self.returned_struct(e))
+    }
+
+    /// The struct of the file a call returns by its signature: a method's on a local of a
+    /// struct (`builder.build()?`), a free function's `-> Result<Rig>`. (A chain's
+    /// calls give their temporaries their struct where they are lowered.)
+    fn returned_struct(&self, e: &Expr) -> Option<String> {
+        let name = match unwrapped(strip(e)) {
+            Expr::MethodCall(mc) => {
+                let Expr::Path(p) = strip(&mc.receiver) else {
+                    return None;
+                };
+                let v = self.lookup(&p.path.get_ident()?.to_string())?;
+                let ty = self.struct_of_value(&Value::Place(Place::var(v)))?;
+                format!("{ty}::{}", mc.method)
+            }
+            Expr::Call(c) => path_segments(&c.func)?.join("::"),
+            _ => return None,
+        };
+        self.cx
+            .returns
+            .get(&qualify(self.prefix.as_deref(), &name))
+            .cloned()
     }
 
     /// Whether `name` is a tuple struct the crate defines with `n` fields.
@@ -558,6 +581,28 @@ impl Lowerer<'_, '_> {
             {
                 return self.expr(args[0]);
             }
+            // `Builder::default()` of a struct of the file that does not write its own: a
+            // value whose fields the code then sets one by one.
+            ("default", 0) if segs.len() == 2 => {
+                let ty = match segs[0].as_str() {
+                    "Self" => self.self_ty.clone(),
+                    t => Some(t.to_string()),
+                };
+                if let Some(ty) = ty.filter(|t| {
+                    self.cx.structs.contains_key(t)
+                        && !(self.cx.defined)
+                            .contains(&qualify(self.prefix.as_deref(), &format!("{t}::default")))
+                }) {
+                    let t = self.new_temp(TypeHint::Unknown);
+                    self.struct_of.insert(t, ty);
+                    self.out.push(Stmt::Assign {
+                        dst: Place::var(t),
+                        value: Value::Struct(Vec::new()),
+                        span,
+                    });
+                    return Value::Place(Place::var(t));
+                }
+            }
             ("new" | "with_capacity", _) if segs.len() >= 2 && segs[segs.len() - 2] == "Vec" => {
                 for a in &args {
                     self.expr(a);
@@ -631,6 +676,10 @@ impl Lowerer<'_, '_> {
         span: Span,
     ) -> Value {
         let t = self.new_temp(TypeHint::Unknown);
+        // What it returns has the methods of its struct (`builder.gain(g).build()?`).
+        if let Some(ty) = self.cx.returns.get(&callee) {
+            self.struct_of.insert(t, ty.clone());
+        }
         self.out.push(Stmt::Call {
             callee,
             recv,

@@ -495,7 +495,7 @@ impl Lowerer<'_, '_> {
                     .map(|(i, x)| (i.to_string(), self.expr(x)))
                     .collect(),
             ),
-            Expr::Struct(s) if s.rest.is_none() => {
+            Expr::Struct(s) => {
                 let declared = (s.path.segments.last())
                     .and_then(|t| self.cx.structs.get(&t.ident.to_string()))
                     .cloned()
@@ -535,17 +535,34 @@ impl Lowerer<'_, '_> {
                         };
                         (name, v)
                     })
-                    .collect();
-                Value::Struct(fields)
-            }
-            Expr::Struct(s) => {
-                let items: Vec<Value> = s.fields.iter().map(|f| self.expr(&f.expr)).collect();
-                if let Some(r) = &s.rest {
-                    self.expr(r);
-                }
+                    .collect::<Vec<_>>();
+                let Some(rest) = &s.rest else {
+                    return Value::Struct(fields);
+                };
+                // `Stage { len, ..Self::default() }`: the base's value with these fields set.
                 let span = self.span(spans::expr(e));
-                self.forget(items, span);
-                Value::Unknown
+                match self.expr(rest) {
+                    base @ (Value::Place(_) | Value::Struct(_)) => {
+                        let t = self.new_temp(TypeHint::Unknown);
+                        self.out.push(Stmt::Assign {
+                            dst: Place::var(t),
+                            value: base,
+                            span,
+                        });
+                        for (name, value) in fields {
+                            let mut dst = Place::var(t);
+                            dst.proj.push(Proj::Field(name));
+                            self.out.push(Stmt::Assign { dst, value, span });
+                        }
+                        Value::Place(Place::var(t))
+                    }
+                    base => {
+                        let mut items: Vec<Value> = fields.into_iter().map(|(_, v)| v).collect();
+                        items.push(base);
+                        self.forget(items, span);
+                        Value::Unknown
+                    }
+                }
             }
             Expr::Binary(b) => {
                 let l = self.expr(&b.left);

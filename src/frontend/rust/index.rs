@@ -67,6 +67,43 @@ pub(super) struct Defs {
     pub(super) enums: HashMap<String, Vec<String>>,
     /// The types that implement each trait the file implements (`Backend`: `TwoGpu`).
     pub(super) implementors: HashMap<String, Vec<String>>,
+    /// The type each function and method returns, by qualified name, through `Result`,
+    /// `Option` and `Box`, with `Self` its impl's (`PipelineBuilder::build`: `Pipeline`).
+    pub(super) returns: HashMap<String, String>,
+}
+
+/// The type a signature returns through `Result`, `Option`, `Box` and references, with
+/// `Self` as `self_ty`.
+fn returned_type(sig: &syn::Signature, self_ty: Option<&str>) -> Option<String> {
+    let syn::ReturnType::Type(_, t) = &sig.output else {
+        return None;
+    };
+    let mut t: &syn::Type = t;
+    loop {
+        match t {
+            syn::Type::Reference(r) => t = &r.elem,
+            syn::Type::Paren(p) => t = &p.elem,
+            syn::Type::Path(tp) => {
+                let last = tp.path.segments.last()?;
+                let name = last.ident.to_string();
+                if !matches!(name.as_str(), "Result" | "Option" | "Box") {
+                    return match (name.as_str(), self_ty) {
+                        ("Self", Some(ty)) => Some(ty.to_string()),
+                        ("Self", None) => None,
+                        _ => Some(name),
+                    };
+                }
+                let syn::PathArguments::AngleBracketed(a) = &last.arguments else {
+                    return None;
+                };
+                let Some(syn::GenericArgument::Type(inner)) = a.args.first() else {
+                    return None;
+                };
+                t = inner;
+            }
+            _ => return None,
+        }
+    }
 }
 
 impl Defs {
@@ -105,8 +142,11 @@ pub(super) fn collect_defs(items: &[syn::Item], prefix: Option<&str>, defs: &mut
     for item in items {
         match item {
             syn::Item::Fn(f) => {
-                defs.functions
-                    .insert(qualify(prefix, &f.sig.ident.to_string()));
+                let name = qualify(prefix, &f.sig.ident.to_string());
+                if let Some(t) = returned_type(&f.sig, None) {
+                    defs.returns.insert(name.clone(), t);
+                }
+                defs.functions.insert(name);
             }
             syn::Item::Impl(imp) => {
                 let ty = type_name(&imp.self_ty).unwrap_or_else(|| "_".into());
@@ -118,8 +158,11 @@ pub(super) fn collect_defs(items: &[syn::Item], prefix: Option<&str>, defs: &mut
                 }
                 for ii in &imp.items {
                     if let syn::ImplItem::Fn(m) = ii {
-                        defs.functions
-                            .insert(qualify(prefix, &format!("{ty}::{}", m.sig.ident)));
+                        let name = qualify(prefix, &format!("{ty}::{}", m.sig.ident));
+                        if let Some(t) = returned_type(&m.sig, Some(&ty)) {
+                            defs.returns.insert(name.clone(), t);
+                        }
+                        defs.functions.insert(name);
                     }
                 }
             }

@@ -79,6 +79,9 @@ pub fn lower_file(file_id: usize, src: &SourceFile, ast: &syn::File, module: &[S
             _ => None,
         })
         .collect();
+    let returns = (defs.returns.into_iter())
+        .filter(|(_, t)| defs.structs.contains_key(t))
+        .collect();
     let mut cx = FileCx {
         file: file_id,
         newtype_methods,
@@ -94,6 +97,7 @@ pub fn lower_file(file_id: usize, src: &SourceFile, ast: &syn::File, module: &[S
         field_sizes: defs.field_sizes,
         member_structs: defs.member_structs,
         sole_impls,
+        returns,
         enums: defs.enums,
         next_cmd: 0,
         functions: Vec::new(),
@@ -149,6 +153,8 @@ struct FileCx<'a> {
     /// (`Backend`: `TwoGpu`). A value of a type bounded by the trait (`be: &mut B` of
     /// `fn run<B: Backend>`, `&mut dyn Backend`) is that struct.
     sole_impls: HashMap<String, String>,
+    /// The struct of the file each function and method returns, by qualified name.
+    returns: HashMap<String, String>,
     /// The methods of `defined` on `Result`, by name (`ctx` of `Result::ctx`).
     result_methods: std::collections::HashSet<String>,
     /// Modules declared in the file, by qualified name.

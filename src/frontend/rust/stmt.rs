@@ -119,7 +119,15 @@ impl Lowerer<'_, '_> {
                 if let (Some(init), Pat::Ident(pi)) = (&l.init, strip_pat_type(&l.pat)) {
                     if let Some(v) = self.lookup(&pi.ident.to_string()) {
                         // `let solver = Solver::new(..)?;`: its methods are the crate's.
-                        if let Some(ty) = self.made_struct(&init.expr) {
+                        let made = self
+                            .made_struct(&init.expr)
+                            .or_else(|| match &value_of_init {
+                                Value::Place(from) if from.proj.is_empty() => {
+                                    self.struct_of.get(&from.var).cloned()
+                                }
+                                _ => None,
+                            });
+                        if let Some(ty) = made {
                             self.struct_of.insert(v, ty);
                         }
                         if let Expr::Range(_) = strip(&init.expr) {
