@@ -302,6 +302,9 @@ pub enum NewObject {
         /// Made from no host data (a null host pointer): its contents are undefined until
         /// a command writes it.
         undefined: bool,
+        /// `CL_MEM_USE_HOST_PTR`: the host's memory is the buffer's, which the host may
+        /// read in place once the buffer is there.
+        in_place: bool,
     },
     /// A buffer that is a region of `parent` (`clCreateSubBuffer`).
     SubBuffer {
@@ -910,9 +913,16 @@ impl fmt::Display for Show<'_, NewObject> {
                 }
                 write!(f, ", out_of_order: {out_of_order})")
             }
-            NewObject::Buffer { host_init, .. } => match host_init {
-                Some(h) => write!(f, "new Buffer(host_init: {})", Show(func, &**h)),
-                None => write!(f, "new Buffer"),
+            NewObject::Buffer {
+                host_init,
+                in_place,
+                ..
+            } => match (host_init, in_place) {
+                (Some(h), true) => {
+                    write!(f, "new Buffer(host_init: {}, in place)", Show(func, &**h))
+                }
+                (Some(h), false) => write!(f, "new Buffer(host_init: {})", Show(func, &**h)),
+                (None, _) => write!(f, "new Buffer"),
             },
             NewObject::SubBuffer { parent } => {
                 write!(f, "new SubBuffer(parent: {})", Show(func, &**parent))

@@ -95,9 +95,11 @@ fn shift_value(v: &Value, by: usize) -> Value {
             NewObject::Buffer {
                 host_init,
                 undefined,
+                in_place,
             } => NewObject::Buffer {
                 host_init: host_init.as_ref().map(|h| Box::new(shift_value(h, by))),
                 undefined: *undefined,
+                in_place: *in_place,
             },
             NewObject::SubBuffer { parent } => NewObject::SubBuffer {
                 parent: Box::new(shift_value(parent, by)),

@@ -779,10 +779,11 @@ impl<'f> Analyzer<'f> {
         if let Some(ms) = st.pending_host.remove(&b) {
             if device_use {
                 // One the host waited for has done what the flag is for: the host had the
-                // buffer (`CL_MEM_USE_HOST_PTR` memory it then reads in place). Not one made
-                // here from no host memory: the host reaches that only through a command.
+                // buffer (`CL_MEM_USE_HOST_PTR` memory it then reads in place, or one from
+                // outside, which may be such). Not one made here otherwise: the host reaches
+                // that only through a command.
                 let root = self.parents.get(&b).copied().unwrap_or(b);
-                let in_place = !self.undefined.contains_key(&root);
+                let in_place = self.in_place.contains(&root) || self.outside.contains(&root);
                 for m in ms
                     .into_iter()
                     .filter(|&m| !(in_place && st.completed.contains(m)))

@@ -424,6 +424,8 @@ struct Analyzer<'f> {
     /// Buffers made here from no host data, with the count of commands that wrote buffers
     /// the analysis could not name, when each was made.
     undefined: HashMap<ObjId, usize>,
+    /// Buffers made with `CL_MEM_USE_HOST_PTR`.
+    in_place: HashSet<ObjId>,
     /// Commands so far that may have written buffers the analysis could not name.
     unknown_writes: usize,
     /// The host data standing for each constant fill pattern and range, by key.
@@ -508,6 +510,7 @@ pub fn analyze<'f>(func: &Function, index: &'f Index<'f>, kernels: &mut Kernels)
         rewrites: HashMap::new(),
         patterns: HashMap::new(),
         undefined: HashMap::new(),
+        in_place: HashSet::new(),
         unknown_writes: 0,
         globals: HashMap::new(),
         parents: HashMap::new(),

@@ -865,10 +865,14 @@ impl<'f> Analyzer<'f> {
             NewObject::Buffer {
                 host_init,
                 undefined,
+                in_place,
             } => {
                 let b = self.new_obj(ObjKind::Buffer, n);
                 if *undefined {
                     self.undefined.insert(b, self.unknown_writes);
+                }
+                if *in_place {
+                    self.in_place.insert(b);
                 }
                 if let Some(h) = host_init {
                     if let AVal::Host { id, .. } = self.eval(st, h, None, "host") {

@@ -151,3 +151,18 @@ void lanes(cl::Context ctx, cl::Device dev, cl::Buffer buf, size_t n)
         l.k.setArg(0, buf);
     }
 }
+
+void platform_halves(cl::Platform &platform, std::vector<float> &host)
+{
+    std::vector<cl::Device> devices;
+    platform.getDevices(CL_DEVICE_TYPE_GPU, &devices);
+    cl::Context ctx(devices);
+    std::vector<cl::CommandQueue> queues;
+    for (auto &dev : devices)
+        queues.emplace_back(ctx, dev);
+    cl::Buffer all(ctx, CL_MEM_READ_WRITE, 1024);
+    cl_buffer_region region{0, 512};
+    cl::Buffer low = all.createSubBuffer(CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &region);
+    for (auto &q : queues)
+        q.enqueueWriteBuffer(low, CL_TRUE, 0, 512, host.data());
+}

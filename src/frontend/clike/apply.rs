@@ -351,6 +351,10 @@ impl Lowerer<'_> {
                                 && !self.one_arm_only(p, OUT_OF_ORDER)
                         }),
                     },
+                    // `parent.createSubBuffer(..)`: a region of the receiver.
+                    NewKind::Buffer if api.receiver == Some(Role::Parent) => NewObject::SubBuffer {
+                        parent: Box::new(recv_val.clone()),
+                    },
                     NewKind::Buffer if api.arg_index(Role::Parent).is_some() => {
                         NewObject::SubBuffer {
                             parent: Box::new(role_val(Role::Parent)),
@@ -363,6 +367,8 @@ impl Lowerer<'_> {
                         NewObject::Buffer {
                             undefined: !copies && host == Value::Null,
                             host_init: copies.then(|| Box::new(host)),
+                            in_place: role_arg(Role::MemFlags)
+                                .is_some_and(|f| self.mentions_any(f, &["CL_MEM_USE_HOST_PTR"])),
                         }
                     }
                     NewKind::Program => NewObject::Program {

@@ -1325,11 +1325,31 @@ impl Lowerer<'_> {
                 if matches!(op, "==" | "!=" | "<" | ">" | "<=" | ">=" | "&&" | "||") {
                     return Some(4);
                 }
-                let left = self.value_bytes(n.child_by_field_name("left")?)?;
+                // `1.0 / std::sqrt(ss)`: a `double` literal makes the result a `double`,
+                // whatever the other operand is (a `long double` aside).
+                let double_literal = |x: Node<'_>| {
+                    let x = strip(x);
+                    let t = self.txt(x).to_ascii_lowercase();
+                    x.kind() == "number_literal"
+                        && !t.starts_with("0x")
+                        && (t.contains('.') || t.contains('e'))
+                        && !t.ends_with('f')
+                        && !t.ends_with('l')
+                };
+                let (l, r) = (
+                    n.child_by_field_name("left")?,
+                    n.child_by_field_name("right")?,
+                );
+                if !matches!(op, "<<" | ">>" | "%" | "&" | "|" | "^")
+                    && (double_literal(l) || double_literal(r))
+                {
+                    return Some(8);
+                }
+                let left = self.value_bytes(l)?;
                 if matches!(op, "<<" | ">>") {
                     return Some(left.max(4));
                 }
-                let right = self.value_bytes(n.child_by_field_name("right")?)?;
+                let right = self.value_bytes(r)?;
                 (left == right || left.max(right) <= 4).then_some(left.max(right).max(4))
             }
             _ => None,
@@ -1631,6 +1651,12 @@ impl Lowerer<'_> {
                             // `for (auto &q : queues) clFinish(q.get())` over a local list of
                             // a wrapper class.
                             || (l.proj.is_empty() && self.wrapped.contains_key(&l.var))
+                            // `for (auto &q : queues)` over a local `std::vector` of handles
+                            // (`cl::CommandQueue`, `cl::Device`).
+                            || (l.proj.is_empty()
+                                && (self.elem_types.get(&l.var)).is_some_and(|t| {
+                                    declared_hint(&self.cx.real_type(t), None, 0).is_handle()
+                                }))
                     }
                     _ => false,
                 };
@@ -2987,6 +3013,7 @@ impl Lowerer<'_> {
         Some(Value::New(NewObject::Buffer {
             undefined: false,
             host_init: Some(Box::new(host)),
+            in_place: false,
         }))
     }
 
@@ -4001,6 +4028,25 @@ impl Lowerer<'_> {
                         self.out.push(Stmt::Assign {
                             dst: list.clone(),
                             value: Value::List(vec![item; n as usize]),
+                            span,
+                        });
+                        return Value::Scalar;
+                    }
+                }
+                // `platform.getDevices(CL_DEVICE_TYPE_GPU, &devices)`: the vector holds the
+                // platform's devices, as many as there are.
+                ("getDevices", _) if args.len() == 2 => {
+                    let out = Some(args[1])
+                        .filter(|a| {
+                            a.kind() == "pointer_expression"
+                                && a.child(0).is_some_and(|o| self.txt(o) == "&")
+                        })
+                        .and_then(|a| a.child_by_field_name("argument"));
+                    if let Some(dst) = out.and_then(|a| self.place_of(a)) {
+                        self.expr(args[0]);
+                        self.out.push(Stmt::Assign {
+                            dst,
+                            value: Value::New(NewObject::Devices),
                             span,
                         });
                         return Value::Scalar;

@@ -45,6 +45,14 @@ const FROM_HOST: &[&str] = &[
     "use_host_ptr",
 ];
 
+/// The buffer flag that makes the host's memory the buffer's, as each binding spells it.
+const IN_PLACE: &[&str] = &[
+    "CL_MEM_USE_HOST_PTR",
+    "MEM_USE_HOST_PTR",
+    "USE_HOST_PTR",
+    "use_host_ptr",
+];
+
 /// `&mut x`, possibly cast to a raw pointer or in `Some(..)` (ocl-core's `new_event`).
 pub(super) fn is_mut_borrow(e: &Expr) -> bool {
     match strip_some(e) {
@@ -363,6 +371,8 @@ impl Lowerer<'_, '_> {
                         NewObject::Buffer {
                             undefined: !copies && host == Value::Null,
                             host_init: copies.then(|| Box::new(host)),
+                            in_place: role_arg(Role::MemFlags)
+                                .is_some_and(|e| mentions_any(e, IN_PLACE)),
                         }
                     }
                     NewKind::Program => NewObject::Program {

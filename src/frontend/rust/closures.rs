@@ -315,10 +315,12 @@ impl Lowerer<'_, '_> {
                 Value::New(NewObject::Buffer {
                     host_init: None,
                     undefined: a,
+                    ..
                 }),
                 Value::New(NewObject::Buffer {
                     host_init: None,
                     undefined: b,
+                    ..
                 }),
             ) if a == b => Some(v.clone()),
             _ => None,

@@ -229,10 +229,12 @@ impl Lowerer<'_, '_> {
                 Value::New(NewObject::Buffer {
                     host_init: None,
                     undefined: a,
+                    ..
                 }),
                 Value::New(NewObject::Buffer {
                     host_init: None,
                     undefined: b,
+                    ..
                 }),
             ) => a == b,
             _ => false,
