@@ -510,6 +510,8 @@ pub enum EachSource {
     /// Pieces of host data (`data.chunks(n)`, `chunks_mut`): each item is host data of its
     /// own, how many is not known.
     Pieces(Value),
+    /// The walk of the source, last first: `(1..n).rev()`, `queues.iter().rev()`.
+    Rev(Box<EachSource>),
 }
 
 /// What a loop binds on each iteration.
@@ -945,6 +947,24 @@ impl fmt::Display for Show<'_, NewObject> {
     }
 }
 
+/// One loop source as the IR listing shows it.
+fn write_source(f: &mut fmt::Formatter<'_>, func: &Function, src: &EachSource) -> fmt::Result {
+    match src {
+        EachSource::Members(v) => write!(f, "members({})", Show(func, v)),
+        EachSource::MembersFrom(v, s) => write!(f, "members({})[{s}..]", Show(func, v)),
+        EachSource::Upto(v) => write!(f, "upto({})", Show(func, v)),
+        EachSource::UptoLen(0, v) => write!(f, "upto_len({})", Show(func, v)),
+        EachSource::UptoLen(s, v) => write!(f, "upto_len({})[{s}..]", Show(func, v)),
+        EachSource::Pieces(v) => write!(f, "pieces({})", Show(func, v)),
+        EachSource::Range(a, b) => write!(f, "range({}, {})", Show(func, a), Show(func, b)),
+        EachSource::Rev(inner) => {
+            write!(f, "rev(")?;
+            write_source(f, func, inner)?;
+            write!(f, ")")
+        }
+    }
+}
+
 fn write_block(
     f: &mut fmt::Formatter<'_>,
     func: &Function,
@@ -1112,19 +1132,8 @@ fn write_stmt(f: &mut fmt::Formatter<'_>, func: &Function, s: &Stmt, depth: usiz
             }
             write!(f, " in")?;
             for src in sources {
-                match src {
-                    EachSource::Members(v) => write!(f, " members({})", Show(func, v))?,
-                    EachSource::MembersFrom(v, s) => {
-                        write!(f, " members({})[{s}..]", Show(func, v))?
-                    }
-                    EachSource::Upto(v) => write!(f, " upto({})", Show(func, v))?,
-                    EachSource::UptoLen(0, v) => write!(f, " upto_len({})", Show(func, v))?,
-                    EachSource::UptoLen(s, v) => write!(f, " upto_len({})[{s}..]", Show(func, v))?,
-                    EachSource::Pieces(v) => write!(f, " pieces({})", Show(func, v))?,
-                    EachSource::Range(a, b) => {
-                        write!(f, " range({}, {})", Show(func, a), Show(func, b))?
-                    }
-                }
+                write!(f, " ")?;
+                write_source(f, func, src)?;
             }
             writeln!(f)?;
             write_block(f, func, body, depth + 1)?;

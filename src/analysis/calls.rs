@@ -59,6 +59,19 @@ fn shift_place(p: &Place, by: usize) -> Place {
     }
 }
 
+fn shift_source(s: &EachSource, by: usize) -> EachSource {
+    let v = |x: &Value| shift_value(x, by);
+    match s {
+        EachSource::Members(x) => EachSource::Members(v(x)),
+        EachSource::MembersFrom(x, s) => EachSource::MembersFrom(v(x), *s),
+        EachSource::Upto(x) => EachSource::Upto(v(x)),
+        EachSource::UptoLen(s, x) => EachSource::UptoLen(*s, v(x)),
+        EachSource::Pieces(x) => EachSource::Pieces(v(x)),
+        EachSource::Range(a, b) => EachSource::Range(v(a), v(b)),
+        EachSource::Rev(inner) => EachSource::Rev(Box::new(shift_source(inner, by))),
+    }
+}
+
 fn shift_value(v: &Value, by: usize) -> Value {
     match v {
         Value::Place(p) => Value::Place(shift_place(p, by)),
@@ -225,17 +238,7 @@ fn shift_stmt(s: &Stmt, by: usize) -> Stmt {
             tail,
             dst,
         } => Stmt::ForEach {
-            sources: sources
-                .iter()
-                .map(|s| match s {
-                    EachSource::Members(x) => EachSource::Members(v(x)),
-                    EachSource::MembersFrom(x, s) => EachSource::MembersFrom(v(x), *s),
-                    EachSource::Upto(x) => EachSource::Upto(v(x)),
-                    EachSource::UptoLen(s, x) => EachSource::UptoLen(*s, v(x)),
-                    EachSource::Pieces(x) => EachSource::Pieces(v(x)),
-                    EachSource::Range(a, b) => EachSource::Range(v(a), v(b)),
-                })
-                .collect(),
+            sources: sources.iter().map(|s| shift_source(s, by)).collect(),
             binds: binds.iter().map(|(p, part)| (pl(p), *part)).collect(),
             body: shift_block(body, by),
             tail: v(tail),

@@ -135,6 +135,14 @@ impl<'f> Analyzer<'f> {
                 _ => Walk::Counted(*from),
             },
             EachSource::Pieces(_) => Walk::Pieces,
+            // Last first: a known walk reversed; one of a count not known is not followed.
+            EachSource::Rev(inner) => match self.walk_of(st, inner)? {
+                Walk::Known(mut items, _) => {
+                    items.reverse();
+                    Walk::Known(items, None)
+                }
+                _ => return None,
+            },
             EachSource::Range(a, b) => {
                 match (self.eval(st, a, None, "n"), self.eval(st, b, None, "n")) {
                     (AVal::Int(a), AVal::Int(b)) if b.saturating_sub(a) as usize <= MAX_UNROLL => {

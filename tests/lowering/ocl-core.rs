@@ -91,3 +91,13 @@ fn devices(context: &Context, platform: PlatformId) {
         let q = core::create_command_queue(context, &d, None)?;
     }
 }
+
+fn backwards(queues: &[CommandQueue], k: &Kernel, data: &[f32], buf: &Mem) {
+    let damping = 0.5;
+    set_kernel_arg(k, 1, ArgVal::scalar(&damping))?;
+    for d in (1..queues.len()).rev() {
+        finish(&queues[d])?;
+    }
+    let span = 0..4;
+    enqueue_write_buffer(&queues[0], buf, true, 0, &data[span.clone()], None::<Event>, None::<&mut Event>)?;
+}

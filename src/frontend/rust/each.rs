@@ -157,6 +157,7 @@ impl Lowerer<'_, '_> {
                     | "cloned"
                     | "skip"
                     | "take"
+                    | "rev"
             ),
             Expr::Range(_) => true,
             Expr::Paren(p) => self.is_iter_chain(&p.expr),
@@ -226,6 +227,15 @@ impl Lowerer<'_, '_> {
                     let a = self.iter_shape(&mc.receiver, sources);
                     let b = self.iter_shape(&mc.args[0], sources);
                     return Shape::Pair(Box::new(a), Box::new(b));
+                }
+                // `(1..n).rev()`, `queues.iter().rev()`: the same walk, last first.
+                ("rev", 0) => {
+                    if let Shape::Member(i) = self.iter_shape(&mc.receiver, sources) {
+                        sources[i] = EachSource::Rev(Box::new(sources[i].clone()));
+                        return Shape::Member(i);
+                    }
+                    sources.push(EachSource::Members(Value::Unknown));
+                    return Shape::Member(sources.len() - 1);
                 }
                 // `ids.iter().take(2)`: as many members as both allow, as a zip with `0..2`
                 // walks.

@@ -449,7 +449,8 @@ impl Lowerer<'_, '_> {
                 let idx = self.expr(&ix.index);
                 match base {
                     // `&a_full[span]` of host data by a range held in a local: a piece of
-                    // that host data.
+                    // that host data, as `&a_full[off..off + n]` is: other bytes than the
+                    // whole, another piece in each pass of a loop.
                     Value::Place(p)
                         if p.proj.is_empty()
                             && matches!(self.vars[p.var].hint, TypeHint::Host(_))
@@ -457,7 +458,7 @@ impl Lowerer<'_, '_> {
                     {
                         Value::Host {
                             kind: HostKind::Slice,
-                            base: Some(p),
+                            base: None,
                         }
                     }
                     Value::Place(p) => self.member(p, idx, &ix.index),

@@ -21,6 +21,7 @@ mod closures;
 mod each;
 mod expr;
 mod fills;
+mod floats;
 mod index;
 mod spans;
 mod stmt;
@@ -334,6 +335,29 @@ impl FileCx<'_> {
         self_ty: Option<&str>,
         prefix: Option<&str>,
     ) {
+        let f64_locals = floats::default_f64_locals(block, &|name| {
+            let f = self.free_fns.get(&qualify(prefix, name))?;
+            let params: HashSet<String> = f
+                .sig
+                .generics
+                .type_params()
+                .map(|tp| tp.ident.to_string())
+                .collect();
+            Some(
+                (f.sig.inputs.iter())
+                    .map(|input| match input {
+                        syn::FnArg::Typed(pt) => {
+                            let t = match &*pt.ty {
+                                syn::Type::Reference(r) => &*r.elem,
+                                t => t,
+                            };
+                            matches!(t, syn::Type::Path(p) if p.path.get_ident().is_some_and(|i| params.contains(&i.to_string())))
+                        }
+                        syn::FnArg::Receiver(_) => false,
+                    })
+                    .collect(),
+            )
+        });
         let mut lw = Lowerer {
             cx: self,
             strs: HashMap::new(),
@@ -365,6 +389,7 @@ impl FileCx<'_> {
             event_outs: Vec::new(),
             statuses: HashMap::new(),
             out_of_order_props: std::collections::HashSet::new(),
+            f64_locals,
         };
         let body_span = lw.span(block.brace_token.span.join());
         lw.inline_budget = 4 * (body_span.end - body_span.start) + 4_096;
@@ -537,6 +562,8 @@ struct Lowerer<'c, 'a> {
     statuses: HashMap<Var, Vec<Place>>,
     /// Locals holding queue properties that ask for out-of-order execution.
     out_of_order_props: std::collections::HashSet<Var>,
+    /// Locals bound to unsuffixed float literals whose uses leave the type open: `f64`s.
+    f64_locals: HashSet<String>,
 }
 
 impl Lowerer<'_, '_> {

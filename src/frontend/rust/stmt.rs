@@ -10,7 +10,7 @@ use super::syntax::{
     int_lit, member_name, mentions_any, pat_idents, pat_type, strip, strip_pat_type,
 };
 use super::types::{type_bytes, unwrapped};
-use super::{spans, Lowerer};
+use super::{floats, spans, Lowerer};
 use crate::ir::*;
 
 impl Lowerer<'_, '_> {
@@ -100,6 +100,16 @@ impl Lowerer<'_, '_> {
                     Some(t) => type_bytes(t),
                     None => l.init.as_ref().and_then(|i| self.typed_bytes(&i.expr)),
                 };
+                // `let gain = 0.75;` that nothing makes an `f32`: an `f64`.
+                let bytes = bytes.or_else(|| match (strip_pat_type(&l.pat), &l.init) {
+                    (Pat::Ident(pi), Some(init))
+                        if floats::is_default_float(&init.expr)
+                            && self.f64_locals.contains(&pi.ident.to_string()) =>
+                    {
+                        Some(8)
+                    }
+                    _ => None,
+                });
                 // Before the pattern binds: `let barrier = barrier.clone();` shadows.
                 let barrier = l.init.as_ref().and_then(|i| self.barrier_made(&i.expr));
                 self.let_pattern(&l.pat, value, span);
