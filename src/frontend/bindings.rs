@@ -134,6 +134,8 @@ pub struct Api {
     pub raw_event: bool,
     /// Whether a command blocks when no blocking argument says so.
     pub blocks: bool,
+    /// Whether a transfer covers its whole buffer though no offset argument says so.
+    pub whole: bool,
     /// The row is of a table with `modules`: a bare call of its name is taken for it only
     /// through a glob import (another binding may have a function of that name).
     pub qualified_only: bool,
@@ -199,6 +201,8 @@ struct Row {
     raw_event: bool,
     #[serde(default)]
     blocks: bool,
+    #[serde(default)]
+    whole: bool,
 }
 
 /// All modeled APIs, indexed for lookup.
@@ -389,6 +393,7 @@ fn row_to_api(binding: &str, row: Row, method: bool) -> Result<Api, String> {
         args,
         raw_event: row.raw_event,
         blocks: row.blocks,
+        whole: row.whole,
         qualified_only: false,
     })
 }

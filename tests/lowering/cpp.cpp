@@ -166,3 +166,16 @@ void platform_halves(cl::Platform &platform, std::vector<float> &host)
     for (auto &q : queues)
         q.enqueueWriteBuffer(low, CL_TRUE, 0, 512, host.data());
 }
+
+struct Hop {
+    cl::CommandQueue queue;
+    cl::Kernel step;
+};
+
+void hops(cl::Context &ctx, cl::Device &dev, cl::Program &prog, cl::Buffer &table, std::vector<float> &host)
+{
+    std::vector<Hop> all;
+    all.push_back({cl::CommandQueue(ctx, dev), cl::Kernel(prog, "step")});
+    for (auto &h : all)
+        cl::copy(h.queue, host.begin(), host.end(), table);
+}

@@ -156,7 +156,8 @@ impl Lowerer<'_> {
                 let to_host = flags.is_some_and(|f| {
                     self.mentions_any(f, HOST_FLAG_NAMES) || self.int_lit(f) == Some(1)
                 });
-                let whole = role_arg(Role::Offset).is_some_and(|o| self.int_lit(o) == Some(0));
+                let whole =
+                    api.whole || role_arg(Role::Offset).is_some_and(|o| self.int_lit(o) == Some(0));
                 // A region from an offset other than 0: the command's, or a copy's offset in
                 // the buffer of that access.
                 // From offset 0, a region only where the size is one element (a ghost cell):

@@ -1652,10 +1652,15 @@ impl Lowerer<'_> {
                             // a wrapper class.
                             || (l.proj.is_empty() && self.wrapped.contains_key(&l.var))
                             // `for (auto &q : queues)` over a local `std::vector` of handles
-                            // (`cl::CommandQueue`, `cl::Device`).
+                            // (`cl::CommandQueue`, `cl::Device`), or of structs of the file
+                            // that hold handles (`std::vector<Stage>`).
                             || (l.proj.is_empty()
                                 && (self.elem_types.get(&l.var)).is_some_and(|t| {
-                                    declared_hint(&self.cx.real_type(t), None, 0).is_handle()
+                                    let real = self.cx.real_type(t);
+                                    declared_hint(&real, None, 0).is_handle()
+                                        || (self.cx.structs.get(last_name(&real))).is_some_and(
+                                            |fields| fields.iter().any(|(_, h)| h.is_handle()),
+                                        )
                                 }))
                     }
                     _ => false,
@@ -2982,6 +2987,35 @@ impl Lowerer<'_> {
         }
     }
 
+    /// An element pushed into `list`: `{d, cl::CommandQueue(ctx, d), kernel}` of a
+    /// `std::vector<Stage>` is a `Stage` with its fields in declaration order.
+    fn aggregate(&mut self, list: &Place, arg: Node<'_>) -> Value {
+        let fields: Option<Vec<String>> = (arg.kind() == "initializer_list")
+            .then(|| self.elem_type(list))
+            .flatten()
+            .and_then(|ty| self.cx.structs.get(last_name(&self.cx.real_type(&ty))))
+            .map(|fields| {
+                (fields.iter())
+                    .filter(|(f, _)| !f.ends_with("[]"))
+                    .map(|(f, _)| f.clone())
+                    .collect()
+            });
+        let items: Vec<Node<'_>> = named(arg)
+            .into_iter()
+            .filter(|c| c.kind() != "comment")
+            .collect();
+        match fields {
+            Some(fields) if fields.len() == items.len() => Value::Struct(
+                fields
+                    .into_iter()
+                    .zip(items)
+                    .map(|(f, x)| (f, self.expr(x)))
+                    .collect(),
+            ),
+            _ => self.expr(arg),
+        }
+    }
+
     /// The declared hint of a variable an expression names bare (`ctx`).
     fn expr_hint(&self, n: Node<'_>) -> Option<TypeHint> {
         let n = strip(n);
@@ -4006,7 +4040,7 @@ impl Lowerer<'_> {
                     return Value::Place(p);
                 }
                 ("push_back" | "emplace_back", Value::Place(list)) if args.len() == 1 => {
-                    let item = self.expr(args[0]);
+                    let item = self.aggregate(list, args[0]);
                     // `parts.emplace_back(clCreateBuffer(..))` into a list of a wrapper.
                     let item = match self.wrapped.get(&list.var) {
                         Some(_) if list.proj.is_empty() && !matches!(item, Value::Struct(_)) => {
@@ -4142,6 +4176,23 @@ impl Lowerer<'_> {
         let segs = path_segments(&path);
         if let Some(v) = self.iterator_buffer(&segs, &args) {
             return v;
+        }
+        // `cl::copy(queue, v.begin(), v.end(), buf)`: a write of `v` into the buffer (the
+        // table's row) that is done when the call returns: it maps the buffer, copies and
+        // waits for the unmap, after all the queue had before it. The other direction
+        // (`cl::copy(queue, buf, first, last)`) is not followed.
+        if segs.last().map(String::as_str) == Some("copy") && args.len() == 4 {
+            match self.iterated(args[1]) {
+                Some(data) => {
+                    if let Some(api) = b.function(&segs, 4) {
+                        let v = self.apply(api, None, &[args[0], data, args[2], args[3]], span);
+                        let queue = self.expr(args[0]);
+                        self.out.push(Stmt::Finish { queue, span });
+                        return v;
+                    }
+                }
+                None => return self.unknown_call(None, &args, span),
+            }
         }
         if let Some(api) = b.function(&segs, args.len()) {
             return self.apply(api, None, &args, span);

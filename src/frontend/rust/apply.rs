@@ -148,7 +148,8 @@ impl Lowerer<'_, '_> {
                 let map_write = role_arg(Role::MapFlags).is_some_and(|e| {
                     mentions_any(e, MAP_WRITE) || int_lit(e).is_some_and(|f| f & 6 != 0)
                 });
-                let whole = role_arg(Role::Offset).is_some_and(|e| int_lit(e) == Some(0));
+                let whole =
+                    api.whole || role_arg(Role::Offset).is_some_and(|e| int_lit(e) == Some(0));
                 // A region from an offset other than 0: the command's, or a copy's offset in
                 // the buffer of that access.
                 // From offset 0, a region only where the size is one element (a ghost cell):
