@@ -142,3 +142,11 @@ fn drive<S: Sweep>(s: &mut S, again: &mut dyn Sweep) -> Result<()> {
     s.sweep()?;
     again.sweep()
 }
+
+fn after_first(queues: &[CommandQueue]) -> Result<()> {
+    for (i, q) in queues.iter().enumerate().skip(1) {
+        q.finish()?;
+        queues[i - 1].finish()?;
+    }
+    Ok(())
+}

@@ -249,6 +249,27 @@ impl Lowerer<'_, '_> {
                 ("skip", 1) if int_lit(&mc.args[0]).is_some() => {
                     let n = int_lit(&mc.args[0]).unwrap_or(0);
                     let shape = self.iter_shape(&mc.receiver, sources);
+                    // `gpus.iter().enumerate().skip(1)`: the members after the first, each
+                    // with its own index (from 1), as `(1..).zip(&gpus[1..])` walks them.
+                    if let Shape::Pair(count, member) = &shape {
+                        if let (Shape::Count, Shape::Member(i)) = (&**count, &**member) {
+                            let from = match &sources[*i] {
+                                EachSource::Members(v) => {
+                                    Some(EachSource::MembersFrom(v.clone(), n))
+                                }
+                                EachSource::MembersFrom(v, f) => {
+                                    Some(EachSource::MembersFrom(v.clone(), f + n))
+                                }
+                                _ => None,
+                            };
+                            if let Some(from) = from {
+                                sources[*i] = from;
+                                sources.push(EachSource::Range(Value::Int(n), Value::Unknown));
+                                let index = Shape::Member(sources.len() - 1);
+                                return Shape::Pair(Box::new(index), Box::new(Shape::Member(*i)));
+                            }
+                        }
+                    }
                     if let Shape::Member(i) = shape {
                         match &sources[i] {
                             EachSource::Members(v) => {
