@@ -493,8 +493,16 @@ impl<'f> Analyzer<'f> {
                 // (`let waits = [upload, gate];`) are still the function's. A part of a local
                 // not known (`slot.free` of `let slot = &mut self.slots[i]`) may be outside,
                 // and is taken to be.
+                // A list of events the function declared itself (`cl_event reads[MAX_GPU];`,
+                // not set yet) is its own storage, not outside.
+                let own_list = self.vars[dst.var].hint == TypeHint::EventList
+                    && !self.vars[dst.var].member.refers()
+                    && !self.params.contains(&dst.var)
+                    && !self.callee_params.contains(&dst.var)
+                    && matches!(st.env.get(&Place::var(dst.var)), Some(AVal::Unknown));
                 let root_outside = self.vars[dst.var].global.is_some()
                     || !dst.proj.is_empty()
+                        && !own_list
                         && st
                             .env
                             .get(&Place::var(dst.var))
