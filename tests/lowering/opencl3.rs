@@ -150,3 +150,14 @@ fn after_first(queues: &[CommandQueue]) -> Result<()> {
     }
     Ok(())
 }
+
+fn shared(ctx: &Context, ids: &[cl_device_id], finish: bool) -> Result<()> {
+    let queues: Vec<Arc<CommandQueue>> = ids
+        .iter()
+        .map(|id| CommandQueue::create_with_properties(ctx, *id, 0, 0).map(Arc::new))
+        .collect::<Result<_>>()?;
+    if finish {
+        queues[0].finish()?;
+    }
+    Ok(())
+}

@@ -63,6 +63,21 @@ fn ignores_input(c: &syn::ExprClosure) -> bool {
     }
 }
 
+/// A path to a function that wraps its argument without changing what it is: `Arc::new`,
+/// `Rc::new`, `Box::new`, `Mutex::new`, `RefCell::new`, `Some`, `Ok`.
+fn is_wrapping_fn(e: &Expr) -> bool {
+    let Some(segs) = path_segments(e) else {
+        return false;
+    };
+    match segs.as_slice() {
+        [.., t, f] if f == "new" => {
+            matches!(t.as_str(), "Arc" | "Rc" | "Box" | "Mutex" | "RefCell")
+        }
+        [f] => matches!(f.as_str(), "Some" | "Ok"),
+        _ => false,
+    }
+}
+
 impl Lowerer<'_, '_> {
     /// The barrier a local names (`barrier`, `&*b`), as the local that made it.
     fn barrier_var(&self, e: &Expr) -> Option<&Var> {
@@ -176,6 +191,8 @@ impl Lowerer<'_, '_> {
             ("join", []) => return self.join(recv),
             // `.map(|_| ())` on a command's result: the event is dropped, nothing waits.
             ("map", [arg]) if closure_of(arg).is_some_and(discards) => return Value::Unknown,
+            // `CommandQueue::create(..).map(Arc::new)`: the same object, shared.
+            ("map", [arg]) if is_wrapping_fn(arg) => return recv,
             // `check(err, "clCreateKernel").map(|_| k)` of a status turned into a `Result`:
             // the value is the closure's (a failure is an error path, as `?` makes one).
             ("map", [arg]) => {

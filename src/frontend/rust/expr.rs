@@ -92,6 +92,19 @@ impl Lowerer<'_, '_> {
 
     /// A comparison of integers as a condition (`i == 0`, `d + 1 < n`): what each arm knows.
     fn compared(&self, cond: &Expr) -> Option<[Stmt; 2]> {
+        // `if finish { .. }` of a `bool` local or parameter, `if !finish`: taken where it
+        // holds 1 (`true`), or 0.
+        match strip(cond) {
+            Expr::Path(_) => {
+                return comparison(ArithOp::Ne, self.pure_int(cond)?, Value::Int(0));
+            }
+            Expr::Unary(u)
+                if matches!(u.op, syn::UnOp::Not(_)) && matches!(strip(&u.expr), Expr::Path(_)) =>
+            {
+                return comparison(ArithOp::Eq, self.pure_int(&u.expr)?, Value::Int(0));
+            }
+            _ => {}
+        }
         let Expr::Binary(b) = strip(cond) else {
             return None;
         };

@@ -163,6 +163,8 @@ fn elem_hint(t: &Type) -> TypeHint {
 /// The element type of `Vec<T>`, `[T]`, `[T; N]`: `array` for nested lists of host data
 /// (`Vec<[f32; 4]>`), `handles` for nested lists of handles (`Vec<[Buffer<f32>; 2]>`).
 fn elem_name(t: &Type) -> Option<String> {
+    // `Vec<Arc<CommandQueue>>`: the shared object's type.
+    let type_name = |t: &Type| type_name(shared_inner(t));
     let nested = |t: &Type| match elem_name(t) {
         Some(e) if !is_host_elem(&e) => "handles".to_string(),
         _ => "array".to_string(),
@@ -181,6 +183,25 @@ fn elem_name(t: &Type) -> Option<String> {
         Type::Array(a) => type_name(&a.elem).or_else(|| Some(nested(&a.elem))),
         _ => None,
     }
+}
+
+/// The type behind `Arc`, `Rc`, `Box`, `Mutex` and `RefCell`: what they share or hold.
+fn shared_inner(t: &Type) -> &Type {
+    if let Type::Path(p) = t {
+        if let Some(seg) = p.path.segments.last() {
+            if matches!(
+                seg.ident.to_string().as_str(),
+                "Arc" | "Rc" | "Box" | "Mutex" | "RefCell"
+            ) {
+                if let syn::PathArguments::AngleBracketed(a) = &seg.arguments {
+                    if let Some(syn::GenericArgument::Type(inner)) = a.args.first() {
+                        return shared_inner(inner);
+                    }
+                }
+            }
+        }
+    }
+    t
 }
 
 /// The element type of `Vec<T>`, `[T]`, `[T; N]`, behind references.
