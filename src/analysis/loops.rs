@@ -428,14 +428,7 @@ impl<'f> Analyzer<'f> {
             let own = &self.objs[o].name;
             let made_in_callee = self.objs[o].made_in > self.frame();
             if own.starts_with('%') || format!(".{own}") == path || made_in_callee {
-                let name = format!("{member}{path}");
-                // A ProQue's queue not named otherwise goes with it (`pipe.pq.queue()`).
-                if let ObjKind::ProQue { queue, .. } = self.objs[o].kind {
-                    if self.placeholder.contains(&queue) {
-                        self.objs[queue].name = format!("{name}.queue()");
-                    }
-                }
-                self.objs[o].name = name;
+                self.rename(o, format!("{member}{path}"));
                 self.objs[o].made_in = self.frame();
             }
         }

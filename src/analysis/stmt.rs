@@ -448,15 +448,10 @@ impl<'f> Analyzer<'f> {
                     if (self.objs[o].name.starts_with('%') || made_in_callee || placeholder)
                         && !name.starts_with('%')
                     {
-                        self.objs[o].name = name.clone();
-                        self.placeholder.remove(&o);
                         // `let pq = ProQue::builder()..build()?`: its queue is `pq.queue()`
                         // until the code names it (`let compute = pq.queue().clone()`).
-                        if let ObjKind::ProQue { queue, .. } = self.objs[o].kind {
-                            if self.placeholder.contains(&queue) {
-                                self.objs[queue].name = format!("{name}.queue()");
-                            }
-                        }
+                        self.rename(o, name.clone());
+                        self.placeholder.remove(&o);
                     }
                 }
                 // Host data named by a temporary (`%1.taps` of a builder's field) is named

@@ -207,7 +207,17 @@ impl<'f> Analyzer<'f> {
         }
     }
 
-    /// A part of an outside value, as an object of the role it plays.
+    /// Names object `o` `name`; a ProQue's queue that the code has not named yet goes
+    /// with it (`pq.queue()`, `pipe.pq.queue()`).
+    pub(super) fn rename(&mut self, o: ObjId, name: String) {
+        if let ObjKind::ProQue { queue, .. } = self.objs[o].kind {
+            if self.placeholder.contains(&queue) {
+                self.objs[queue].name = format!("{name}.queue()");
+            }
+        }
+        self.objs[o].name = name;
+    }
+
     /// A part of the function's own outside value (`pair.near`, reached in a method as
     /// `self.near`) is no helper's making: a local it is kept in later (`let rq =
     /// pair.queue(side)`) does not rename it.
@@ -217,6 +227,7 @@ impl<'f> Analyzer<'f> {
         }
     }
 
+    /// A part of an outside value, as an object of the role it plays.
     fn materialize(&mut self, role: RoleHint, name: String) -> AVal {
         let v = self.materialize_value(role, name);
         self.mark_outside(&v);

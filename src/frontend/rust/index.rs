@@ -5,7 +5,7 @@ use std::collections::{HashMap, HashSet};
 
 use syn::Expr;
 
-use super::types::{elem_type, member_hint, type_bytes, type_hint, type_name};
+use super::types::{elem_type, first_type_arg, member_hint, type_bytes, type_hint, type_name};
 use super::Lowerer;
 use crate::frontend::bindings::{Api, Bindings};
 use crate::frontend::{Const, Fields};
@@ -93,13 +93,7 @@ fn returned_type(sig: &syn::Signature, self_ty: Option<&str>) -> Option<String> 
                         _ => Some(name),
                     };
                 }
-                let syn::PathArguments::AngleBracketed(a) = &last.arguments else {
-                    return None;
-                };
-                let Some(syn::GenericArgument::Type(inner)) = a.args.first() else {
-                    return None;
-                };
-                t = inner;
+                t = first_type_arg(last)?;
             }
             _ => return None,
         }

@@ -39,7 +39,8 @@ use closures::Closure;
 use index::{collect_consts, collect_defs, collect_uses, qualify, Defs, Uses};
 use syntax::pat_idents;
 use types::{
-    elem_bytes, elem_type, hint_from_name, member_hint, type_bytes, type_hint, type_name, STD_TYPES,
+    elem_bytes, elem_type, first_type_arg, hint_from_name, member_hint, type_bytes, type_hint,
+    type_name, STD_TYPES,
 };
 
 /// Lowers every function and method of a parsed file that is module `module` of its crate
@@ -233,11 +234,8 @@ fn unwraps_result(f: &syn::ItemFn) -> bool {
     let Some(last) = p.path.segments.last() else {
         return false;
     };
-    let ok_type = match &last.arguments {
-        syn::PathArguments::AngleBracketed(a) if last.ident == "Result" => a.args.first(),
-        _ => None,
-    };
-    is_t(ret) && matches!(ok_type, Some(syn::GenericArgument::Type(ty)) if is_t(ty))
+    let ok_type = first_type_arg(last).filter(|_| last.ident == "Result");
+    is_t(ret) && ok_type.is_some_and(is_t)
 }
 
 impl FileCx<'_> {
@@ -252,12 +250,8 @@ impl FileCx<'_> {
             syn::Type::ImplTrait(i) => self.bounded(&i.bounds),
             syn::Type::Path(p) => {
                 let seg = p.path.segments.last()?;
-                if seg.ident == "Box" {
-                    if let syn::PathArguments::AngleBracketed(a) = &seg.arguments {
-                        if let Some(syn::GenericArgument::Type(inner)) = a.args.first() {
-                            return self.sole_impl(generics, inner);
-                        }
-                    }
+                if let Some(inner) = first_type_arg(seg).filter(|_| seg.ident == "Box") {
+                    return self.sole_impl(generics, inner);
                 }
                 let name = p.path.get_ident()?;
                 let params = generics.type_params().filter(|tp| tp.ident == *name);

@@ -9,7 +9,7 @@ use super::apply::OUT_OF_ORDER;
 use super::syntax::{
     int_lit, member_name, mentions_any, pat_idents, pat_type, strip, strip_pat_type,
 };
-use super::types::{type_bytes, unwrapped};
+use super::types::{first_type_arg, type_bytes, unwrapped};
 use super::{floats, spans, Lowerer};
 use crate::ir::*;
 
@@ -382,12 +382,7 @@ impl Lowerer<'_, '_> {
             if last.ident != wrapper {
                 continue;
             }
-            let syn::PathArguments::AngleBracketed(a) = &last.arguments else {
-                return None;
-            };
-            let Some(syn::GenericArgument::Type(inner)) = a.args.first() else {
-                return None;
-            };
+            let inner = first_type_arg(last)?;
             if wrapper == "Vec" {
                 let syn::Type::Path(ip) = inner else {
                     return None;

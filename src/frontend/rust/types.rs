@@ -127,10 +127,7 @@ pub(super) fn member_hint(t: &Type) -> TypeHint {
             let Some(seg) = p.path.segments.last() else {
                 return TypeHint::Unknown;
             };
-            let syn::PathArguments::AngleBracketed(a) = &seg.arguments else {
-                return TypeHint::Unknown;
-            };
-            let Some(syn::GenericArgument::Type(inner)) = a.args.first() else {
+            let Some(inner) = first_type_arg(seg) else {
                 return TypeHint::Unknown;
             };
             match seg.ident.to_string().as_str() {
@@ -171,16 +168,22 @@ fn elem_name(t: &Type) -> Option<String> {
     };
     match t {
         Type::Path(p) => {
-            let seg = p.path.segments.last()?;
-            if let syn::PathArguments::AngleBracketed(a) = &seg.arguments {
-                if let Some(syn::GenericArgument::Type(t)) = a.args.first() {
-                    return type_name(t).or_else(|| elem_name(t).map(|_| nested(t)));
-                }
-            }
-            None
+            let t = first_type_arg(p.path.segments.last()?)?;
+            type_name(t).or_else(|| elem_name(t).map(|_| nested(t)))
         }
         Type::Slice(s) => type_name(&s.elem).or_else(|| Some(nested(&s.elem))),
         Type::Array(a) => type_name(&a.elem).or_else(|| Some(nested(&a.elem))),
+        _ => None,
+    }
+}
+
+/// The first type argument of a path segment: `T` of `Vec<T>`, `Result<T, E>`.
+pub(super) fn first_type_arg(seg: &syn::PathSegment) -> Option<&Type> {
+    match &seg.arguments {
+        syn::PathArguments::AngleBracketed(a) => match a.args.first()? {
+            syn::GenericArgument::Type(t) => Some(t),
+            _ => None,
+        },
         _ => None,
     }
 }
@@ -193,10 +196,8 @@ fn shared_inner(t: &Type) -> &Type {
                 seg.ident.to_string().as_str(),
                 "Arc" | "Rc" | "Box" | "Mutex" | "RefCell"
             ) {
-                if let syn::PathArguments::AngleBracketed(a) = &seg.arguments {
-                    if let Some(syn::GenericArgument::Type(inner)) = a.args.first() {
-                        return shared_inner(inner);
-                    }
+                if let Some(inner) = first_type_arg(seg) {
+                    return shared_inner(inner);
                 }
             }
         }
@@ -245,13 +246,9 @@ pub(super) fn type_hint(t: &Type) -> TypeHint {
                     Some(e) if is_host_elem(&e) => TypeHint::Host(HostKind::Vec),
                     _ => TypeHint::Unknown,
                 },
-                "Box" | "Rc" | "Arc" | "Option" => match &seg.arguments {
-                    syn::PathArguments::AngleBracketed(a) => match a.args.first() {
-                        Some(syn::GenericArgument::Type(inner)) => type_hint(inner),
-                        _ => TypeHint::Unknown,
-                    },
-                    _ => TypeHint::Unknown,
-                },
+                "Box" | "Rc" | "Arc" | "Option" => {
+                    first_type_arg(seg).map_or(TypeHint::Unknown, type_hint)
+                }
                 "EventList" => TypeHint::EventList,
                 _ => hint_from_name(&name),
             }
