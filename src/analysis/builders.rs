@@ -299,8 +299,9 @@ impl<'f> Analyzer<'f> {
             }
             Op::NewEvent => {
                 let o = recv_obj?;
+                // `.enew(done)` of a `done: &mut Event` parameter: the caller's event.
                 let place = match arg(0) {
-                    Value::Place(p) => Some(p),
+                    Value::Place(p) => Some(self.canonical(&self.concrete(st, &p))),
                     _ => None,
                 };
                 let c = self.cmd_mut(o)?;
