@@ -113,7 +113,8 @@ fn distinct_members(items: &[AVal]) -> bool {
 }
 
 /// Makes the buffer that stands for whichever of two buffers a variable holds on the paths
-/// joined (`None` where the two are not both buffers).
+/// joined (`None` where the two are not both buffers). Asked for one object twice, it says
+/// whether the object, an event, stands for itself where the other path has none.
 pub(super) type Choose<'a> = &'a mut dyn FnMut(ObjId, ObjId) -> Option<ObjId>;
 
 pub(super) fn join_val(a: &AVal, b: &AVal, choose: Choose) -> AVal {
@@ -150,6 +151,10 @@ pub(super) fn join_val(a: &AVal, b: &AVal, choose: Choose) -> AVal {
         }
         // `None` on one path, `Some(event)` on another: the events where there are any.
         (AVal::Null, AVal::Events(x)) | (AVal::Events(x), AVal::Null) => AVal::Events(x.clone()),
+        // Likewise a user event, or the event of a command on a queue not known.
+        (AVal::Null, AVal::Obj(x)) | (AVal::Obj(x), AVal::Null) => {
+            choose(*x, *x).map_or(AVal::Unknown, AVal::Obj)
+        }
         _ => AVal::Unknown,
     }
 }
@@ -217,6 +222,9 @@ impl State {
         // path hold the same one after the join.
         let mut made: Vec<(ObjId, ObjId, ObjId)> = Vec::new();
         let mut pick = |x: ObjId, y: ObjId| {
+            if x == y {
+                return choose(x, y);
+            }
             if let Some(&(_, _, c)) = made.iter().find(|m| (m.0, m.1) == (x, y)) {
                 return Some(c);
             }
@@ -376,8 +384,15 @@ impl Analyzer<'_> {
     }
 
     /// A buffer standing for whichever of `x` and `y` (or of the buffers they stand for)
-    /// it is; `None` unless both are buffers.
+    /// it is; `None` unless both are buffers. An event against no event is the event.
     fn choice(&mut self, x: ObjId, y: ObjId) -> Option<ObjId> {
+        if x == y {
+            return matches!(
+                self.objs[x].kind,
+                ObjKind::UserEvent | ObjKind::UntrackedEvent
+            )
+            .then_some(x);
+        }
         if !matches!(self.objs[x].kind, ObjKind::Buffer)
             || !matches!(self.objs[y].kind, ObjKind::Buffer)
         {

@@ -438,7 +438,7 @@ impl<'f> Analyzer<'f> {
     /// equal.
     fn loop_over_some_member(
         &mut self,
-        st: State,
+        mut st: State,
         sources: &[EachSource],
         binds: &[(Place, EachPart)],
         body: &[Stmt],
@@ -504,12 +504,17 @@ impl<'f> Analyzer<'f> {
             matches!(s, Stmt::Join { handle: Value::Place(h), .. }
                 if binds.iter().any(|(p, _)| p.var == h.var))
         });
-        // A loop over a constant count (`for (t = 0; t < STEPS; t++)`, too many to unroll)
-        // runs that many times; zipped with a walk of a count not known, at least once.
+        // A loop over a constant count (`for (t = 0; t < STEPS; t++)`, too many to unroll;
+        // `let steps = 64; for t in 0..steps`) runs that many times; zipped with a walk of
+        // a count not known, at least once.
+        let mut int = |v: &Value| match self.eval(&mut st, v, None, "n") {
+            AVal::Int(n) => Some(n),
+            _ => None,
+        };
         let counts: Vec<Option<u64>> = (sources.iter())
             .map(|s| match s {
-                EachSource::Upto(Value::Int(n)) => Some(*n),
-                EachSource::Range(Value::Int(a), Value::Int(b)) => Some(b.saturating_sub(*a)),
+                EachSource::Upto(n) => int(n),
+                EachSource::Range(a, b) => Some(int(b)?.saturating_sub(int(a)?)),
                 _ => None,
             })
             .collect();

@@ -813,7 +813,7 @@ impl<'f> Analyzer<'f> {
             Stmt::Assume { value, some } => {
                 // `None` where the value is an event or an object, `Some` where it is none:
                 // this path is not taken.
-                let none = match self.eval(&mut st, value, None, "option") {
+                let none = |a: &AVal| match a {
                     AVal::Null | AVal::Int(0) => Some(true),
                     AVal::Int(_) | AVal::Above(_) => Some(false),
                     AVal::Events(e) if !e.is_empty() => Some(false),
@@ -823,6 +823,34 @@ impl<'f> Analyzer<'f> {
                     | AVal::Host { .. }
                     | AVal::Str(_) => Some(false),
                     _ => None,
+                };
+                // A member at an index not known (`ev[slot].is_null()`): what every member
+                // the list holds is, where they agree.
+                let members = match value {
+                    Value::Place(p) => {
+                        let c = self.canonical(&self.concrete(&st, p));
+                        match c.proj.split_last() {
+                            Some((Proj::AnyIndex, list)) => {
+                                let list = Place {
+                                    var: c.var,
+                                    proj: list.to_vec(),
+                                };
+                                let all: Vec<AVal> =
+                                    st.env.members(&list).into_iter().map(|(_, v)| v).collect();
+                                let known = matches!(st.env.get(&list), None | Some(AVal::List(_)));
+                                (known && !all.is_empty()).then_some(all)
+                            }
+                            _ => None,
+                        }
+                    }
+                    _ => None,
+                };
+                let none = match members {
+                    Some(all) => {
+                        let first = none(&all[0]);
+                        first.filter(|_| all.iter().all(|m| none(m) == first))
+                    }
+                    None => none(&self.eval(&mut st, value, None, "option")),
                 };
                 if none == Some(*some) {
                     return None;

@@ -82,3 +82,19 @@ fn generic_args(k: cl_kernel, m: cl_mem, dt: f64, n: usize) {
     arg(k, 1, &dt);
     arg(k, 2, &(n as u32));
 }
+
+// `.is_null()` only reads the handle: a test of a member at an index without effects
+// assumes that member on each arm; a typed tuple pattern binds each part.
+unsafe fn null_tests(q: cl_command_queue, k: cl_kernel, slot: usize) {
+    let mut done: [cl_event; 2] = [ptr::null_mut(); 2];
+    let gws = [64usize];
+    let (nwait, wait): (cl_uint, *const cl_event) = if done[slot].is_null() {
+        (0, ptr::null())
+    } else {
+        (1, &done[slot])
+    };
+    clEnqueueNDRangeKernel(q, k, 1, ptr::null(), gws.as_ptr(), ptr::null(), nwait, wait, &mut done[slot]);
+    if !done[slot].is_null() {
+        clReleaseEvent(done[slot]);
+    }
+}

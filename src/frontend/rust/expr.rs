@@ -141,9 +141,10 @@ impl Lowerer<'_, '_> {
         }
     }
 
-    /// A condition `x.is_null()` or `!x.is_null()` on a local: the local, and whether the
-    /// then-arm is where it is null.
-    fn null_test(&self, cond: &Expr) -> Option<(Value, bool)> {
+    /// A condition `x.is_null()` or `!x.is_null()` on a local, or on a field or member of
+    /// one at an index without effects (`evs[slot]`): that place, and whether the then-arm
+    /// is where it is null.
+    fn null_test(&mut self, cond: &Expr) -> Option<(Value, bool)> {
         let (call, null_then) = match strip(cond) {
             Expr::Unary(u) if matches!(u.op, syn::UnOp::Not(_)) => (strip(&u.expr), false),
             c => (c, true),
@@ -151,14 +152,26 @@ impl Lowerer<'_, '_> {
         let Expr::MethodCall(m) = call else {
             return None;
         };
-        if m.method != "is_null" || !m.args.is_empty() {
+        if m.method != "is_null" || !m.args.is_empty() || !self.pure_place(&m.receiver) {
             return None;
         }
-        let Expr::Path(p) = strip(&m.receiver) else {
-            return None;
-        };
-        let v = self.lookup(&p.path.get_ident()?.to_string())?;
-        Some((Value::Place(Place::var(v)), null_then))
+        match self.expr(&m.receiver) {
+            v @ Value::Place(_) => Some((v, null_then)),
+            _ => None,
+        }
+    }
+
+    /// A local, or a field or member of one at an index without effects.
+    fn pure_place(&self, e: &Expr) -> bool {
+        match strip(e) {
+            Expr::Path(p) => p
+                .path
+                .get_ident()
+                .is_some_and(|i| self.lookup(&i.to_string()).is_some()),
+            Expr::Field(f) => self.pure_place(&f.base),
+            Expr::Index(i) => self.pure_place(&i.expr) && self.pure_int(&i.index).is_some(),
+            _ => false,
+        }
     }
 
     /// The member of list `p` at index `idx` (written as `index`).
@@ -706,6 +719,8 @@ impl Lowerer<'_, '_> {
                         let span = self.span(spans::pat(&l.pat));
                         self.let_pattern(&l.pat, v, span);
                     }
+                    // `x.is_null()` only reads the handle.
+                    _ if null_test.is_some() => {}
                     _ => self.cond(&i.cond),
                 }
                 if let Some((v, null_then)) = null_test {

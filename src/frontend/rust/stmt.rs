@@ -398,10 +398,15 @@ impl Lowerer<'_, '_> {
     pub(super) fn let_pattern(&mut self, pat: &Pat, value: Value, span: Span) {
         let hint = pat_type(pat).map_or(TypeHint::Unknown, |t| self.hint_of(t));
         let idents = pat_idents(pat);
-        if matches!(pat, Pat::Tuple(_) | Pat::Struct(_) | Pat::Slice(_)) {
+        // `let (n, wait): (cl_uint, *const cl_event) = ..`: the pattern inside the type.
+        let shape = match pat {
+            Pat::Type(t) => &*t.pat,
+            p => p,
+        };
+        if matches!(shape, Pat::Tuple(_) | Pat::Struct(_) | Pat::Slice(_)) {
             // Bound in order; on a pattern it cannot follow, what was bound is rebound
             // below to an unknown value.
-            if self.destructure(pat, &value, span) {
+            if self.destructure(shape, &value, span) {
                 return;
             }
         }
