@@ -18,11 +18,11 @@ use crate::frontend::{arith, comparison, list_or_host, Const};
 use crate::ir::*;
 use crate::source::{read_regular, MAX_FILE_BYTES};
 
-/// Macros that only read their arguments.
 /// The longest `[x; N]` of null handles read slot by slot.
 const MAX_SLOTS: u64 = 64;
 
-const READING_MACROS: &[&str] = &[
+/// Macros that only read their arguments.
+pub(super) const READING_MACROS: &[&str] = &[
     "println",
     "print",
     "eprintln",
