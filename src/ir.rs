@@ -313,10 +313,16 @@ pub enum NewObject {
     Program {
         /// OpenCL C source text when it is visible.
         source: Option<String>,
+        /// Where the text is where the frontend does not know it: a helper's parameter
+        /// (`fn build(ctx: cl_context, src: &str)`), whose string its caller gives.
+        source_at: Option<Place>,
     },
     Kernel {
         program: Box<Value>,
         name: Option<String>,
+        /// Where the name is where the frontend does not know it: a helper's parameter
+        /// (`fn kernel(p: cl_program, name: &str)`), whose string its caller gives.
+        name_at: Option<Place>,
     },
     /// `ExecuteKernel::new(&kernel)`: a launch being built.
     Launch {
@@ -929,16 +935,33 @@ impl fmt::Display for Show<'_, NewObject> {
             NewObject::SubBuffer { parent } => {
                 write!(f, "new SubBuffer(parent: {})", Show(func, &**parent))
             }
-            NewObject::Program { source } => match source {
-                Some(s) => write!(f, "new Program(source: {} bytes)", s.len()),
-                None => write!(f, "new Program(source: ?)"),
+            NewObject::Program { source, source_at } => match (source, source_at) {
+                (Some(s), _) => write!(f, "new Program(source: {} bytes)", s.len()),
+                (None, Some(at)) => write!(
+                    f,
+                    "new Program(source at {})",
+                    Show(func, &Value::Place(at.clone()))
+                ),
+                (None, None) => write!(f, "new Program(source: ?)"),
             },
-            NewObject::Kernel { program, name } => write!(
-                f,
-                "new Kernel({}, {})",
-                Show(func, &**program),
-                name.as_deref().unwrap_or("?")
-            ),
+            NewObject::Kernel {
+                program,
+                name,
+                name_at,
+            } => match (name, name_at) {
+                (None, Some(at)) => write!(
+                    f,
+                    "new Kernel({}, name at {})",
+                    Show(func, &**program),
+                    Show(func, &Value::Place(at.clone()))
+                ),
+                _ => write!(
+                    f,
+                    "new Kernel({}, {})",
+                    Show(func, &**program),
+                    name.as_deref().unwrap_or("?")
+                ),
+            },
             NewObject::Launch { kernel } => write!(f, "new Launch({})", Show(func, &**kernel)),
             NewObject::UserEvent { raw } => write!(f, "new UserEvent(raw: {raw})"),
             NewObject::EmptyEvent => write!(f, "new EmptyEvent"),

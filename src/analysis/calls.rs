@@ -117,9 +117,18 @@ fn shift_value(v: &Value, by: usize) -> Value {
             NewObject::SubBuffer { parent } => NewObject::SubBuffer {
                 parent: Box::new(shift_value(parent, by)),
             },
-            NewObject::Kernel { program, name } => NewObject::Kernel {
+            NewObject::Program { source, source_at } => NewObject::Program {
+                source: source.clone(),
+                source_at: source_at.as_ref().map(|p| shift_place(p, by)),
+            },
+            NewObject::Kernel {
+                program,
+                name,
+                name_at,
+            } => NewObject::Kernel {
                 program: Box::new(shift_value(program, by)),
                 name: name.clone(),
+                name_at: name_at.as_ref().map(|p| shift_place(p, by)),
             },
             NewObject::Launch { kernel } => NewObject::Launch {
                 kernel: Box::new(shift_value(kernel, by)),

@@ -470,7 +470,9 @@ impl Seen {
                 }
             }
             Value::List(items) => items.iter().for_each(|x| self.value(x, names)),
-            Value::New(NewObject::Program { source: Some(s) }) => self.sources.push(s.clone()),
+            Value::New(NewObject::Program {
+                source: Some(s), ..
+            }) => self.sources.push(s.clone()),
             _ => {}
         }
     }

@@ -913,16 +913,40 @@ impl<'f> Analyzer<'f> {
                 }
                 b
             }
-            NewObject::Program { source } => self.new_obj(
-                ObjKind::Program {
-                    source: source.clone(),
-                },
-                n,
-            ),
+            NewObject::Program { source, source_at } => {
+                // Text through a helper's parameter: the string its caller gave.
+                let given = match (source, source_at) {
+                    (None, Some(at)) => {
+                        match self.eval(st, &Value::Place(at.clone()), None, "source") {
+                            AVal::Str(s) => Some(s),
+                            _ => None,
+                        }
+                    }
+                    _ => None,
+                };
+                self.new_obj(
+                    ObjKind::Program {
+                        source: source.clone().or(given),
+                    },
+                    n,
+                )
+            }
             NewObject::Kernel {
                 program,
                 name: kname,
+                name_at,
             } => {
+                // A name through a helper's parameter: the string its caller gave.
+                let given = match (kname, name_at) {
+                    (None, Some(at)) => {
+                        match self.eval(st, &Value::Place(at.clone()), None, "name") {
+                            AVal::Str(s) => Some(s),
+                            _ => None,
+                        }
+                    }
+                    _ => None,
+                };
+                let kname = kname.as_ref().or(given.as_ref());
                 let sig = match (
                     self.eval(st, program, Some(RoleHint::Program), "program"),
                     kname,

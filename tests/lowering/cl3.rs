@@ -58,3 +58,29 @@ unsafe fn devices(context: cl_context, platform: cl_platform_id) {
         let q = create_command_queue(context, d, 0)?;
     }
 }
+
+// A program and a kernel made from what a helper's parameters hold: their caller's strings.
+fn build(context: cl_context, src: &str) -> cl_program {
+    create_program_with_source(context, &[src]).unwrap()
+}
+
+fn kernel(program: cl_program, name: &str) -> cl_kernel {
+    let cname = CString::new(name).unwrap();
+    create_kernel(program, &cname).unwrap()
+}
+
+const STAGES: &str = "__kernel void scale(__global float* x) {} __kernel void shift(__global float* x) {}";
+
+// A list of boxed closures walked in order: each member's body where the walk calls it.
+unsafe fn stages(context: cl_context, q: cl_command_queue, x: cl_mem) {
+    let p = build(context, STAGES);
+    let (scale, shift) = (kernel(p, "scale"), kernel(p, "shift"));
+    let steps: Vec<Box<dyn Fn() -> cl_event>> = vec![
+        Box::new(move || enqueue_nd_range_kernel(q, scale, 1, ptr::null(), [64].as_ptr(), ptr::null(), 0, ptr::null()).unwrap()),
+        Box::new(move || enqueue_nd_range_kernel(q, shift, 1, ptr::null(), [64].as_ptr(), ptr::null(), 0, ptr::null()).unwrap()),
+    ];
+    for step in &steps {
+        release_event(step()).unwrap();
+    }
+    set_kernel_arg(scale, 0, 8, &x as *const cl_mem as *const c_void).unwrap();
+}

@@ -376,10 +376,14 @@ impl Lowerer<'_> {
                         source: role_arg(Role::Source)
                             .or_else(|| role_arg(Role::Sources))
                             .and_then(|s| self.str_value(s)),
+                        source_at: None,
                     },
+                    // A helper's `const char *name` is known where the call is lowered with
+                    // the string it is given.
                     NewKind::Kernel => NewObject::Kernel {
                         program: Box::new(role_val(Role::Program)),
                         name: role_arg(Role::KernelName).and_then(|k| self.str_value(k)),
+                        name_at: None,
                     },
                     NewKind::UserEvent => {
                         // `clCreateUserEvent(ctx, &err)`: `err` says whether it was made.

@@ -376,15 +376,27 @@ impl Lowerer<'_, '_> {
                                 .is_some_and(|e| mentions_any(e, IN_PLACE)),
                         }
                     }
-                    NewKind::Program => NewObject::Program {
-                        source: role_arg(Role::Source)
+                    NewKind::Program => {
+                        let source = role_arg(Role::Source)
                             .and_then(|e| self.source_text(e))
-                            .or_else(|| role_arg(Role::Sources).and_then(|e| self.sources_text(e))),
-                    },
-                    NewKind::Kernel => NewObject::Kernel {
-                        program: Box::new(role_val(Role::Program)),
-                        name: role_arg(Role::KernelName).and_then(|e| self.str_value(e)),
-                    },
+                            .or_else(|| role_arg(Role::Sources).and_then(|e| self.sources_text(e)));
+                        NewObject::Program {
+                            source_at: (role_arg(Role::Source).or(role_arg(Role::Sources)))
+                                .filter(|_| source.is_none())
+                                .and_then(|e| self.sources_place(e)),
+                            source,
+                        }
+                    }
+                    NewKind::Kernel => {
+                        let name = role_arg(Role::KernelName).and_then(|e| self.str_value(e));
+                        NewObject::Kernel {
+                            program: Box::new(role_val(Role::Program)),
+                            name_at: role_arg(Role::KernelName)
+                                .filter(|_| name.is_none())
+                                .and_then(|e| self.str_place(e)),
+                            name,
+                        }
+                    }
                     NewKind::Launch => NewObject::Launch {
                         kernel: Box::new(role_val(Role::Kernel)),
                     },

@@ -4,6 +4,7 @@
 use syn::{Expr, Type};
 
 use super::each::{EachBody, EACH_ADAPTERS};
+use super::expr::string_ctor;
 use super::index::qualify;
 use super::syntax::{closure_of, int_lit, path_segments, strip, strip_pat_type};
 use super::types::{callee_type, constructed_type, unwrapped};
@@ -513,6 +514,19 @@ impl Lowerer<'_, '_> {
             return Value::Unknown;
         };
         let last = segs.last().map(String::as_str).unwrap_or("");
+        // `CString::new(name)`: the same string.
+        if let ([arg], true) = (args.as_slice(), string_ctor(&c.func)) {
+            match self.expr(arg) {
+                v @ Value::Str(_) => return v,
+                Value::Place(p) if self.vars[p.var].hint == TypeHint::Unknown => {
+                    return Value::Place(p)
+                }
+                v => {
+                    self.forget(vec![v], span);
+                    return Value::Unknown;
+                }
+            }
+        }
         // `std::mem::swap(&mut self.cur, &mut self.next)`: the two places trade what they
         // hold.
         if last == "swap" && args.len() == 2 && (segs.len() == 1 || segs.iter().any(|s| s == "mem"))

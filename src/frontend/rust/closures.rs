@@ -5,7 +5,9 @@ use std::collections::HashMap;
 
 use syn::{Expr, Pat};
 
-use super::syntax::{closure_of, expr_idents, has_return, strip_pat_type};
+use super::syntax::{
+    boxed_closure, closure_of, expr_idents, has_break, has_continue, has_return, strip_pat_type,
+};
 use super::{spans, Lowerer};
 use crate::ir::*;
 
@@ -51,6 +53,101 @@ impl Lowerer<'_, '_> {
             },
         );
         true
+    }
+
+    /// `let stages: Vec<Stage> = vec![Box::new(|..| ..), ..];` (or an array of closures):
+    /// each member's closure is lowered where a walk of the list calls it.
+    pub(super) fn bind_closure_list(&mut self, l: &syn::Local) -> bool {
+        let (Some(init), Pat::Ident(pi)) = (&l.init, strip_pat_type(&l.pat)) else {
+            return false;
+        };
+        if init.diverge.is_some() || pi.subpat.is_some() {
+            return false;
+        }
+        let items: Vec<Expr> = match &*init.expr {
+            Expr::Array(a) => a.elems.iter().cloned().collect(),
+            Expr::Macro(m) if m.mac.path.is_ident("vec") => {
+                match m.mac.parse_body_with(
+                    syn::punctuated::Punctuated::<Expr, syn::Token![,]>::parse_terminated,
+                ) {
+                    Ok(items) => items.into_iter().collect(),
+                    Err(_) => return false,
+                }
+            }
+            _ => return false,
+        };
+        let closures: Option<Vec<syn::ExprClosure>> =
+            items.iter().map(|e| boxed_closure(e).cloned()).collect();
+        let Some(closures) = closures.filter(|c| !c.is_empty()) else {
+            return false;
+        };
+        let name = pi.ident.to_string();
+        let list = closures
+            .into_iter()
+            .map(|c| Closure {
+                name: name.clone(),
+                captured: self.captures(&c),
+                expr: c,
+            })
+            .collect();
+        let v = self.bind(&name, TypeHint::Unknown);
+        let span = self.span(spans::local(l));
+        self.out.push(Stmt::Assign {
+            dst: Place::var(v),
+            value: Value::Unknown,
+            span,
+        });
+        self.closure_lists.insert(v, list);
+        true
+    }
+
+    /// `for stage in &stages { .. }` over a list of closures, with no `break` or `continue`
+    /// in its body: the body once per member, `stage` that member's closure. Returns
+    /// whether the loop was lowered so.
+    pub(super) fn walk_closure_list(&mut self, f: &syn::ExprForLoop) -> bool {
+        let Pat::Ident(pi) = strip_pat_type(&f.pat) else {
+            return false;
+        };
+        let Some(list) = self.closure_list_of(&f.expr).cloned() else {
+            return false;
+        };
+        if has_break(&f.body) || has_continue(&f.body) {
+            return false;
+        }
+        let name = pi.ident.to_string();
+        for c in list {
+            self.scopes.push(HashMap::new());
+            let v = self.bind(&name, TypeHint::Unknown);
+            self.closures.insert(
+                v,
+                Closure {
+                    name: name.clone(),
+                    ..c
+                },
+            );
+            self.block_inline(&f.body);
+            self.scopes.pop();
+        }
+        true
+    }
+
+    /// The closures of a list local walked by `&list`, `list.iter()` or `list`.
+    fn closure_list_of(&self, e: &Expr) -> Option<&Vec<Closure>> {
+        let list = match e {
+            Expr::Reference(r) => &r.expr,
+            Expr::MethodCall(m)
+                if m.args.is_empty() && (m.method == "iter" || m.method == "into_iter") =>
+            {
+                &m.receiver
+            }
+            Expr::Paren(p) => return self.closure_list_of(&p.expr),
+            e => e,
+        };
+        let Expr::Path(p) = list else {
+            return None;
+        };
+        let v = self.lookup(&p.path.get_ident()?.to_string())?;
+        self.closure_lists.get(&v)
     }
 
     /// The variables a closure's body names, as they are where it is defined.

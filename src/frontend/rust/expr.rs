@@ -18,6 +18,31 @@ use crate::frontend::{arith, comparison, list_or_host, Const};
 use crate::ir::*;
 use crate::source::{read_regular, MAX_FILE_BYTES};
 
+/// Methods that give the same string in another form.
+const STRING_VIEWS: &[&str] = &[
+    "as_ptr",
+    "unwrap",
+    "expect",
+    "as_c_str",
+    "as_str",
+    "as_bytes",
+    "to_string",
+    "to_owned",
+    "into_raw",
+];
+
+/// `CString::new`, `String::from` and the like: the same string, made anew.
+pub(super) fn string_ctor(func: &Expr) -> bool {
+    path_segments(func).is_some_and(|segs| {
+        let n = segs.len();
+        n >= 2
+            && matches!(
+                (segs[n - 2].as_str(), segs[n - 1].as_str()),
+                ("CString" | "String", "new" | "from")
+            )
+    })
+}
+
 /// The longest `[x; N]` of null handles read slot by slot.
 const MAX_SLOTS: u64 = 64;
 
@@ -362,19 +387,23 @@ impl Lowerer<'_, '_> {
                     let name = p.path.segments[0].ident.to_string();
                     if let Some(v) = self.lookup(&name) {
                         // A closure handed on: what it captures may be used anywhere.
-                        if let Some(c) = self.closures.get(&v) {
-                            let captured = c
-                                .captured
-                                .values()
-                                .map(|x| Value::Place(Place::var(*x)))
-                                .collect();
+                        let closures = (self.closures.get(&v).into_iter())
+                            .chain(self.closure_lists.get(&v).into_iter().flatten());
+                        let captured: Vec<Value> = closures
+                            .flat_map(|c| c.captured.values())
+                            .map(|x| Value::Place(Place::var(*x)))
+                            .collect();
+                        if self.closures.contains_key(&v) || self.closure_lists.contains_key(&v) {
                             let span = self.span(spans::expr(e));
                             self.forget(captured, span);
                         }
                         return Value::Place(Place::var(v));
                     }
-                    if let Some(Const::Int(n)) = self.cx.consts.get(&name) {
-                        return Value::Int(*n);
+                    match self.cx.consts.get(&name) {
+                        Some(Const::Int(n)) => return Value::Int(*n),
+                        // A kernel source or name handed to a helper.
+                        Some(Const::Str(s)) => return Value::Str(s.clone()),
+                        _ => {}
                     }
                 }
                 // `Side::B` of the file's `enum Side { A, B }`: its position.
@@ -391,6 +420,8 @@ impl Lowerer<'_, '_> {
             Expr::Lit(l) => match &l.lit {
                 syn::Lit::Int(i) => i.base10_parse().map_or(Value::Scalar, Value::Int),
                 syn::Lit::Bool(b) => Value::Int(u64::from(b.value)),
+                // A kernel's name handed to a helper that makes it.
+                syn::Lit::Str(s) => Value::Str(s.value()),
                 _ => Value::Scalar,
             },
             Expr::Reference(r) => self.expr(&r.expr),
@@ -821,6 +852,9 @@ impl Lowerer<'_, '_> {
                 v
             }
             Expr::ForLoop(f) => {
+                if self.walk_closure_list(f) {
+                    return Value::Unknown;
+                }
                 self.each(&f.expr, &f.pat, EachBody::Block(&f.body), false);
                 Value::Unknown
             }
@@ -986,6 +1020,26 @@ impl Lowerer<'_, '_> {
         Value::Unknown
     }
 
+    /// The local a string expression reads, through the calls `str_value` looks through
+    /// (`cname.as_ptr()`, `CString::new(name)?`): where the string is not known here, the
+    /// analysis may know what the local holds (a helper's parameter, given a literal).
+    pub(super) fn str_place(&self, e: &Expr) -> Option<Place> {
+        match strip(e) {
+            Expr::Path(p) => {
+                let v = self.lookup(&p.path.get_ident()?.to_string())?;
+                Some(Place::var(v))
+            }
+            Expr::MethodCall(m) if STRING_VIEWS.contains(&m.method.to_string().as_str()) => {
+                self.str_place(&m.receiver)
+            }
+            Expr::Try(t) => self.str_place(&t.expr),
+            Expr::Call(c) if c.args.len() == 1 && string_ctor(&c.func) => {
+                self.str_place(&c.args[0])
+            }
+            _ => None,
+        }
+    }
+
     /// A string the expression is known to hold: a literal, a constant, a local bound to one,
     /// or one of these through `CString::new`, `as_ptr`, `unwrap`, `?`.
     pub(super) fn str_value(&mut self, e: &Expr) -> Option<String> {
@@ -1021,36 +1075,12 @@ impl Lowerer<'_, '_> {
                     _ => None,
                 }
             }
-            Expr::MethodCall(m)
-                if matches!(
-                    m.method.to_string().as_str(),
-                    "as_ptr"
-                        | "unwrap"
-                        | "expect"
-                        | "as_c_str"
-                        | "as_str"
-                        | "as_bytes"
-                        | "to_string"
-                        | "to_owned"
-                        | "into_raw"
-                ) =>
-            {
+            Expr::MethodCall(m) if STRING_VIEWS.contains(&m.method.to_string().as_str()) => {
                 self.str_value(&m.receiver)
             }
             Expr::Try(t) => self.str_value(&t.expr),
-            Expr::Call(c) if c.args.len() == 1 => {
-                let segs = path_segments(&c.func)?;
-                let n = segs.len();
-                let ctor = n >= 2
-                    && matches!(
-                        (segs[n - 2].as_str(), segs[n - 1].as_str()),
-                        ("CString" | "String", "new" | "from")
-                    );
-                if ctor {
-                    self.str_value(&c.args[0])
-                } else {
-                    None
-                }
+            Expr::Call(c) if c.args.len() == 1 && string_ctor(&c.func) => {
+                self.str_value(&c.args[0])
             }
             _ => None,
         }
@@ -1067,6 +1097,14 @@ impl Lowerer<'_, '_> {
             }
         }
         self.str_value(e)
+    }
+
+    /// The local one program source reads (`&[src]`, `&text.as_ptr()`), as `str_place`.
+    pub(super) fn sources_place(&self, e: &Expr) -> Option<Place> {
+        match strip(e) {
+            Expr::Array(a) if a.elems.len() == 1 => self.str_place(&a.elems[0]),
+            other => self.str_place(other),
+        }
     }
 
     pub(super) fn sources_text(&mut self, e: &Expr) -> Option<String> {

@@ -363,6 +363,7 @@ impl FileCx<'_> {
             self_ty: self_ty.map(str::to_string),
             prefix: prefix.map(str::to_string),
             closures: HashMap::new(),
+            closure_lists: HashMap::new(),
             inlining: 0,
             closure_calls: 0,
             inlined_fns: Vec::new(),
@@ -507,6 +508,8 @@ struct Lowerer<'c, 'a> {
     out: Vec<Stmt>,
     /// Closures bound to locals (`let f = |..| ..`), with the variables they capture.
     closures: HashMap<Var, Closure>,
+    /// Lists of closures bound to a local (`vec![Box::new(|..| ..), ..]`).
+    closure_lists: HashMap<Var, Vec<Closure>>,
     /// Closure bodies being lowered where they are called, innermost last.
     inlining: usize,
     /// Closure bodies being lowered as a [`Stmt::Closure`], whose `return`s they end.

@@ -48,6 +48,7 @@ impl Lowerer<'_, '_> {
     fn stmt(&mut self, s: &SynStmt) -> Value {
         match s {
             SynStmt::Local(l) if self.bind_closure(l) => Value::Unknown,
+            SynStmt::Local(l) if self.bind_closure_list(l) => Value::Unknown,
             SynStmt::Local(l) if self.bind_split(l) => Value::Unknown,
             SynStmt::Local(l) if self.bind_shared(l) => Value::Unknown,
             SynStmt::Local(l) => {

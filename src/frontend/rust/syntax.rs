@@ -247,6 +247,38 @@ pub(super) fn has_break(b: &syn::Block) -> bool {
     f.0
 }
 
+/// Whether a loop body has a `continue` (of any loop in it).
+pub(super) fn has_continue(b: &syn::Block) -> bool {
+    struct Find(bool);
+    impl<'ast> Visit<'ast> for Find {
+        fn visit_expr_continue(&mut self, _: &'ast syn::ExprContinue) {
+            self.0 = true;
+        }
+        fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
+        fn visit_expr_async(&mut self, _: &'ast syn::ExprAsync) {}
+        fn visit_item(&mut self, _: &'ast syn::Item) {}
+    }
+    let mut f = Find(false);
+    f.visit_block(b);
+    f.0
+}
+
+/// A closure, boxed or not: `Box::new(|..| ..)`, `Box::new(move |..| ..) as Stage`.
+pub(super) fn boxed_closure(e: &Expr) -> Option<&syn::ExprClosure> {
+    match e {
+        Expr::Call(c)
+            if c.args.len() == 1
+                && matches!(&*c.func, Expr::Path(p) if p.path.segments.len() == 2
+                    && matches!(p.path.segments[0].ident.to_string().as_str(), "Box" | "Rc" | "Arc")
+                    && p.path.segments[1].ident == "new") =>
+        {
+            boxed_closure(&c.args[0])
+        }
+        Expr::Cast(c) => boxed_closure(&c.expr),
+        e => closure_of(e),
+    }
+}
+
 pub(super) fn closure_of(e: &Expr) -> Option<&syn::ExprClosure> {
     match e {
         Expr::Closure(c) => Some(c),
