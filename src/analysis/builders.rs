@@ -92,9 +92,12 @@ impl<'f> Analyzer<'f> {
     fn set_kind(&mut self, st: &mut State, c: ObjId, kind: CommandKind, args: &[Value]) {
         let first = args.first().cloned().unwrap_or(Value::Unknown);
         let (host, dst, unknown) = match kind {
+            // The host side of a read or write is host memory, whichever it is
+            // (`&mut results[itr]` of a `Vec<Vec<u32>>`); an object there is not followed.
             CommandKind::Write | CommandKind::Read => match self.eval(st, &first, None, "host") {
                 AVal::Host { id, .. } => (Some(id), None, false),
-                _ => (None, None, true),
+                AVal::Obj(_) | AVal::External => (None, None, true),
+                _ => (None, None, false),
             },
             CommandKind::Copy => match self.eval(st, &first, Some(RoleHint::Buffer), "buffer") {
                 AVal::Obj(d) if matches!(self.objs[d].kind, ObjKind::Buffer) => {

@@ -2,7 +2,7 @@
 use cl3::command_queue::*;
 use cl3::device::get_device_ids;
 use cl3::event::{
-    create_user_event, get_event_info, get_event_profiling_info, release_event, retain_event, set_user_event_status, wait_for_events,
+    create_user_event, get_event_info, get_event_profiling_info, release_event, retain_event, set_event_callback, set_user_event_status, wait_for_events,
 };
 use cl3::kernel::{create_kernel, set_kernel_arg};
 use cl3::memory::create_buffer;
@@ -83,4 +83,12 @@ unsafe fn stages(context: cl_context, q: cl_command_queue, x: cl_mem) {
         release_event(step()).unwrap();
     }
     set_kernel_arg(scale, 0, 8, &x as *const cl_mem as *const c_void).unwrap();
+}
+
+extern "C" fn on_done(_: cl_event, _: cl_int, _: *mut c_void) {}
+
+unsafe fn callbacks(q: cl_command_queue, m: cl_mem, host: &mut [f32]) {
+    let rd = enqueue_read_buffer(q, m, CL_NON_BLOCKING, 0, 64, host.as_mut_ptr().cast(), 0, ptr::null()).unwrap();
+    set_event_callback(rd, CL_COMPLETE, on_done, ptr::null_mut()).unwrap();
+    release_event(rd).unwrap();
 }

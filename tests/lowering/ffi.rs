@@ -98,3 +98,12 @@ unsafe fn null_tests(q: cl_command_queue, k: cl_kernel, slot: usize) {
         clReleaseEvent(done[slot]);
     }
 }
+
+extern "C" fn on_done(_: cl_event, _: cl_int, _: *mut c_void) {}
+
+unsafe fn callbacks(q: cl_command_queue, m: cl_mem, host: &mut [f32]) {
+    let mut rd: cl_event = ptr::null_mut();
+    clEnqueueReadBuffer(q, m, CL_FALSE, 0, 64, host.as_mut_ptr().cast(), 0, ptr::null(), &mut rd);
+    clSetEventCallback(rd, CL_COMPLETE, Some(on_done), ptr::null_mut());
+    clReleaseEvent(rd);
+}

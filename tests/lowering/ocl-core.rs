@@ -101,3 +101,14 @@ fn backwards(queues: &[CommandQueue], k: &Kernel, data: &[f32], buf: &Mem) {
     let span = 0..4;
     enqueue_write_buffer(&queues[0], buf, true, 0, &data[span.clone()], None::<Event>, None::<&mut Event>)?;
 }
+
+extern "C" fn on_done(_: cl_event, _: i32, _: *mut c_void) {}
+
+fn callbacks(queue: &CommandQueue, buf: &Mem, data: &mut [f32]) -> Result<()> {
+    let mut rd = Event::null();
+    unsafe {
+        enqueue_read_buffer(queue, buf, false, 0, data, None::<Event>, Some(&mut rd))?;
+        set_event_callback(&rd, CommandExecutionStatus::Complete, Some(on_done), ptr::null_mut())?;
+    }
+    Ok(())
+}

@@ -113,3 +113,14 @@ fn lanes(queue: Queue, d: &[f32]) -> Result<()> {
     let lane = LaneBuilder::new(64).data(d).build(queue)?;
     lane.flush()
 }
+
+extern "C" fn on_done(_: cl_event, _: i32, _: *mut c_void) {}
+
+fn callbacks(buffer: &Buffer<f32>, host: &mut Vec<f32>) -> Result<()> {
+    let mut rd = Event::empty();
+    unsafe {
+        buffer.read(host).block(false).enew(&mut rd).enq()?;
+        rd.set_callback(on_done, ptr::null_mut())?;
+    }
+    Ok(())
+}

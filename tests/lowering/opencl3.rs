@@ -161,3 +161,11 @@ fn shared(ctx: &Context, ids: &[cl_device_id], finish: bool) -> Result<()> {
     }
     Ok(())
 }
+
+extern "C" fn on_done(_: cl_event, _: cl_int, _: *mut c_void) {}
+
+fn callbacks(q: &CommandQueue, b: &Buffer<f32>, host: &mut [f32]) -> Result<()> {
+    let rd = unsafe { q.enqueue_read_buffer(b, CL_NON_BLOCKING, 0, host, &[])? };
+    rd.set_callback(CL_COMPLETE, on_done, ptr::null_mut())?;
+    Ok(())
+}
