@@ -343,6 +343,11 @@ impl Lowerer<'_, '_> {
             }
             _ => {}
         }
+        // `right` of `let (left, right) = parts.split_at_mut(1)`: `parts` from 1 on.
+        if let Some((list, Value::Int(from))) = self.view_of(e) {
+            sources.push(EachSource::MembersFrom(Value::Place(list), from));
+            return Shape::Member(sources.len() - 1);
+        }
         let v = self.expr(e);
         sources.push(EachSource::Members(v));
         Shape::Member(sources.len() - 1)

@@ -226,7 +226,7 @@ impl Lowerer<'_, '_> {
     }
 
     /// The list and first index a local view of a list stands for.
-    fn view_of(&self, e: &Expr) -> Option<(Place, Value)> {
+    pub(super) fn view_of(&self, e: &Expr) -> Option<(Place, Value)> {
         let Expr::Path(p) = strip(e) else {
             return None;
         };
