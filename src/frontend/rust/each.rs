@@ -504,6 +504,14 @@ impl Lowerer<'_, '_> {
                 self.scalar_sizes.insert(p.var, n);
             }
         }
+        // `for stage in 0..total` of a `total: usize`: the counter has the range's type.
+        if let (Expr::Range(r), [(p, EachPart::Member(_))]) = (strip(iterable), binds.as_slice()) {
+            let bytes = (r.end.as_deref().and_then(|e| self.typed_bytes(e)))
+                .or_else(|| r.start.as_deref().and_then(|e| self.typed_bytes(e)));
+            if let Some(n) = bytes {
+                self.scalar_sizes.insert(p.var, n);
+            }
+        }
         let tail = match body {
             EachBody::Block(b) => {
                 self.block_inline(b);
