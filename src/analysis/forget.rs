@@ -157,7 +157,7 @@ impl<'f> Analyzer<'f> {
         let old = old.clone();
         for i in old {
             let key = RawKey::Inst(i);
-            if !st.live_raw.contains(&key) {
+            if !st.live_raw.contains(&key) || self.collecting.contains(&key) {
                 continue;
             }
             let referenced = st

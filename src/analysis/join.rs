@@ -151,7 +151,7 @@ pub(super) fn join_val(a: &AVal, b: &AVal, choose: Choose) -> AVal {
         }
         // `None` on one path, `Some(event)` on another: the events where there are any.
         (AVal::Null, AVal::Events(x)) | (AVal::Events(x), AVal::Null) => AVal::Events(x.clone()),
-        // Likewise a user event, or the event of a command on a queue not known.
+        // Likewise a user event, the event of a command on a queue not known, or a kernel.
         (AVal::Null, AVal::Obj(x)) | (AVal::Obj(x), AVal::Null) => {
             choose(*x, *x).map_or(AVal::Unknown, AVal::Obj)
         }
@@ -182,7 +182,7 @@ fn arg_at(k: &KernelArgs, i: u64) -> Option<&Arg> {
 }
 
 /// The raw events a value holds: command events and user events.
-fn raw_in(a: &AVal, out: &mut BTreeSet<RawKey>) {
+pub(super) fn raw_in(a: &AVal, out: &mut BTreeSet<RawKey>) {
     match a {
         AVal::Events(s) => out.extend(s.iter().map(|&i| RawKey::Inst(i))),
         AVal::Obj(o) => {
@@ -384,12 +384,14 @@ impl Analyzer<'_> {
     }
 
     /// A buffer standing for whichever of `x` and `y` (or of the buffers they stand for)
-    /// it is; `None` unless both are buffers. An event against no event is the event.
+    /// it is; `None` unless both are buffers. An event against no event is the event, and
+    /// a kernel against none the kernel (`return err == CL_SUCCESS ? k : NULL;`): where it
+    /// is none, what is done with it fails.
     fn choice(&mut self, x: ObjId, y: ObjId) -> Option<ObjId> {
         if x == y {
             return matches!(
                 self.objs[x].kind,
-                ObjKind::UserEvent | ObjKind::UntrackedEvent
+                ObjKind::UserEvent | ObjKind::UntrackedEvent | ObjKind::Kernel { .. }
             )
             .then_some(x);
         }

@@ -309,6 +309,7 @@ impl<'f> Analyzer<'f> {
         let mut cur = Some(st);
         let mut exits = Vec::new();
         let mut values = Vec::new();
+        let mut handed = Vec::new();
         for k in 0..n {
             let Some(mut s) = cur.take() else { break };
             for (p, part) in binds {
@@ -356,7 +357,15 @@ impl<'f> Analyzer<'f> {
             let mut ends: Vec<State> = Vec::new();
             if let Some(mut e) = end {
                 if dst.is_some() {
-                    values.push(self.eval(&mut e, tail, None, "%item"));
+                    let v = self.eval(&mut e, tail, None, "%item");
+                    let mut given = BTreeSet::new();
+                    super::join::raw_in(&v, &mut given);
+                    for k in given {
+                        if self.collecting.insert(k) {
+                            handed.push(k);
+                        }
+                    }
+                    values.push(v);
                     // The pass's value is the collection's now (`.map(|..| enqueue(..))`):
                     // the next pass's value replaces nothing in the temporary.
                     if let Value::Place(t) = tail {
@@ -384,6 +393,9 @@ impl<'f> Analyzer<'f> {
         let made = values.iter().all(|v| matches!(v, AVal::Struct(_)))
             || super::join::distinct_objects(&values)
             || (threads && super::join::distinct(&values));
+        for k in handed {
+            self.collecting.remove(&k);
+        }
         let complete = cur.is_some() && values.len() == n && (!unknown_count || made);
         exits.extend(cur);
         let mut out = self.join_all(exits)?;

@@ -453,6 +453,9 @@ struct Analyzer<'f> {
     passed: Rc<BTreeMap<Place, usize>>,
     /// The one object that stands for every event of a command not followed.
     untracked_event: Option<ObjId>,
+    /// Raw events a walk's passes gave to the collection it builds (`.map(|..| { let ev =
+    /// launch(..)?; Ok(ev) }).collect()`): the next pass's `ev` loses none of them.
+    collecting: BTreeSet<RawKey>,
 }
 
 /// Analyzes one function. Calls of functions in `index` (the crate) are followed: the
@@ -520,6 +523,7 @@ pub fn analyze<'f>(func: &Function, index: &'f Index<'f>, kernels: &mut Kernels)
         spawned: 0,
         passed: Rc::default(),
         untracked_event: None,
+        collecting: BTreeSet::new(),
     };
     if trace::on() {
         trace::line(format!("fn {}", func.name));

@@ -378,13 +378,20 @@ impl Lowerer<'_> {
                             .and_then(|s| self.str_value(s)),
                         source_at: None,
                     },
-                    // A helper's `const char *name` is known where the call is lowered with
-                    // the string it is given.
-                    NewKind::Kernel => NewObject::Kernel {
-                        program: Box::new(role_val(Role::Program)),
-                        name: role_arg(Role::KernelName).and_then(|k| self.str_value(k)),
-                        name_at: None,
-                    },
+                    NewKind::Kernel => {
+                        let name = role_arg(Role::KernelName).and_then(|k| self.str_value(k));
+                        // `clCreateKernel(r->prog, name, &err)` in a helper given the name
+                        // (`get_kernel(&r, "stage")`): the string its caller passes.
+                        let name_at = match role_val(Role::KernelName) {
+                            Value::Place(p) if name.is_none() && p.proj.is_empty() => Some(p),
+                            _ => None,
+                        };
+                        NewObject::Kernel {
+                            program: Box::new(role_val(Role::Program)),
+                            name,
+                            name_at,
+                        }
+                    }
                     NewKind::UserEvent => {
                         // `clCreateUserEvent(ctx, &err)`: `err` says whether it was made.
                         self.made_status = self.errcode_var(args);
