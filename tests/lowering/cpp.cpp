@@ -188,3 +188,12 @@ void callbacks(cl::CommandQueue &q, cl::Buffer &b, std::vector<float> &host)
     q.enqueueReadBuffer(b, CL_FALSE, 0, host.size() * sizeof(float), host.data(), nullptr, &rd);
     rd.setCallback(CL_COMPLETE, on_done, nullptr);
 }
+
+// `queue()` of a `cl::CommandQueue` gives the handle it wraps to a C API call.
+void wrapped(cl::CommandQueue &queue, cl::Kernel &kernel)
+{
+    cl_event raw;
+    const size_t g = 64;
+    clEnqueueNDRangeKernel(queue(), kernel(), 1, nullptr, &g, nullptr, 0, nullptr, &raw);
+    clReleaseEvent(raw);
+}

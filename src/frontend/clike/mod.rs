@@ -3979,6 +3979,23 @@ impl Lowerer<'_> {
                 }
             }
         }
+        // `queue()` of a `cl::CommandQueue queue` (a local, or a member in a method): a C++
+        // wrapper's `operator()` gives the handle it wraps, for a call of the C API
+        // (`clEnqueueNDRangeKernel(queue(), ..)`).
+        if args.is_empty() && func.kind() == "identifier" {
+            let name = self.txt(func);
+            let hint = match self.lookup(name) {
+                Some(v) => Some(self.vars[v].hint),
+                None => self.lookup("this").and_then(|this| {
+                    (self.vars[this].fields.iter())
+                        .find(|(f, _)| f == name)
+                        .map(|(_, h)| *h)
+                }),
+            };
+            if hint.is_some_and(TypeHint::is_handle) {
+                return self.expr(func);
+            }
+        }
         // `std::swap(pl.src, pl.dst)`: the two places trade what they hold.
         if let ([a, b], "swap" | "std::swap") = (args.as_slice(), self.txt(func)) {
             if let (Value::Place(a), Value::Place(b)) = (self.expr(*a), self.expr(*b)) {
