@@ -390,9 +390,11 @@ impl<'f> Analyzer<'f> {
         // device): the members of the passes run, as the passes stand for the devices.
         // Threads spawned per pass are as much its own as objects made per pass.
         let threads = values.iter().all(|v| matches!(v, AVal::Thread(_)));
+        // So are the events of the commands each pass enqueued (`.map(|q| launch(q, ..))`).
+        let events = (values.iter()).all(|v| matches!(v, AVal::Events(e) if e.len() == 1));
         let made = values.iter().all(|v| matches!(v, AVal::Struct(_)))
             || super::join::distinct_objects(&values)
-            || (threads && super::join::distinct(&values));
+            || ((threads || events) && super::join::distinct(&values));
         for k in handed {
             self.collecting.remove(&k);
         }
