@@ -55,6 +55,9 @@ pub enum Proj {
     /// `x[self.cur]`: the member at the integer another place holds, where the analysis
     /// knows it, else some member.
     At(Box<Place>),
+    /// `kernels["gain"]` of a map made from (key, value) pairs: the value of the pair with
+    /// that key where the analysis knows the pairs, else some member.
+    Key(String),
 }
 
 /// A variable or a part of one: `queues[1]`, `self.halo`.
@@ -74,10 +77,12 @@ impl Place {
 
     /// Whether the place names one definite object (no non-constant index).
     pub fn is_definite(&self) -> bool {
-        !self
-            .proj
-            .iter()
-            .any(|p| matches!(p, Proj::AnyIndex | Proj::Var(_) | Proj::Last | Proj::At(_)))
+        !self.proj.iter().any(|p| {
+            matches!(
+                p,
+                Proj::AnyIndex | Proj::Var(_) | Proj::Last | Proj::At(_) | Proj::Key(_)
+            )
+        })
     }
 
     /// The part of the place before its first non-constant index: the list whose some
@@ -87,7 +92,10 @@ impl Place {
             var: self.var,
             proj: (self.proj.iter())
                 .take_while(|p| {
-                    !matches!(p, Proj::AnyIndex | Proj::Var(_) | Proj::Last | Proj::At(_))
+                    !matches!(
+                        p,
+                        Proj::AnyIndex | Proj::Var(_) | Proj::Last | Proj::At(_) | Proj::Key(_)
+                    )
                 })
                 .cloned()
                 .collect(),
@@ -840,6 +848,7 @@ pub fn place_name(vars: &[VarInfo], place: &Place) -> String {
             Proj::Var(v) => s.push_str(&format!("[{}]", vars[*v].name)),
             Proj::Last => s.push_str(".last()"),
             Proj::At(i) => s.push_str(&format!("[{}]", place_name(vars, i))),
+            Proj::Key(k) => s.push_str(&format!("[{k:?}]")),
         }
     }
     s

@@ -262,12 +262,50 @@ impl<'f> Analyzer<'f> {
         if !p
             .proj
             .iter()
-            .any(|x| matches!(x, Proj::Var(_) | Proj::Last | Proj::At(_)))
+            .any(|x| matches!(x, Proj::Var(_) | Proj::Last | Proj::At(_) | Proj::Key(_)))
         {
             return p.clone();
         }
+        // The value of the pair with key `k` in the list of pairs at `out`
+        // (`kernels["gain"]` of `[("shift", k0), ("gain", k1)]`).
+        let pair = |out: &Place, k: &str| -> Option<u64> {
+            let Some(AVal::List(items)) = value_at(&st.env, &self.canonical(out)) else {
+                return None;
+            };
+            let keyed = |x: &AVal| match x {
+                AVal::Struct(f) => match f.get("0") {
+                    Some(AVal::Str(s)) => Some(s == k),
+                    _ => None,
+                },
+                _ => None,
+            };
+            // Only where every member is a pair with a known key.
+            let keys: Option<Vec<bool>> = items.iter().map(keyed).collect();
+            let keys = keys?;
+            (keys.iter().filter(|b| **b).count() == 1)
+                .then(|| keys.iter().position(|b| *b).map(|n| n as u64))
+                .flatten()
+        };
         let mut out = Place::var(p.var);
         for x in &p.proj {
+            let key = match x {
+                Proj::Key(k) => Some(k.clone()),
+                Proj::Var(v) => match st.env.get(&self.canonical(&Place::var(*v))) {
+                    Some(AVal::Str(s)) => Some(s.clone()),
+                    _ => None,
+                },
+                _ => None,
+            };
+            if let Some(k) = key {
+                match pair(&out, &k) {
+                    Some(n) => {
+                        out.proj.push(Proj::Index(n));
+                        out.proj.push(Proj::Field("1".to_string()));
+                    }
+                    None => out.proj.push(Proj::AnyIndex),
+                }
+                continue;
+            }
             let next = match x {
                 Proj::Var(v) => match st.env.get(&self.canonical(&Place::var(*v))) {
                     Some(AVal::Int(n)) => Proj::Index(*n),

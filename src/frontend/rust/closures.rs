@@ -288,7 +288,17 @@ impl Lowerer<'_, '_> {
                     );
                 }
                 (Err(_), pat) => self.let_pattern(pat, Value::Unknown, span),
-                (Ok(v), _) => self.let_pattern(&pt.pat, v, span),
+                (Ok(v), pat) => {
+                    self.let_pattern(&pt.pat, v, span);
+                    // `v: &T` of a `T` this call gives a size: `size_of_val(v)` is it.
+                    let bytes =
+                        generic_param(&pt.ty).and_then(|t| self.generic_sizes.get(&t).copied());
+                    if let (Some(n), Pat::Ident(pi)) = (bytes, pat) {
+                        if let Some(var) = self.lookup(&pi.ident.to_string()) {
+                            self.scalar_sizes.insert(var, n);
+                        }
+                    }
+                }
             }
         }
         let block = Expr::Block(syn::ExprBlock {
@@ -327,18 +337,7 @@ impl Lowerer<'_, '_> {
             let syn::FnArg::Typed(pt) = input else {
                 continue;
             };
-            let mut ty = &*pt.ty;
-            loop {
-                match ty {
-                    syn::Type::Reference(r) => ty = &r.elem,
-                    syn::Type::Ptr(p) => ty = &p.elem,
-                    _ => break,
-                }
-            }
-            let syn::Type::Path(tp) = ty else {
-                continue;
-            };
-            let Some(name) = tp.path.get_ident().map(|i| i.to_string()) else {
+            let Some(name) = generic_param(&pt.ty) else {
                 continue;
             };
             if params.contains(&name) {
@@ -440,4 +439,21 @@ impl Lowerer<'_, '_> {
         self.out.push(Stmt::Branch(vec![first, arm]));
         Value::Place(Place::var(t))
     }
+}
+
+/// The type a parameter's type names through references and pointers (`T` of `&T`,
+/// `*const T`, `T`), where it is a single name.
+fn generic_param(ty: &syn::Type) -> Option<String> {
+    let mut ty = ty;
+    loop {
+        match ty {
+            syn::Type::Reference(r) => ty = &r.elem,
+            syn::Type::Ptr(p) => ty = &p.elem,
+            _ => break,
+        }
+    }
+    let syn::Type::Path(tp) = ty else {
+        return None;
+    };
+    tp.path.get_ident().map(|i| i.to_string())
 }

@@ -203,6 +203,8 @@ impl Lowerer<'_, '_> {
     fn member(&mut self, mut p: Place, idx: Value, index: &Expr) -> Value {
         p.proj.push(match idx {
             Value::Int(n) => Proj::Index(n),
+            // `kernels["gain"]`: the value kept for that key.
+            Value::Str(k) => Proj::Key(k),
             Value::Place(i) if i.proj.is_empty() => Proj::Var(i.var),
             // `state[self.cur]`: the member at what the field holds.
             Value::Place(i) if i.is_definite() => Proj::At(Box::new(i)),
@@ -398,6 +400,10 @@ impl Lowerer<'_, '_> {
                             self.forget(captured, span);
                         }
                         return Value::Place(Place::var(v));
+                    }
+                    // `STAGES` of `const STAGES: [&str; 3] = ["shift", "gain", "clip"]`.
+                    if let Some(strs) = self.cx.str_arrays.get(&name) {
+                        return Value::List(strs.iter().cloned().map(Value::Str).collect());
                     }
                     match self.cx.consts.get(&name) {
                         Some(Const::Int(n)) => return Value::Int(*n),
@@ -1033,6 +1039,7 @@ impl Lowerer<'_, '_> {
                 self.str_place(&m.receiver)
             }
             Expr::Try(t) => self.str_place(&t.expr),
+            Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => self.str_place(&u.expr),
             Expr::Call(c) if c.args.len() == 1 && string_ctor(&c.func) => {
                 self.str_place(&c.args[0])
             }

@@ -18,6 +18,7 @@ pub(super) fn collect_consts(
     out: &mut HashMap<String, Const>,
     elements: &mut HashSet<String>,
     sizes: &mut HashMap<String, u64>,
+    arrays: &mut HashMap<String, Vec<String>>,
 ) {
     for item in items {
         match item {
@@ -31,6 +32,9 @@ pub(super) fn collect_consts(
                 if is_size_of(&c.expr) {
                     elements.insert(c.ident.to_string());
                 }
+                if let Some(strs) = str_array(&c.expr) {
+                    arrays.insert(c.ident.to_string(), strs);
+                }
             }
             syn::Item::Static(s) => {
                 if let Some(v) = const_value(&s.expr) {
@@ -39,7 +43,7 @@ pub(super) fn collect_consts(
             }
             syn::Item::Mod(m) => {
                 if let Some((_, items)) = &m.content {
-                    collect_consts(items, out, elements, sizes);
+                    collect_consts(items, out, elements, sizes, arrays);
                 }
             }
             _ => {}
@@ -273,6 +277,20 @@ pub(super) fn is_size_of(e: &Expr) -> bool {
         Expr::Paren(p) => is_size_of(&p.expr),
         Expr::Group(g) => is_size_of(&g.expr),
         _ => false,
+    }
+}
+
+/// The strings of an array of string literals (`["shift", "gain"]`, `&["a", "b"]`).
+fn str_array(e: &Expr) -> Option<Vec<String>> {
+    match e {
+        Expr::Reference(r) => str_array(&r.expr),
+        Expr::Array(a) if !a.elems.is_empty() => (a.elems.iter())
+            .map(|x| match const_value(x) {
+                Some(Const::Str(s)) => Some(s),
+                _ => None,
+            })
+            .collect(),
+        _ => None,
     }
 }
 

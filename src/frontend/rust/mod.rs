@@ -50,11 +50,13 @@ pub fn lower_file(file_id: usize, src: &SourceFile, ast: &syn::File, module: &[S
     let mut consts = HashMap::new();
     let mut element_consts = std::collections::HashSet::new();
     let mut const_sizes = HashMap::new();
+    let mut str_arrays = HashMap::new();
     collect_consts(
         &ast.items,
         &mut consts,
         &mut element_consts,
         &mut const_sizes,
+        &mut str_arrays,
     );
     let mut uses = Uses::default();
     collect_uses(&ast.items, &mut uses);
@@ -90,6 +92,7 @@ pub fn lower_file(file_id: usize, src: &SourceFile, ast: &syn::File, module: &[S
         src,
         consts,
         const_sizes,
+        str_arrays,
         element_consts,
         uses,
         defined: defs.functions,
@@ -142,6 +145,8 @@ struct FileCx<'a> {
     member_structs: HashMap<(String, String), String>,
     /// Constants that are one element's size (`const F: usize = size_of::<f32>()`).
     element_consts: std::collections::HashSet<String>,
+    /// Constant arrays of strings (`const STAGES: [&str; 3] = ["shift", "gain", "clip"]`).
+    str_arrays: HashMap<String, Vec<String>>,
     uses: Uses,
     /// Functions and methods defined in the file, by qualified name (`helper`, `Halo::step`).
     defined: std::collections::HashSet<String>,
