@@ -252,6 +252,24 @@ impl<'f> Analyzer<'f> {
 
     /// The value of a place; parts of outside values become objects of the role they play.
     /// A place as the user wrote it: `queues[1]`, `self.halo`.
+    /// A string the IR gives (a kernel's name, a program's text), or else the string the
+    /// place it says holds it holds: a helper's parameter, given it by the caller.
+    fn given_str(
+        &mut self,
+        st: &mut State,
+        s: &Option<String>,
+        at: Option<&Place>,
+    ) -> Option<String> {
+        match (s, at) {
+            (Some(s), _) => Some(s.clone()),
+            (None, Some(at)) => match self.eval(st, &Value::Place(at.clone()), None, "string") {
+                AVal::Str(s) => Some(s),
+                _ => None,
+            },
+            (None, None) => None,
+        }
+    }
+
     pub(super) fn place_name(&self, place: &Place) -> String {
         place_name(&self.vars, place)
     }
@@ -952,42 +970,18 @@ impl<'f> Analyzer<'f> {
                 b
             }
             NewObject::Program { source, source_at } => {
-                // Text through a helper's parameter: the string its caller gave.
-                let given = match (source, source_at) {
-                    (None, Some(at)) => {
-                        match self.eval(st, &Value::Place(at.clone()), None, "source") {
-                            AVal::Str(s) => Some(s),
-                            _ => None,
-                        }
-                    }
-                    _ => None,
-                };
-                self.new_obj(
-                    ObjKind::Program {
-                        source: source.clone().or(given),
-                    },
-                    n,
-                )
+                let source = self.given_str(st, source, source_at.as_ref());
+                self.new_obj(ObjKind::Program { source }, n)
             }
             NewObject::Kernel {
                 program,
                 name: kname,
                 name_at,
             } => {
-                // A name through a helper's parameter: the string its caller gave.
-                let given = match (kname, name_at) {
-                    (None, Some(at)) => {
-                        match self.eval(st, &Value::Place(at.clone()), None, "name") {
-                            AVal::Str(s) => Some(s),
-                            _ => None,
-                        }
-                    }
-                    _ => None,
-                };
-                let kname = kname.as_ref().or(given.as_ref());
+                let kname = self.given_str(st, kname, name_at.as_ref());
                 let sig = match (
                     self.eval(st, program, Some(RoleHint::Program), "program"),
-                    kname,
+                    kname.as_deref(),
                 ) {
                     (AVal::Obj(p), Some(k)) => match &self.objs[p].kind {
                         // A program from outside (a parameter, a field): the crate's kernel

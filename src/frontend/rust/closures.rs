@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use syn::{Expr, Pat};
 
 use super::syntax::{
-    boxed_closure, closure_of, expr_idents, has_break, has_continue, has_return, strip_pat_type,
+    boxed_closure, closure_of, expr_idents, has_return, loop_exits, strip_pat_type,
 };
 use super::{spans, Lowerer};
 use crate::ir::*;
@@ -111,7 +111,7 @@ impl Lowerer<'_, '_> {
         let Some(list) = self.closure_list_of(&f.expr).cloned() else {
             return false;
         };
-        if has_break(&f.body) || has_continue(&f.body) {
+        if loop_exits(&f.body) != (false, false) {
             return false;
         }
         let name = pi.ident.to_string();

@@ -233,34 +233,26 @@ pub(super) fn has_return(e: &Expr) -> bool {
 /// Whether a loop body has a `break` (of any loop in it): a loop split in two would stop
 /// only the half it breaks out of.
 pub(super) fn has_break(b: &syn::Block) -> bool {
-    struct Find(bool);
+    loop_exits(b).0
+}
+
+/// Whether a loop body has a `break`, and whether it has a `continue` (of any loop in it).
+pub(super) fn loop_exits(b: &syn::Block) -> (bool, bool) {
+    struct Find(bool, bool);
     impl<'ast> Visit<'ast> for Find {
         fn visit_expr_break(&mut self, _: &'ast syn::ExprBreak) {
             self.0 = true;
         }
-        fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
-        fn visit_expr_async(&mut self, _: &'ast syn::ExprAsync) {}
-        fn visit_item(&mut self, _: &'ast syn::Item) {}
-    }
-    let mut f = Find(false);
-    f.visit_block(b);
-    f.0
-}
-
-/// Whether a loop body has a `continue` (of any loop in it).
-pub(super) fn has_continue(b: &syn::Block) -> bool {
-    struct Find(bool);
-    impl<'ast> Visit<'ast> for Find {
         fn visit_expr_continue(&mut self, _: &'ast syn::ExprContinue) {
-            self.0 = true;
+            self.1 = true;
         }
         fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
         fn visit_expr_async(&mut self, _: &'ast syn::ExprAsync) {}
         fn visit_item(&mut self, _: &'ast syn::Item) {}
     }
-    let mut f = Find(false);
+    let mut f = Find(false, false);
     f.visit_block(b);
-    f.0
+    (f.0, f.1)
 }
 
 /// A closure, boxed or not: `Box::new(|..| ..)`, `Box::new(move |..| ..) as Stage`.
