@@ -469,6 +469,18 @@ impl<'f> Analyzer<'f> {
                 // `shards[1].queue` for a struct's `queue`).
                 if let (AVal::List(items), false) = (&v, name.starts_with('%')) {
                     for (k, item) in items.iter().enumerate() {
+                        // The object of a (key, value) pair of a map, by its key
+                        // (`kernels["gain"]`).
+                        if let AVal::Struct(f) = item {
+                            if let (Some(AVal::Str(key)), Some(AVal::Obj(o)), 2) =
+                                (f.get("0"), f.get("1"), f.len())
+                            {
+                                let member = format!("{name}[{key:?}]");
+                                self.objs[*o].member.get_or_insert(member.clone());
+                                self.rename(*o, member);
+                                continue;
+                            }
+                        }
                         if let AVal::Obj(_) | AVal::Struct(_) = item {
                             self.name_as_member(&format!("{name}[{k}]"), item);
                         }
