@@ -50,18 +50,11 @@ impl<'f> Analyzer<'f> {
                         return v.clone();
                     }
                 }
-                if let Some((Proj::AnyIndex, list)) = c.proj.split_last() {
-                    let list = Place {
-                        var: c.var,
-                        proj: list.to_vec(),
-                    };
-                    let members: Vec<AVal> =
-                        st.env.members(&list).into_iter().map(|(_, v)| v).collect();
-                    let known = !members.is_empty()
-                        && st
-                            .env
-                            .get(&list)
-                            .is_none_or(|v| matches!(v, AVal::List(_) | AVal::Unknown))
+                if let Some((list, members)) = any_member_of(st, &c) {
+                    let known = st
+                        .env
+                        .get(&list)
+                        .is_none_or(|v| matches!(v, AVal::List(_) | AVal::Unknown))
                         && members
                             .iter()
                             .all(|m| matches!(m, AVal::Events(_) | AVal::Null | AVal::Obj(_)));
@@ -839,22 +832,9 @@ impl<'f> Analyzer<'f> {
                 // A member at an index not known (`ev[slot].is_null()`): what every member
                 // the list holds is, where they agree.
                 let members = match value {
-                    Value::Place(p) => {
-                        let c = self.canonical(&self.concrete(&st, p));
-                        match c.proj.split_last() {
-                            Some((Proj::AnyIndex, list)) => {
-                                let list = Place {
-                                    var: c.var,
-                                    proj: list.to_vec(),
-                                };
-                                let all: Vec<AVal> =
-                                    st.env.members(&list).into_iter().map(|(_, v)| v).collect();
-                                let known = matches!(st.env.get(&list), None | Some(AVal::List(_)));
-                                (known && !all.is_empty()).then_some(all)
-                            }
-                            _ => None,
-                        }
-                    }
+                    Value::Place(p) => any_member_of(&st, &self.canonical(&self.concrete(&st, p)))
+                        .filter(|(list, _)| matches!(st.env.get(list), None | Some(AVal::List(_))))
+                        .map(|(_, all)| all),
                     _ => None,
                 };
                 let none = match members {
@@ -1121,4 +1101,18 @@ fn loop_test(body: &[Stmt]) -> Option<LoopTest<'_>> {
         }
     }
     None
+}
+
+/// For a member at an index not known (`ev[slot]`, a place already concrete): its list, and
+/// the members the function stored in it one by one, where there are any.
+fn any_member_of(st: &State, c: &Place) -> Option<(Place, Vec<AVal>)> {
+    let Some((Proj::AnyIndex, list)) = c.proj.split_last() else {
+        return None;
+    };
+    let list = Place {
+        var: c.var,
+        proj: list.to_vec(),
+    };
+    let members: Vec<AVal> = st.env.members(&list).into_iter().map(|(_, v)| v).collect();
+    (!members.is_empty()).then_some((list, members))
 }

@@ -250,8 +250,11 @@ impl<'f> Analyzer<'f> {
         }
     }
 
-    /// The value of a place; parts of outside values become objects of the role they play.
     /// A place as the user wrote it: `queues[1]`, `self.halo`.
+    pub(super) fn place_name(&self, place: &Place) -> String {
+        place_name(&self.vars, place)
+    }
+
     /// A string the IR gives (a kernel's name, a program's text), or else the string the
     /// place it says holds it holds: a helper's parameter, given it by the caller.
     fn given_str(
@@ -268,10 +271,6 @@ impl<'f> Analyzer<'f> {
             },
             (None, None) => None,
         }
-    }
-
-    pub(super) fn place_name(&self, place: &Place) -> String {
-        place_name(&self.vars, place)
     }
 
     /// A place with each index by a local replaced by the constant the local holds, or by
@@ -306,43 +305,35 @@ impl<'f> Analyzer<'f> {
         };
         let mut out = Place::var(p.var);
         for x in &p.proj {
-            let key = match x {
-                Proj::Key(k) => Some(k.clone()),
+            // The key a projection names, where it is a map's (`kernels[name]` of a `name`
+            // holding a string).
+            let (key, next) = match x {
+                Proj::Key(k) => (Some(k.clone()), Proj::AnyIndex),
                 Proj::Var(v) => match st.env.get(&self.canonical(&Place::var(*v))) {
-                    Some(AVal::Str(s)) => Some(s.clone()),
-                    _ => None,
-                },
-                _ => None,
-            };
-            if let Some(k) = key {
-                match pair(&out, &k) {
-                    Some(n) => {
-                        out.proj.push(Proj::Index(n));
-                        out.proj.push(Proj::Field("1".to_string()));
-                    }
-                    None => out.proj.push(Proj::AnyIndex),
-                }
-                continue;
-            }
-            let next = match x {
-                Proj::Var(v) => match st.env.get(&self.canonical(&Place::var(*v))) {
-                    Some(AVal::Int(n)) => Proj::Index(*n),
-                    _ => Proj::AnyIndex,
+                    Some(AVal::Int(n)) => (None, Proj::Index(*n)),
+                    Some(AVal::Str(s)) => (Some(s.clone()), Proj::AnyIndex),
+                    _ => (None, Proj::AnyIndex),
                 },
                 Proj::At(i) => match value_at(&st.env, &self.canonical(&self.concrete(st, i))) {
-                    Some(AVal::Int(n)) => Proj::Index(n),
-                    _ => Proj::AnyIndex,
+                    Some(AVal::Int(n)) => (None, Proj::Index(n)),
+                    _ => (None, Proj::AnyIndex),
                 },
                 // The list's members where it is a list value the analysis made.
                 Proj::Last => match value_at(&st.env, &self.canonical(&out)) {
                     Some(AVal::List(items)) if !items.is_empty() => {
-                        Proj::Index(items.len() as u64 - 1)
+                        (None, Proj::Index(items.len() as u64 - 1))
                     }
-                    _ => Proj::AnyIndex,
+                    _ => (None, Proj::AnyIndex),
                 },
-                other => other.clone(),
+                other => (None, other.clone()),
             };
-            out.proj.push(next);
+            match key.and_then(|k| pair(&out, &k)) {
+                Some(n) => {
+                    out.proj.push(Proj::Index(n));
+                    out.proj.push(Proj::Field("1".to_string()));
+                }
+                None => out.proj.push(next),
+            }
         }
         out
     }

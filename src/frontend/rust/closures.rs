@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use syn::{Expr, Pat};
 
 use super::syntax::{
-    boxed_closure, closure_of, expr_idents, has_return, loop_exits, strip_pat_type,
+    boxed_closure, closure_of, expr_idents, has_return, loop_exits, macro_args, strip_pat_type,
 };
 use super::{spans, Lowerer};
 use crate::ir::*;
@@ -66,14 +66,10 @@ impl Lowerer<'_, '_> {
         }
         let items: Vec<Expr> = match &*init.expr {
             Expr::Array(a) => a.elems.iter().cloned().collect(),
-            Expr::Macro(m) if m.mac.path.is_ident("vec") => {
-                match m.mac.parse_body_with(
-                    syn::punctuated::Punctuated::<Expr, syn::Token![,]>::parse_terminated,
-                ) {
-                    Ok(items) => items.into_iter().collect(),
-                    Err(_) => return false,
-                }
-            }
+            Expr::Macro(m) if m.mac.path.is_ident("vec") => match macro_args(&m.mac) {
+                Some(items) => items,
+                None => return false,
+            },
             _ => return false,
         };
         let closures: Option<Vec<syn::ExprClosure>> =

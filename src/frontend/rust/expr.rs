@@ -4,14 +4,13 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use syn::punctuated::Punctuated;
 use syn::{Expr, Type};
 
 use super::each::EachBody;
 use super::stmt::option_pattern;
 use super::syntax::{
-    closure_of, empty_or_pointer, expr_idents, int_lit, is_assign_op, member_name, path_segments,
-    strip, strip_pat_type, token_idents,
+    closure_of, empty_or_pointer, expr_idents, int_lit, is_assign_op, macro_args, member_name,
+    path_segments, strip, strip_pat_type, token_idents,
 };
 use super::{spans, Lowerer};
 use crate::frontend::{arith, comparison, list_or_host, Const};
@@ -389,13 +388,13 @@ impl Lowerer<'_, '_> {
                     let name = p.path.segments[0].ident.to_string();
                     if let Some(v) = self.lookup(&name) {
                         // A closure handed on: what it captures may be used anywhere.
-                        let closures = (self.closures.get(&v).into_iter())
-                            .chain(self.closure_lists.get(&v).into_iter().flatten());
-                        let captured: Vec<Value> = closures
-                            .flat_map(|c| c.captured.values())
-                            .map(|x| Value::Place(Place::var(*x)))
-                            .collect();
                         if self.closures.contains_key(&v) || self.closure_lists.contains_key(&v) {
+                            let closures = (self.closures.get(&v).into_iter())
+                                .chain(self.closure_lists.get(&v).into_iter().flatten());
+                            let captured: Vec<Value> = closures
+                                .flat_map(|c| c.captured.values())
+                                .map(|x| Value::Place(Place::var(*x)))
+                                .collect();
                             let span = self.span(spans::expr(e));
                             self.forget(captured, span);
                         }
@@ -945,6 +944,8 @@ impl Lowerer<'_, '_> {
             .map(|s| s.ident.to_string())
             .unwrap_or_default();
         let span = self.span(spans::mac(m));
+        // Its tokens as expressions separated by commas, where they are.
+        let args = macro_args(m);
         if name == "vec" {
             let repeat = |input: syn::parse::ParseStream| -> syn::Result<(Expr, Expr)> {
                 let e: Expr = input.parse()?;
@@ -959,9 +960,7 @@ impl Lowerer<'_, '_> {
                     base: None,
                 };
             }
-            if let Ok(items) =
-                m.parse_body_with(Punctuated::<Expr, syn::Token![,]>::parse_terminated)
-            {
+            if let Some(items) = &args {
                 let items: Vec<Value> = items.iter().map(|x| self.expr(x)).collect();
                 return list_or_host(items, HostKind::Vec);
             }
@@ -976,10 +975,8 @@ impl Lowerer<'_, '_> {
             }
         }
         if READING_MACROS.contains(&name.as_str()) {
-            if let Ok(items) =
-                m.parse_body_with(Punctuated::<Expr, syn::Token![,]>::parse_terminated)
-            {
-                for x in &items {
+            if let Some(items) = &args {
+                for x in items {
                     self.expr(x);
                 }
                 return Value::Unknown;
@@ -988,19 +985,19 @@ impl Lowerer<'_, '_> {
         // A checking macro around one call (`cl!(clEnqueueWriteBuffer(..))`, `check!(f(..)?)`,
         // `cl!(unsafe { enqueue_..(..) }, "what")`), the others its message: the call is code
         // of this function, run once.
-        if let Ok(items) = m.parse_body_with(Punctuated::<Expr, syn::Token![,]>::parse_terminated) {
+        if let Some(items) = &args {
             let message = |x: &Expr| matches!(strip(x), Expr::Lit(_) | Expr::Path(_));
-            if let Some((first, rest)) = items.iter().collect::<Vec<_>>().split_first() {
-                if checked_call(first) && rest.iter().all(|x| message(x)) {
+            if let Some((first, rest)) = items.split_first() {
+                if checked_call(first) && rest.iter().all(message) {
                     return self.expr(first);
                 }
             }
         }
         // A macro handed closures (`program_closures!(|p, ..| ..)`): their bodies are code
         // of this function, run once each.
-        if let Ok(items) = m.parse_body_with(Punctuated::<Expr, syn::Token![,]>::parse_terminated) {
+        if let Some(items) = &args {
             if items.iter().any(|x| closure_of(x).is_some()) {
-                for x in &items {
+                for x in items {
                     match closure_of(x) {
                         Some(c) => {
                             let args = vec![Value::Unknown; c.inputs.len()];

@@ -400,10 +400,7 @@ impl Lowerer<'_, '_> {
         let hint = pat_type(pat).map_or(TypeHint::Unknown, |t| self.hint_of(t));
         let idents = pat_idents(pat);
         // `let (n, wait): (cl_uint, *const cl_event) = ..`: the pattern inside the type.
-        let shape = match pat {
-            Pat::Type(t) => &*t.pat,
-            p => p,
-        };
+        let shape = strip_pat_type(pat);
         if matches!(shape, Pat::Tuple(_) | Pat::Struct(_) | Pat::Slice(_)) {
             // Bound in order; on a pattern it cannot follow, what was bound is rebound
             // below to an unknown value.

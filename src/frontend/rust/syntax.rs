@@ -255,6 +255,14 @@ pub(super) fn loop_exits(b: &syn::Block) -> (bool, bool) {
     (f.0, f.1)
 }
 
+/// A macro's tokens as expressions separated by commas (`vec![a, b]`, `check!(f(..), "what")`),
+/// where they parse so.
+pub(super) fn macro_args(m: &syn::Macro) -> Option<Vec<Expr>> {
+    m.parse_body_with(syn::punctuated::Punctuated::<Expr, syn::Token![,]>::parse_terminated)
+        .ok()
+        .map(|items| items.into_iter().collect())
+}
+
 /// A closure, boxed or not: `Box::new(|..| ..)`, `Box::new(move |..| ..) as Stage`.
 pub(super) fn boxed_closure(e: &Expr) -> Option<&syn::ExprClosure> {
     match e {
