@@ -75,6 +75,15 @@ void shapes(cl_command_queue q, cl_kernel k, cl_mem a, float *host)
     err = clEnqueueReadBuffer(q, a, CL_TRUE, 0, N * 4, host, 0, NULL, NULL);
 }
 
+/* tree-sitter reads this macro call as a type (every argument could be a parameter
+ * declaration); it is a call all the same. */
+void declaration_shaped(cl_command_queue q, cl_mem a, cl_mem b, size_t off, cl_uint nwait,
+                        const cl_event *wait, cl_event *ev)
+{
+    CHECK_CL_ERROR(clEnqueueCopyBuffer(q, a, b, off * sizeof(float), off * sizeof(float), sizeof(float),
+                                       nwait, wait, ev));
+}
+
 void loops(cl_command_queue q, cl_kernel k, cl_event *ev, cl_uint n)
 {
     /* Each loop's test is its first statement: the body where it holds, else the end. */

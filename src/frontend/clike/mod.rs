@@ -1474,7 +1474,11 @@ impl Lowerer<'_> {
     }
 
     fn stmt(&mut self, n: Node<'_>) {
-        if n.has_error() && self.macro_statement(n) {
+        // tree-sitter-c reads `CHECK(clEnqueueCopyBuffer(q, a, b, off, off, n * sizeof(float),
+        // nwait, wait, ev));` as the type `CHECK(..)` of a declaration when every argument
+        // can be read as a parameter declaration (`n * sizeof(float)`: a pointer to a
+        // function): a statement in the shape of a macro call all the same.
+        if (n.has_error() || n.kind() == "macro_type_specifier") && self.macro_statement(n) {
             return;
         }
         self.stmt_kind(n);
