@@ -123,3 +123,13 @@ void callbacks(cl_command_queue q, cl_mem m, float *host)
     clSetEventCallback(rd, CL_COMPLETE, on_done, NULL);
     clReleaseEvent(rd);
 }
+
+/* `if (mapped)` of a pointer a map sets: a test the analysis can decide (null before the map). */
+void unmap_if_mapped(cl_command_queue q, cl_mem m)
+{
+    cl_int err;
+    float *mapped = NULL;
+    mapped = clEnqueueMapBuffer(q, m, CL_TRUE, CL_MAP_READ, 0, N * 4, 0, NULL, NULL, &err);
+    if (mapped)
+        clEnqueueUnmapMemObject(q, m, mapped, 0, NULL, NULL);
+}

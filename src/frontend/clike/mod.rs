@@ -2469,6 +2469,9 @@ impl Lowerer<'_> {
                 TypeHint::Scalar => p.proj.is_empty(),
                 // `if (ev)`, `if (events[d])`: an event where one was made, else null.
                 TypeHint::Event | TypeHint::EventList => true,
+                // `if (mapped)` of a `float *mapped = NULL` set by a map that may not have
+                // run (a `goto cleanup` before it).
+                TypeHint::Host(HostKind::Pointer) => p.proj.is_empty(),
                 _ => false,
             },
             _ => false,
@@ -2682,6 +2685,17 @@ impl Lowerer<'_> {
                 {
                     self.construct(&ty, init, span)
                 }
+                // `unique_event e{raw}` of `std::unique_ptr<.., EventDeleter>`: an object of a
+                // class template made from the values, not a list of them.
+                (Some(init), None)
+                    if init.kind() == "initializer_list"
+                        && self.cx.lang == Lang::Cpp
+                        && shape.array.is_none()
+                        && shape.pointers == 0
+                        && class_template(&self.cx.real_type(&ty)) =>
+                {
+                    self.construct(&ty, init, span)
+                }
                 (Some(init), None) => {
                     text = self.str_value(init);
                     self.expr(init)
@@ -2781,7 +2795,7 @@ impl Lowerer<'_> {
                 self.lens.insert(v, len);
             }
             if let Some(init) = shape.init.filter(|i| i.kind() == "initializer_list") {
-                let names = identifiers(init, &self.text);
+                let names = certain_identifiers(init, &self.text);
                 self.init_names.insert(v, names);
             }
             let konst = named(n)
@@ -4681,14 +4695,38 @@ fn size_of_vector<'t>(n: Node<'_>, text: &'t str) -> Option<&'t str> {
     .flatten()
 }
 
+/// Whether a type is an instance of a class template other than the lists
+/// (`std::unique_ptr<T, D>`, not `std::vector<cl_event>` or `std::array<cl_mem, 2>`).
+fn class_template(ty: &str) -> bool {
+    ty.contains('<') && vector_elem(ty).is_none() && std_array_len(ty).is_none()
+}
+
 /// The identifiers under `n`, by their last segment.
 fn identifiers(n: Node<'_>, text: &str) -> Vec<String> {
+    names_in(n, text, false)
+}
+
+/// The identifiers `n` certainly names: of a choice (`ooo ?
+/// CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE : 0`), those of its test and those both arms name.
+fn certain_identifiers(n: Node<'_>, text: &str) -> Vec<String> {
+    names_in(n, text, true)
+}
+
+fn names_in(n: Node<'_>, text: &str, certain: bool) -> Vec<String> {
     let mut out = Vec::new();
     let mut stack = vec![n];
     while let Some(x) = stack.pop() {
         if matches!(x.kind(), "identifier" | "qualified_identifier") {
             let t = text.get(x.byte_range()).unwrap_or("");
             out.push(types::last_name(t).to_string());
+        }
+        if certain && x.kind() == "conditional_expression" {
+            stack.extend(x.child_by_field_name("condition"));
+            let arm = |f| x.child_by_field_name(f).map(|a| names_in(a, text, true));
+            if let (Some(a), Some(b)) = (arm("consequence"), arm("alternative")) {
+                out.extend(a.into_iter().filter(|w| b.contains(w)));
+            }
+            continue;
         }
         stack.extend(named(x));
     }
