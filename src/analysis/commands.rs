@@ -464,7 +464,10 @@ impl<'f> Analyzer<'f> {
         let operands_given = r.operands_given || in_closure;
         let receiver_only = r.operands_given && !r.operands_handed && !in_closure;
         let buffers_own = !r.given.is_empty() && !r.buffers_handed && !in_closure;
-        let queue_given = in_closure || names_param(&cmd.queue, &self.callee_params);
+        // Through a method's `self`: the method's own pick.
+        let queue_given = in_closure
+            || (names_param(&cmd.queue, &self.callee_params)
+                && !names_param(&cmd.queue, &self.callee_receivers));
         let wait_from = written.filter_map(|w| self.origin_of(w)).min().or(st
             .declined_wait
             .filter(|_| lists.as_ref().is_none_or(Vec::is_empty)));

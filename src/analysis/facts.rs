@@ -40,7 +40,8 @@ pub struct CmdInfo {
     pub buffers_own: bool,
     /// Its wait list is a parameter of the helper that made it, passed on as it came.
     pub list_given: bool,
-    /// Its queue came in through a parameter of the function that made it.
+    /// Its queue came in through a parameter of the function that made it, other than a
+    /// method's `self`.
     pub queue_given: bool,
     /// A blocking call (`blocking_write` or `blocking_read` true).
     pub blocking: bool,

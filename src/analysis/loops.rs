@@ -271,6 +271,27 @@ impl<'f> Analyzer<'f> {
         tail: &Value,
         dst: Option<&Place>,
     ) -> Option<State> {
+        // A member of a list the function was given (`for part in self.parts.iter()`) is
+        // given as the list is: its caller's, and through `self` the method's own.
+        for (p, part) in binds {
+            let EachPart::Member(src) = part else {
+                continue;
+            };
+            if let Some(
+                EachSource::Members(Value::Place(l)) | EachSource::MembersFrom(Value::Place(l), _),
+            ) = sources.get(*src)
+            {
+                if self.callee_params.contains(&l.var) {
+                    self.callee_params.insert(p.var);
+                    if let Some(&o) = self.param_origin.get(&l.var) {
+                        self.param_origin.insert(p.var, o);
+                    }
+                    if self.callee_receivers.contains(&l.var) {
+                        self.callee_receivers.insert(p.var);
+                    }
+                }
+            }
+        }
         let mut walks = Vec::new();
         for src in sources {
             walks.push(self.walk_of(&mut st, src).unwrap_or(Walk::Opaque));

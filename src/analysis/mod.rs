@@ -314,7 +314,7 @@ struct Inst {
     buffers_own: bool,
     /// Its wait list is a parameter of the helper that made it, as given.
     list_given: bool,
-    /// Its queue is what a callee's parameter holds.
+    /// Its queue is what a callee's parameter other than `self` holds.
     queue_given: bool,
     /// The buffers it names through a callee's parameter.
     given: BTreeSet<ObjId>,
