@@ -169,3 +169,14 @@ fn callbacks(q: &CommandQueue, b: &Buffer<f32>, host: &mut [f32]) -> Result<()> 
     rd.set_callback(CL_COMPLETE, on_done, ptr::null_mut())?;
     Ok(())
 }
+
+/// A list collected unchanged is the list; a closure mapped over one `Result` runs once.
+fn collected(ctx: &Context, p: &Program) -> Result<()> {
+    let ids: Vec<cl_device_id> = get_all_devices(CL_DEVICE_TYPE_GPU)?.into_iter().take(2).collect();
+    let same: Vec<cl_device_id> = ids.iter().copied().collect();
+    let q = unsafe { CommandQueue::create_with_properties(ctx, same[1], 0, 0)? };
+    let named = Kernel::create(p, "k").map(|k| ("k", k))?;
+    q.finish()?;
+    drop(named);
+    Ok(())
+}

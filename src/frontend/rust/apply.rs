@@ -641,6 +641,25 @@ impl Lowerer<'_, '_> {
         }
     }
 
+    /// The struct an expression of locals and fields is (`self`, `self.settings`), where
+    /// its type is known.
+    fn struct_type(&self, e: &Expr) -> Option<String> {
+        match strip_refs(e) {
+            Expr::Path(p) => {
+                let v = self.lookup(&p.path.get_ident()?.to_string())?;
+                (self.vars[v].ty.clone()).or_else(|| self.struct_of.get(&v).cloned())
+            }
+            Expr::Field(f) => {
+                let syn::Member::Named(field) = &f.member else {
+                    return None;
+                };
+                let ty = self.struct_type(&f.base)?;
+                self.cx.field_types.get(&(ty, field.to_string())).cloned()
+            }
+            _ => None,
+        }
+    }
+
     /// The bytes of an expression's type where the expression fixes it by itself: a cast, a
     /// suffixed literal, a local or constant of a known type, `len()`, arithmetic on one of
     /// those. A local bound to a bare literal has none: later uses may infer its type.
@@ -668,15 +687,13 @@ impl Lowerer<'_, '_> {
                 self.typed_bytes(&m.receiver)
             }
             Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) => self.typed_bytes(&u.expr),
-            // `self.n`, `lane.n`: the field's declared type, where the struct is known.
+            // `self.n`, `self.settings.gain`: the field's declared type, where the struct is
+            // known.
             Expr::Field(f) => {
-                let (Expr::Path(base), syn::Member::Named(field)) =
-                    (strip_refs(&f.base), &f.member)
-                else {
+                let syn::Member::Named(field) = &f.member else {
                     return None;
                 };
-                let v = self.lookup(&base.path.get_ident()?.to_string())?;
-                let ty = (self.vars[v].ty.clone()).or_else(|| self.struct_of.get(&v).cloned())?;
+                let ty = self.struct_type(&f.base)?;
                 self.cx.field_sizes.get(&(ty, field.to_string())).copied()
             }
             // `half + 2`: both sides have one type; a shift has its left side's.

@@ -33,6 +33,37 @@ const READ_ONLY_METHODS: &[&str] = &[
     "get",
 ];
 
+/// The list whose members a `collect()` gathers unchanged: the receiver of `iter`,
+/// `into_iter`, `cloned` or `copied`, and through `take(n)` only a list just made (a call's
+/// result), whose count is not known anyway.
+fn same_members(mc: &syn::ExprMethodCall) -> Option<&Expr> {
+    let mut e = &*mc.receiver;
+    let mut adapters = 0;
+    let mut took = false;
+    loop {
+        match e {
+            Expr::MethodCall(m)
+                if m.args.is_empty()
+                    && matches!(
+                        m.method.to_string().as_str(),
+                        "iter" | "into_iter" | "cloned" | "copied"
+                    ) =>
+            {
+                e = &m.receiver;
+                adapters += 1;
+            }
+            Expr::MethodCall(m) if m.method == "take" && m.args.len() == 1 => {
+                e = &m.receiver;
+                took = true;
+            }
+            _ => break,
+        }
+    }
+    let fresh = matches!(unwrapped(e), Expr::Call(_) | Expr::MethodCall(_));
+    let place = matches!(e, Expr::Path(_) | Expr::Field(_));
+    (adapters > 0 && (fresh || (place && !took))).then_some(e)
+}
+
 /// A closure that drops its one argument and yields a constant (`|_| ()`).
 fn discards(c: &syn::ExprClosure) -> bool {
     matches!(
@@ -162,6 +193,20 @@ impl Lowerer<'_, '_> {
                 }
             }
         }
+        // `get_all_devices(..)?.into_iter().take(2).collect()`, `ids.iter().copied().collect()`:
+        // the list itself, or the first members of a list just made.
+        if let ("collect", [], Some(base)) = (name.as_str(), args.as_slice(), same_members(mc)) {
+            // Not host data: a collected copy of it is data of its own.
+            return match self.expr(base) {
+                Value::Place(p) if matches!(self.vars[p.var].hint, TypeHint::Host(_)) => {
+                    Value::Host {
+                        kind: HostKind::Vec,
+                        base: None,
+                    }
+                }
+                v => v,
+            };
+        }
         let recv = self.expr(&mc.receiver);
         // A method the file defines on the receiver's struct (`Raw::get` of a newtype
         // around a raw handle) is followed, whatever a method of that name does elsewhere.
@@ -194,6 +239,19 @@ impl Lowerer<'_, '_> {
             ("map", [arg]) if closure_of(arg).is_some_and(discards) => return Value::Unknown,
             // `CommandQueue::create(..).map(Arc::new)`: the same object, shared.
             ("map", [arg]) if is_wrapping_fn(arg) => return recv,
+            // `Kernel::create(&p, name).map(|k| (name, k))` of one value (an `Option`, a
+            // `Result`): the closure run once on it.
+            ("map", [arg])
+                if !matches!(recv, Value::List(_))
+                    && closure_of(arg)
+                        .is_some_and(|c| c.inputs.len() == 1 && !ignores_input(c)) =>
+            {
+                if let Some(c) = closure_of(arg) {
+                    if let Some(v) = self.inline_closure(c, None, vec![recv.clone()], None) {
+                        return v;
+                    }
+                }
+            }
             // `check(err, "clCreateKernel").map(|_| k)` of a status turned into a `Result`:
             // the value is the closure's (a failure is an error path, as `?` makes one).
             ("map", [arg]) => {

@@ -67,6 +67,9 @@ pub(super) struct Defs {
     /// The struct the members of a collection field are, by struct and field
     /// (`stages: Vec<Stage>`: `Stage`), where the file defines it.
     pub(super) member_structs: HashMap<(String, String), String>,
+    /// The type a field names by a plain path, by struct and field (`settings: Settings`:
+    /// `Settings`).
+    pub(super) field_types: HashMap<(String, String), String>,
     /// Enums without explicit discriminants: their variants, in order (`Side::B` is 1).
     pub(super) enums: HashMap<String, Vec<String>>,
     /// The types that implement each trait the file implements (`Backend`: `TwoGpu`).
@@ -187,6 +190,15 @@ pub(super) fn collect_defs(items: &[syn::Item], prefix: Option<&str>, defs: &mut
                     if let Some(n) = type_bytes(&f.ty) {
                         defs.field_sizes
                             .insert((st.ident.to_string(), name.clone()), n);
+                    }
+                    if let syn::Type::Path(tp) = &f.ty {
+                        if let Some(seg) = tp.path.segments.last().filter(|s| s.arguments.is_none())
+                        {
+                            defs.field_types.insert(
+                                (st.ident.to_string(), name.clone()),
+                                seg.ident.to_string(),
+                            );
+                        }
                     }
                     fields.push((name, type_hint(&f.ty)));
                 }

@@ -100,6 +100,7 @@ pub fn lower_file(file_id: usize, src: &SourceFile, ast: &syn::File, module: &[S
         modules: defs.modules,
         structs: defs.structs,
         field_sizes: defs.field_sizes,
+        field_types: defs.field_types,
         member_structs: defs.member_structs,
         sole_impls,
         returns,
@@ -141,6 +142,8 @@ struct FileCx<'a> {
     const_sizes: HashMap<String, u64>,
     /// The size in bytes of each field of a scalar type, by struct and field.
     field_sizes: HashMap<(String, String), u64>,
+    /// The type a field names by a plain path (`Pipeline.settings`: `Settings`).
+    field_types: HashMap<(String, String), String>,
     /// The struct the members of a collection field are (`Pipeline.stages`: `Stage`).
     member_structs: HashMap<(String, String), String>,
     /// Constants that are one element's size (`const F: usize = size_of::<f32>()`).
