@@ -92,3 +92,20 @@ unsafe fn callbacks(q: cl_command_queue, m: cl_mem, host: &mut [f32]) {
     set_event_callback(rd, CL_COMPLETE, on_done, ptr::null_mut()).unwrap();
     release_event(rd).unwrap();
 }
+
+/// `&raw const` arguments, a wait list given as a slice, an event chained through
+/// `Option::replace`, a `vec!` of one event as a wait list, `ok_or`.
+unsafe fn raw_chain(queue: cl_command_queue, kernel: cl_kernel, buf: cl_mem, wait: &[cl_event], first: cl_event) -> Result<cl_event, cl_int> {
+    let global = [64usize];
+    set_kernel_arg(kernel, 0, size_of::<cl_mem>(), (&raw const buf).cast::<c_void>())?;
+    let mut last: Option<cl_event> = None;
+    let mut own = vec![first];
+    let ev = enqueue_nd_range_kernel(queue, kernel, 1, ptr::null(), global.as_ptr(), ptr::null(), wait.len() as cl_uint, wait.as_ptr())?;
+    let again = enqueue_nd_range_kernel(queue, kernel, 1, ptr::null(), global.as_ptr(), ptr::null(), own.len() as cl_uint, own.as_ptr())?;
+    own.clear();
+    last.replace(ev);
+    if let Some(old) = last.replace(again) {
+        release_event(old)?;
+    }
+    last.ok_or(-1)
+}

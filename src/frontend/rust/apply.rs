@@ -57,6 +57,7 @@ const IN_PLACE: &[&str] = &[
 pub(super) fn is_mut_borrow(e: &Expr) -> bool {
     match strip_some(e) {
         Expr::Reference(r) => r.mutability.is_some(),
+        Expr::RawAddr(r) => matches!(r.mutability, syn::PointerMutability::Mut(_)),
         Expr::Cast(c) => is_mut_borrow(&c.expr),
         Expr::Paren(p) => is_mut_borrow(&p.expr),
         Expr::Macro(m) => m
@@ -723,6 +724,7 @@ const SAME_TYPE_METHODS: &[&str] = &[
 fn strip_refs(e: &Expr) -> &Expr {
     match e {
         Expr::Reference(r) => strip_refs(&r.expr),
+        Expr::RawAddr(r) => strip_refs(&r.expr),
         Expr::Paren(p) => strip_refs(&p.expr),
         Expr::Group(g) => strip_refs(&g.expr),
         Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => strip_refs(&u.expr),

@@ -146,6 +146,27 @@ impl Lowerer<'_, '_> {
         }
     }
 
+    /// What `p` held, copied out before `p` is given `after` (`mem::replace`, `take`,
+    /// `Option::replace`).
+    fn take_out(&mut self, p: Place, after: Value, span: Span) -> Value {
+        // Named as the place, not as a temporary: it holds what it took out until that is
+        // used (an event taken out of `last` to be released is not lost when `last` is
+        // given the next one).
+        let t = self.new_temp(TypeHint::Unknown);
+        self.vars[t].name = self.vars[p.var].name.clone();
+        self.out.push(Stmt::Assign {
+            dst: Place::var(t),
+            value: Value::Place(p.clone()),
+            span,
+        });
+        self.out.push(Stmt::Assign {
+            dst: p,
+            value: after,
+            span,
+        });
+        Value::Place(Place::var(t))
+    }
+
     pub(super) fn method_call(&mut self, mc: &syn::ExprMethodCall) -> Value {
         let name = mc.method.to_string();
         let args: Vec<&Expr> = mc.args.iter().collect();
@@ -285,7 +306,9 @@ impl Lowerer<'_, '_> {
                 | "cast" | "cast_mut" | "cast_const",
                 0,
             )
-            | ("expect", 1) => {
+            | ("expect", 1)
+            // `last.ok_or_else(|| "empty".to_string())`: the value, in a `Result`.
+            | ("ok_or" | "ok_or_else", 1) => {
                 for a in &args {
                     self.expr(a);
                 }
@@ -312,6 +335,10 @@ impl Lowerer<'_, '_> {
                 return recv;
             }
             ("as_ptr" | "as_mut_ptr", 0) if matches!(recv, Value::List(_)) => return recv,
+            // `wait.as_ptr()` of a `&[cl_event]`: the events.
+            ("as_ptr", 0) if matches!(&recv, Value::Place(p) if p.proj.is_empty() && self.vars[p.var].hint == TypeHint::EventList) => {
+                return recv
+            }
             // `queue.as_ptr()` of a wrapper (ocl-core's `CommandQueue`): its raw handle.
             ("as_ptr", 0) if matches!(&recv, Value::Place(p) if self.vars[p.var].hint.is_handle()) => {
                 return recv
@@ -400,21 +427,18 @@ impl Lowerer<'_, '_> {
                 }
                 return Value::Unknown;
             }
+            // `prev.replace(done)` of an `Option` (a `Cell`): what it held, and it holds the
+            // new value now.
+            ("replace", 1) if matches!(recv, Value::Place(_)) => {
+                let after = self.expr(args[0]);
+                if let Value::Place(p) = recv {
+                    return self.take_out(p, after, span);
+                }
+            }
             // `prev.take()` of an `Option` (a `Cell`): what it held, and it holds nothing now.
             ("take", 0) => {
-                if let Value::Place(p) = &recv {
-                    let t = self.new_temp(TypeHint::Unknown);
-                    self.out.push(Stmt::Assign {
-                        dst: Place::var(t),
-                        value: recv.clone(),
-                        span,
-                    });
-                    self.out.push(Stmt::Assign {
-                        dst: p.clone(),
-                        value: Value::Null,
-                        span,
-                    });
-                    return Value::Place(Place::var(t));
+                if let Value::Place(p) = recv {
+                    return self.take_out(p, Value::Null, span);
                 }
             }
             // `queues.len()` of a list: its count, where the analysis knows the list.
@@ -602,18 +626,7 @@ impl Lowerer<'_, '_> {
             let taken = self.expr(args[0]);
             let after = args.get(1).map_or(Value::Unknown, |a| self.expr(a));
             if let Value::Place(p) = taken {
-                let t = self.new_temp(TypeHint::Unknown);
-                self.out.push(Stmt::Assign {
-                    dst: Place::var(t),
-                    value: Value::Place(p.clone()),
-                    span,
-                });
-                self.out.push(Stmt::Assign {
-                    dst: p,
-                    value: after,
-                    span,
-                });
-                return Value::Place(Place::var(t));
+                return self.take_out(p, after, span);
             }
             self.forget(vec![taken, after], span);
             return Value::Unknown;

@@ -288,6 +288,7 @@ impl Lowerer<'_, '_> {
         };
         match bare(e) {
             Expr::Reference(r) => local(&r.expr).map(|v| (v, false)),
+            Expr::RawAddr(r) => local(&r.expr).map(|v| (v, false)),
             Expr::Call(c) if c.args.len() == 1 => {
                 let segs = path_segments(&c.func)?;
                 let [.., ty, f] = segs.as_slice() else {
@@ -430,6 +431,8 @@ impl Lowerer<'_, '_> {
                 _ => Value::Scalar,
             },
             Expr::Reference(r) => self.expr(&r.expr),
+            // `&raw const x`, `&raw mut x`: a pointer to the same place.
+            Expr::RawAddr(r) => self.expr(&r.expr),
             Expr::Paren(p) => self.expr(&p.expr),
             Expr::Group(g) => self.expr(&g.expr),
             Expr::Unary(u) => {

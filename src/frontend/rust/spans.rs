@@ -44,6 +44,7 @@ fn has_attrs(e: &Expr) -> bool {
         Expr::Field(x) => &x.attrs,
         Expr::Index(x) => &x.attrs,
         Expr::Reference(x) => &x.attrs,
+        Expr::RawAddr(x) => &x.attrs,
         Expr::Unary(x) => &x.attrs,
         Expr::Paren(x) => &x.attrs,
         Expr::Binary(x) => &x.attrs,
@@ -86,6 +87,7 @@ fn first(e: &Expr) -> Option<Span> {
         Expr::Try(t) => first(&t.expr),
         Expr::Cast(c) => first(&c.expr),
         Expr::Reference(r) => Some(r.and_token.span),
+        Expr::RawAddr(r) => Some(r.and_token.span),
         Expr::Unary(u) => Some(match u.op {
             UnOp::Deref(t) => t.span,
             UnOp::Not(t) => t.span,
@@ -154,6 +156,7 @@ fn last(e: &Expr) -> Option<Span> {
         Expr::Assign(a) => last(&a.right),
         Expr::Try(t) => Some(t.question_token.span),
         Expr::Reference(r) => last(&r.expr),
+        Expr::RawAddr(r) => last(&r.expr),
         Expr::Unary(u) => last(&u.expr),
         Expr::Paren(p) => Some(p.paren_token.span.close()),
         Expr::Macro(m) => Some(delim_close(&m.mac.delimiter)),

@@ -398,6 +398,20 @@ impl Lowerer<'_, '_> {
 
     pub(super) fn let_pattern(&mut self, pat: &Pat, value: Value, span: Span) {
         let hint = pat_type(pat).map_or(TypeHint::Unknown, |t| self.hint_of(t));
+        // `let mut wait = vec![first];` of raw events: a wait list.
+        let hint = match &value {
+            Value::List(items)
+                if hint == TypeHint::Unknown
+                    && !items.is_empty()
+                    && items.iter().all(|x| {
+                        matches!(x, Value::Place(p)
+                            if p.proj.is_empty() && self.vars[p.var].hint == TypeHint::Event)
+                    }) =>
+            {
+                TypeHint::EventList
+            }
+            _ => hint,
+        };
         let idents = pat_idents(pat);
         // `let (n, wait): (cl_uint, *const cl_event) = ..`: the pattern inside the type.
         let shape = strip_pat_type(pat);

@@ -145,6 +145,7 @@ pub(super) fn strip(e: &Expr) -> &Expr {
         Expr::Paren(p) => strip(&p.expr),
         Expr::Group(g) => strip(&g.expr),
         Expr::Reference(r) => strip(&r.expr),
+        Expr::RawAddr(r) => strip(&r.expr),
         Expr::Cast(c) => strip(&c.expr),
         _ => e,
     }
