@@ -318,7 +318,15 @@ impl State {
             host_buffers,
             pending_host: union_vec_map(&this.pending_host, &o.pending_host),
             pending_src: union_vec_map(&this.pending_src, &o.pending_src),
-            residency: join_residency(&this.residency, &o.residency),
+            // Where one path failed a command and the other did not, where buffers are is
+            // the other's: the failed one is leaving through error handling (`err =
+            // clEnqueue..(..); if (err == CL_SUCCESS) err = ..;` chains join before the check
+            // that leaves).
+            residency: match (this.failed, o.failed) {
+                (true, false) => o.residency.clone(),
+                (false, true) => this.residency.clone(),
+                _ => join_residency(&this.residency, &o.residency),
+            },
             escaped: this.escaped.union(&o.escaped).copied().collect(),
             live_raw: (this.live_raw.union(&o.live_raw))
                 .filter(|k| !lost.contains(*k))
@@ -330,6 +338,7 @@ impl State {
                 .copied()
                 .collect(),
             error_exit: this.error_exit && o.error_exit,
+            failed: this.failed && o.failed,
             declined_wait: (this.declined_wait == o.declined_wait)
                 .then_some(this.declined_wait)
                 .flatten(),

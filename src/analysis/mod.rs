@@ -221,6 +221,9 @@ struct State {
     mapped_for_write: BTreeSet<ObjId>,
     /// The path handles a failed status check ([`Stmt::ErrorExit`]).
     error_exit: bool,
+    /// A command on the path failed ([`Stmt::Failed`]): the path is on its way out
+    /// through error handling.
+    failed: bool,
     /// The frame that passed `None` for an optional wait list whose `None` arm this path
     /// of a callee took: a command here without a wait list leaves it out on that
     /// frame's word.

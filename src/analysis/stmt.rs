@@ -854,6 +854,7 @@ impl<'f> Analyzer<'f> {
                 }
             }
             Stmt::Failed { value, commands } => {
+                st.failed = true;
                 let mut failed: Vec<usize> = match self.eval(&mut st, value, None, "result") {
                     AVal::Events(evs) => evs.iter().copied().collect(),
                     _ => Vec::new(),
