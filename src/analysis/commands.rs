@@ -208,7 +208,7 @@ impl<'f> Analyzer<'f> {
     /// A command as written and the call it was reached through in the function analyzed
     /// (`download(..)` on two lines is two commands to report on, the passes of one loop
     /// over one line are one).
-    fn site_key(&mut self, inst: usize) -> usize {
+    pub(super) fn site_key(&mut self, inst: usize) -> usize {
         let site = (self.frames_of(self.insts[inst].frame).first())
             .and_then(|f| self.frame_sites.get(f))
             .map(|(_, span, _)| (span.file, span.start));

@@ -174,7 +174,9 @@ impl<'f> Analyzer<'f> {
     /// Records an unreleased raw event.
     pub(super) fn leak(&mut self, key: RawKey, overwritten: Option<Span>) {
         let (id, site) = match key {
-            RawKey::Inst(i) => (self.insts[i].cmd.id, self.insts[i].cmd.span),
+            // One per call that leads to the command: a helper that hands its event out
+            // leaks it at each call that drops it.
+            RawKey::Inst(i) => (self.site_key(i), self.insts[i].cmd.span),
             RawKey::User(o) => (
                 usize::MAX - o,
                 self.user_sites.get(&o).copied().unwrap_or_default(),

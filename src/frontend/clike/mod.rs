@@ -3618,6 +3618,8 @@ impl Lowerer<'_> {
         let v = &self.vars[p.var];
         self.cx.lang == Lang::Cpp
             && !matches!(v.hint, TypeHint::Event | TypeHint::EventList)
+            // `cl_event *copied`: where a raw event goes.
+            && !self.event_ptrs.contains(&p.var)
             && v.fields.is_empty()
             && !v.name.starts_with('%')
     }
