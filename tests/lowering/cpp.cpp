@@ -216,3 +216,21 @@ void chosen_order(cl_context ctx, cl_device_id dev, cl_mem m, bool ooo)
     clEnqueueMigrateMemObjects(q, 1, &m, 0, 0, nullptr, &raw);
     owned held{raw};
 }
+
+// A range-for whose body stores through the member (`&l.done`) walks the list by index.
+struct Lane {
+    cl::CommandQueue q;
+    cl::Kernel k;
+    cl::Event done;
+};
+
+void lanes_by_reference(std::vector<Lane> &given, cl::Context ctx, cl::Device dev)
+{
+    std::vector<Lane> lanes(2);
+    for (Lane &l : lanes)
+        l.q = cl::CommandQueue(ctx, dev);
+    for (Lane &l : lanes)
+        l.q.enqueueNDRangeKernel(l.k, cl::NullRange, cl::NDRange(64), cl::NullRange, nullptr, &l.done);
+    for (Lane &l : given)
+        l.q.finish();
+}

@@ -1684,13 +1684,21 @@ impl Lowerer<'_> {
                             dst: None,
                         });
                     }
-                    // `for (DevPlan &pl : plan)` over a local array of a constant length: a
-                    // loop over its indices, `pl` the member at each.
+                    // `for (DevPlan &pl : plan)` over a local array of a constant length, or
+                    // `for (Band &b : bands) b.q.enqueue..(.., &b.done)` storing through the
+                    // members of a list walked member by member: a loop over its indices,
+                    // `pl` the member at each.
                     (Some(Value::Place(l)), Some(v))
                         if l.proj.is_empty()
-                            && self.lens.get(&l.var).is_some_and(|n| *n <= MAX_WALKED_LEN) =>
+                            && (self.lens.get(&l.var).is_some_and(|n| *n <= MAX_WALKED_LEN)
+                                || (walked && shape.reference)) =>
                     {
-                        let len = self.lens[&l.var];
+                        let count = match self.lens.get(&l.var) {
+                            Some(&len) if len <= MAX_WALKED_LEN => {
+                                EachSource::Upto(Value::Int(len))
+                            }
+                            _ => EachSource::UptoLen(0, Value::Place(l.clone())),
+                        };
                         let i = self.new_temp(TypeHint::Scalar);
                         let member = Place {
                             var: l.var,
@@ -1712,7 +1720,7 @@ impl Lowerer<'_> {
                             }
                         });
                         self.out.push(Stmt::ForEach {
-                            sources: vec![EachSource::Upto(Value::Int(len))],
+                            sources: vec![count],
                             binds: vec![(Place::var(i), EachPart::Member(0))],
                             body,
                             tail: Value::Unknown,
