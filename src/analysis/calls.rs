@@ -11,6 +11,9 @@ pub(super) struct InlineCx {
     pub(super) callee: String,
     /// Its frame: a number no other call shares (the analyzed function is frame 0).
     pub(super) frame: usize,
+    /// Its own variables are those from this one on (none for a closure, whose
+    /// variables are its function's).
+    pub(super) vars_from: usize,
     /// The state and value at each of its returns.
     pub(super) returns: Vec<(State, AVal)>,
     /// Those at returns after a failed status check ([`Stmt::ErrorExit`]).
@@ -530,6 +533,7 @@ impl<'f> Analyzer<'f> {
         self.inlined.push(InlineCx {
             callee: callee.to_string(),
             frame: self.frames,
+            vars_from: offset,
             returns: Vec::new(),
             error_returns: Vec::new(),
         });
@@ -610,6 +614,7 @@ impl<'f> Analyzer<'f> {
         self.inlined.push(InlineCx {
             callee: format!("|{}|", name.unwrap_or_default()),
             frame,
+            vars_from: usize::MAX,
             returns: Vec::new(),
             error_returns: Vec::new(),
         });
@@ -639,6 +644,13 @@ impl<'f> Analyzer<'f> {
     }
 
     /// The frames from the analyzed function (not included) in to `frame`.
+    /// The frame whose function a variable is a local or parameter of.
+    pub(super) fn frame_of_var(&self, v: Var) -> usize {
+        (self.inlined.iter().rev())
+            .find(|cx| cx.vars_from <= v)
+            .map_or(0, |cx| cx.frame)
+    }
+
     pub(super) fn frames_of(&self, mut frame: usize) -> Vec<usize> {
         let mut out = Vec::new();
         while let Some((parent, _, _)) = self.frame_sites.get(&frame) {

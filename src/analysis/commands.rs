@@ -541,8 +541,11 @@ impl<'f> Analyzer<'f> {
                 self.overwrite(st, e);
                 let name = self.place_name(e);
                 if !name.starts_with('%') {
-                    let frame = self.frame();
-                    self.event_vars.entry((i, frame)).or_insert(name);
+                    // Also in the caller whose variable it is (`zero(q, b, &ev_zero)` writing
+                    // through its `cl_event *done`): named there as the caller wrote it.
+                    for frame in [self.frame(), self.frame_of_var(e.var)] {
+                        self.event_vars.entry((i, frame)).or_insert(name.clone());
+                    }
                 }
                 // What the place held before (an outside event) it holds no more.
                 remove_parts(&mut self.found, e, true);
