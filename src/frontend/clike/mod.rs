@@ -1280,7 +1280,16 @@ impl Lowerer<'_> {
     fn value_bytes(&self, n: Node<'_>) -> Option<u64> {
         let n = strip(n);
         match n.kind() {
-            "identifier" => self.scalar_sizes.get(&self.lookup(self.txt(n))?).copied(),
+            "identifier" => match self.lookup(self.txt(n)) {
+                Some(v) => self.scalar_sizes.get(&v).copied(),
+                // `sizeof(n_)` of a member of the method's class.
+                None => {
+                    let class = self.class.as_ref()?;
+                    let declared =
+                        (self.cx.field_types).get(&format!("{class}::{}", self.txt(n)))?;
+                    c_type_size(&self.cx.real_type(declared))
+                }
+            },
             // `count[d]` of a `std::vector<size_t>`.
             "subscript_expression" => {
                 let base = strip(n.child_by_field_name("argument")?);
