@@ -107,3 +107,20 @@ unsafe fn callbacks(q: cl_command_queue, m: cl_mem, host: &mut [f32]) {
     clSetEventCallback(rd, CL_COMPLETE, Some(on_done), ptr::null_mut());
     clReleaseEvent(rd);
 }
+
+// A macro of the file is expanded where it is called; its `return Err(..)` is the `?` of
+// that code.
+macro_rules! set {
+    ($k:expr, $i:expr, $v:expr) => {{
+        let status = clSetKernelArg($k, $i, std::mem::size_of_val($v), $v as *const _ as *const c_void);
+        if status != CL_SUCCESS {
+            return Err(status);
+        }
+    }};
+}
+
+unsafe fn macro_args(k: cl_kernel, buf: cl_mem, host: &Vec<f32>) -> Result<(), cl_int> {
+    set!(k, 0, &buf);
+    set!(k, 1, host);
+    Ok(())
+}

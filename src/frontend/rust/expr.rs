@@ -45,6 +45,9 @@ pub(super) fn string_ctor(func: &Expr) -> bool {
 /// The longest `[x; N]` of null handles read slot by slot.
 const MAX_SLOTS: u64 = 64;
 
+/// How deep calls of the file's macros are expanded inside one another.
+const MAX_EXPANSION_DEPTH: usize = 8;
+
 /// Macros that only read their arguments.
 pub(super) const READING_MACROS: &[&str] = &[
     "println",
@@ -899,11 +902,13 @@ impl Lowerer<'_, '_> {
                     None => Value::Unknown,
                 };
                 // A closure's `return Err(..)`: its caller's `?` takes it on, and the
-                // analysis follows the path where calls succeed, as it does for `?`.
+                // analysis follows the path where calls succeed, as it does for `?`. So for
+                // the `return Err(..)` of a checking macro of the file (`cl_try!(err)`),
+                // which is the `?` of that code.
                 let error = r.expr.as_deref().is_some_and(|x| {
                     matches!(strip(x), Expr::Call(c) if path_segments(&c.func).is_some_and(|s| s == ["Err"]))
                 });
-                if error && self.closure_calls > 0 {
+                if error && (self.closure_calls > 0 || self.expanding > 0) {
                     self.out.push(Stmt::Branch(Vec::new()));
                 } else {
                     // A function's `return Err(..)`: a caller that follows it goes on from
@@ -994,6 +999,18 @@ impl Lowerer<'_, '_> {
                 if checked_call(first) && rest.iter().all(message) {
                     return self.expr(first);
                 }
+            }
+        }
+        // Any other macro of the file (`arg!(kernel, 2, &value)` around `clSetKernelArg`):
+        // what it expands to.
+        if self.expanding < MAX_EXPANSION_DEPTH {
+            let expanded = (self.cx.macros.get(&name))
+                .and_then(|rules| super::macros::expand(rules, m, spans::path_first(&m.path)?));
+            if let Some(e) = expanded {
+                self.expanding += 1;
+                let v = self.expr(&e);
+                self.expanding -= 1;
+                return v;
             }
         }
         // A macro handed closures (`program_closures!(|p, ..| ..)`): their bodies are code

@@ -70,6 +70,8 @@ pub(super) struct Defs {
     /// The type a field names by a plain path, by struct and field (`settings: Settings`:
     /// `Settings`).
     pub(super) field_types: HashMap<(String, String), String>,
+    /// `macro_rules!` macros that can be expanded, by name.
+    pub(super) macros: HashMap<String, Vec<super::macros::Rule>>,
     /// Enums without explicit discriminants: their variants, in order (`Side::B` is 1).
     pub(super) enums: HashMap<String, Vec<String>>,
     /// The types that implement each trait the file implements (`Backend`: `TwoGpu`).
@@ -171,6 +173,12 @@ pub(super) fn collect_defs(items: &[syn::Item], prefix: Option<&str>, defs: &mut
                 let variants = en.variants.iter().map(|v| v.ident.to_string()).collect();
                 defs.enums
                     .insert(qualify(prefix, &en.ident.to_string()), variants);
+            }
+            syn::Item::Macro(m) => {
+                let rules = super::macros::rules(m);
+                if let (Some(name), false) = (&m.ident, rules.is_empty()) {
+                    defs.macros.insert(name.to_string(), rules);
+                }
             }
             syn::Item::Struct(st) => {
                 let mut fields = Vec::new();

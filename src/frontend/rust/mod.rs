@@ -23,6 +23,7 @@ mod expr;
 mod fills;
 mod floats;
 mod index;
+mod macros;
 mod spans;
 mod stmt;
 mod syntax;
@@ -101,6 +102,7 @@ pub fn lower_file(file_id: usize, src: &SourceFile, ast: &syn::File, module: &[S
         structs: defs.structs,
         field_sizes: defs.field_sizes,
         field_types: defs.field_types,
+        macros: defs.macros,
         member_structs: defs.member_structs,
         sole_impls,
         returns,
@@ -144,6 +146,8 @@ struct FileCx<'a> {
     field_sizes: HashMap<(String, String), u64>,
     /// The type a field names by a plain path (`Pipeline.settings`: `Settings`).
     field_types: HashMap<(String, String), String>,
+    /// The file's `macro_rules!` macros that can be expanded, by name.
+    macros: HashMap<String, Vec<macros::Rule>>,
     /// The struct the members of a collection field are (`Pipeline.stages`: `Stage`).
     member_structs: HashMap<(String, String), String>,
     /// Constants that are one element's size (`const F: usize = size_of::<f32>()`).
@@ -373,6 +377,7 @@ impl FileCx<'_> {
             closures: HashMap::new(),
             closure_lists: HashMap::new(),
             inlining: 0,
+            expanding: 0,
             closure_calls: 0,
             inlined_fns: Vec::new(),
             mut_refs: HashMap::new(),
@@ -522,6 +527,8 @@ struct Lowerer<'c, 'a> {
     inlining: usize,
     /// Closure bodies being lowered as a [`Stmt::Closure`], whose `return`s they end.
     closure_calls: usize,
+    /// Calls of the file's own macros being expanded, innermost last.
+    expanding: usize,
     /// The free functions being lowered where they are called, innermost last.
     inlined_fns: Vec<String>,
     /// Locals bound to a `&mut place` handed to a closure (`f(&mut ev)` of `|e| ..`): what

@@ -22,7 +22,7 @@ fn delim_close(d: &syn::MacroDelimiter) -> Span {
     }
 }
 
-fn path_first(p: &syn::Path) -> Option<Span> {
+pub fn path_first(p: &syn::Path) -> Option<Span> {
     match &p.leading_colon {
         Some(c) => Some(c.spans[0]),
         None => p.segments.first().map(|s| s.ident.span()),
