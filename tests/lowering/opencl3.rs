@@ -180,3 +180,11 @@ fn collected(ctx: &Context, p: &Program) -> Result<()> {
     drop(named);
     Ok(())
 }
+
+/// `deps.to_vec()` of a slice of raw events is those events.
+fn copied_waits(q: &CommandQueue, k: &Kernel, deps: &[cl_event]) -> Result<()> {
+    let waits: Vec<cl_event> = deps.to_vec();
+    let ev = unsafe { ExecuteKernel::new(k).set_global_work_size(64).set_event_wait_list(&waits).enqueue_nd_range(q)? };
+    ev.wait()?;
+    Ok(())
+}

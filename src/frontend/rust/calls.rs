@@ -352,6 +352,13 @@ impl Lowerer<'_, '_> {
                     },
                 };
             }
+            // `deps.to_vec()` of a `&[cl_event]`: the same events, in a list of its own.
+            ("to_vec", 0)
+                if matches!(&recv, Value::List(_))
+                    || matches!(&recv, Value::Place(p) if p.proj.is_empty() && self.vars[p.var].hint == TypeHint::EventList) =>
+            {
+                return recv;
+            }
             ("to_vec", 0) => {
                 return Value::Host {
                     kind: HostKind::Vec,
