@@ -523,7 +523,7 @@ fn run_check(args: CheckArgs, flags: &[(String, RuleLevel, String)]) -> ExitCode
         for p in &refused {
             eprintln!("error: {}: {}", p.path.display(), p.message);
         }
-        print!("{}", fix::diff(&edits));
+        write_out(&fix::diff(&edits));
         let n: usize = edits.iter().map(|e| e.fixes).sum();
         if !args.quiet {
             eprintln!(
@@ -637,16 +637,23 @@ fn emit(report: &Report, args: &CheckArgs) -> std::io::Result<()> {
 }
 
 fn print_rules() {
-    println!("{:<8} {:<32} {:<8} summary", "code", "name", "level");
+    let mut text = format!("{:<8} {:<32} {:<8} summary\n", "code", "name", "level");
     for r in RULES {
-        println!(
-            "{:<8} {:<32} {:<8} {}",
+        text += &format!(
+            "{:<8} {:<32} {:<8} {}\n",
             r.code,
             r.name,
             r.level.as_str(),
             r.summary
         );
     }
+    write_out(&text);
+}
+
+/// Writes to standard output; a reader that stops early (`| head`) ends the output, it is
+/// no error.
+fn write_out(text: &str) {
+    let _ = std::io::stdout().lock().write_all(text.as_bytes());
 }
 
 fn rules_json() -> String {
@@ -687,7 +694,7 @@ pub fn main() -> ExitCode {
         Some(Command::Check(args)) => run_check(*args, &flags),
         Some(Command::Explain { rule }) => match rules::find(&rule) {
             Some(r) => {
-                print!("{}", r.doc);
+                write_out(r.doc);
                 ExitCode::SUCCESS
             }
             None => {
@@ -715,7 +722,7 @@ pub fn main() -> ExitCode {
         },
         Some(Command::Debug(DebugCommand::Trace { file })) => match debug_trace(&file) {
             Ok(s) => {
-                print!("{s}");
+                write_out(&s);
                 ExitCode::SUCCESS
             }
             Err(e) => {
@@ -725,7 +732,7 @@ pub fn main() -> ExitCode {
         },
         Some(Command::Debug(DebugCommand::Ir { file })) => match debug_ir(&file) {
             Ok(s) => {
-                print!("{s}");
+                write_out(&s);
                 ExitCode::SUCCESS
             }
             Err(e) => {

@@ -733,3 +733,53 @@ fn files_past_the_size_limit_are_named_and_not_read() {
         stderr(&o)
     );
 }
+
+/// A reader that stops early (`debug ir big.rs | head -1`) ends the output: the process
+/// exits without a panic. The IR is far longer than a pipe holds, so the writer meets the
+/// closed pipe.
+#[test]
+fn output_to_a_reader_that_stops_early_is_no_crash() {
+    use std::io::Read;
+    use std::process::Stdio;
+    let d = tempfile::tempdir().unwrap();
+    let file = d.path().join("big.rs");
+    let mut src = String::from("use cl_sys::*;\nunsafe fn f(q: cl_command_queue) {\n");
+    for _ in 0..20_000 {
+        src += "    clFinish(q);\n";
+    }
+    src += "}\n";
+    std::fs::write(&file, src).unwrap();
+    let mut child = bin()
+        .args(["debug", "ir"])
+        .arg(&file)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = [0u8; 16];
+    child.stdout.take().unwrap().read_exact(&mut first).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(first.starts_with(b"fn f"), "{first:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_eq!(out.status.code(), Some(0));
+}
+
+/// A macro of the file that calls itself several times is expanded a bounded number of
+/// times: four calls eight deep would be 65,536 expansions, the cap keeps it to hundreds.
+#[test]
+fn a_self_multiplying_macro_is_expanded_a_bounded_number_of_times() {
+    let d = tempfile::tempdir().unwrap();
+    let file = d.path().join("four.rs");
+    std::fs::write(
+        &file,
+        "use cl_sys::*;\n\
+         macro_rules! four { ($e:expr) => { { four!($e); four!($e); four!($e); four!($e); clFinish($e); } }; }\n\
+         unsafe fn f(q: cl_command_queue) {\n    four!(q);\n}\n",
+    )
+    .unwrap();
+    let out = run(&["debug", "ir", file.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0));
+    let finishes = stdout(&out).matches("finish q").count();
+    assert!((1..=256).contains(&finishes), "{finishes} finishes");
+}

@@ -48,6 +48,10 @@ const MAX_SLOTS: u64 = 64;
 /// How deep calls of the file's macros are expanded inside one another.
 const MAX_EXPANSION_DEPTH: usize = 8;
 
+/// How many calls of the file's macros one function expands, all depths together (a
+/// macro that calls itself four times, eight deep, would otherwise expand 65,536 times).
+const MAX_EXPANSIONS: usize = 256;
+
 /// Macros that only read their arguments.
 pub(super) const READING_MACROS: &[&str] = &[
     "println",
@@ -1003,10 +1007,11 @@ impl Lowerer<'_, '_> {
         }
         // Any other macro of the file (`arg!(kernel, 2, &value)` around `clSetKernelArg`):
         // what it expands to.
-        if self.expanding < MAX_EXPANSION_DEPTH {
+        if self.expanding < MAX_EXPANSION_DEPTH && self.expansions < MAX_EXPANSIONS {
             let expanded = (self.cx.macros.get(&name))
                 .and_then(|rules| super::macros::expand(rules, m, spans::path_first(&m.path)?));
             if let Some(e) = expanded {
+                self.expansions += 1;
                 self.expanding += 1;
                 let v = self.expr(&e);
                 self.expanding -= 1;

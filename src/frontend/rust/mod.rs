@@ -378,6 +378,7 @@ impl FileCx<'_> {
             closure_lists: HashMap::new(),
             inlining: 0,
             expanding: 0,
+            expansions: 0,
             closure_calls: 0,
             inlined_fns: Vec::new(),
             mut_refs: HashMap::new(),
@@ -529,6 +530,8 @@ struct Lowerer<'c, 'a> {
     closure_calls: usize,
     /// Calls of the file's own macros being expanded, innermost last.
     expanding: usize,
+    /// Calls of the file's own macros expanded in the function so far.
+    expansions: usize,
     /// The free functions being lowered where they are called, innermost last.
     inlined_fns: Vec<String>,
     /// Locals bound to a `&mut place` handed to a closure (`f(&mut ev)` of `|e| ..`): what
