@@ -3220,9 +3220,10 @@ impl Lowerer<'_> {
             }
             "null" | "nullptr" => Value::Null,
             "number_literal" => int_text(self.txt(n)).map_or(Value::Scalar, Value::Int),
-            "true" | "false" | "char_literal" | "sizeof_expression" | "alignof_expression" => {
-                Value::Scalar
-            }
+            // `Lane(ctx, dev, prog, false)`: a flag a callee's `if (ooo)` can decide on.
+            "true" => Value::Int(1),
+            "false" => Value::Int(0),
+            "char_literal" | "sizeof_expression" | "alignof_expression" => Value::Scalar,
             "string_literal" | "concatenated_string" | "raw_string_literal" => {
                 Value::Str(self.cx.string_of_in(&self.text, n))
             }
