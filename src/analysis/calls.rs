@@ -643,7 +643,6 @@ impl<'f> Analyzer<'f> {
         Some(st)
     }
 
-    /// The frames from the analyzed function (not included) in to `frame`.
     /// The frame whose function a variable is a local or parameter of.
     pub(super) fn frame_of_var(&self, v: Var) -> usize {
         (self.inlined.iter().rev())
@@ -651,6 +650,7 @@ impl<'f> Analyzer<'f> {
             .map_or(0, |cx| cx.frame)
     }
 
+    /// The frames from the analyzed function (not included) in to `frame`.
     pub(super) fn frames_of(&self, mut frame: usize) -> Vec<usize> {
         let mut out = Vec::new();
         while let Some((parent, _, _)) = self.frame_sites.get(&frame) {

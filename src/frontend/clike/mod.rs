@@ -1283,12 +1283,7 @@ impl Lowerer<'_> {
             "identifier" => match self.lookup(self.txt(n)) {
                 Some(v) => self.scalar_sizes.get(&v).copied(),
                 // `sizeof(n_)` of a member of the method's class.
-                None => {
-                    let class = self.class.as_ref()?;
-                    let declared =
-                        (self.cx.field_types).get(&format!("{class}::{}", self.txt(n)))?;
-                    c_type_size(&self.cx.real_type(declared))
-                }
+                None => c_type_size(&self.cx.real_type(self.member_type(self.txt(n))?)),
             },
             // `count[d]` of a `std::vector<size_t>`.
             "subscript_expression" => {
@@ -2976,9 +2971,7 @@ impl Lowerer<'_> {
             let span = self.span(init);
             self.fresh_statement();
             let items = named(*args);
-            let ty = (self.class.as_ref())
-                .and_then(|c| self.cx.field_types.get(&format!("{c}::{name}")))
-                .cloned();
+            let ty = self.member_type(&name).cloned();
             // One value of the member's own kind (`ctx_(ctx)`) is a copy of it.
             let copy = |l: &Self, one: Node<'_>, ty: &str| {
                 let hint = declared_hint(&l.cx.real_type(ty), None, 0);
@@ -3009,14 +3002,19 @@ impl Lowerer<'_> {
         self.elem_type(p).is_some()
     }
 
+    /// The declared type of a member of the class whose method this is.
+    fn member_type(&self, name: &str) -> Option<&String> {
+        let class = self.class.as_ref()?;
+        self.cx.field_types.get(&format!("{class}::{name}"))
+    }
+
     /// The element type of a `std::vector` a place is: a local's, or a member's of the
     /// class whose method this is (`queues` of `std::vector<cl::CommandQueue> queues;`).
     fn elem_type(&self, p: &Place) -> Option<String> {
         match p.proj.as_slice() {
             [] => self.elem_types.get(&p.var).cloned(),
-            [Proj::Field(f)] => (self.class.as_ref())
-                .filter(|_| self.vars[p.var].name == "this")
-                .and_then(|c| self.cx.field_types.get(&format!("{c}::{f}")))
+            [Proj::Field(f)] if self.vars[p.var].name == "this" => self
+                .member_type(f)
                 .and_then(|ty| vector_elem(&self.cx.real_type(ty)).map(str::to_string)),
             _ => None,
         }

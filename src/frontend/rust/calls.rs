@@ -6,7 +6,9 @@ use syn::{Expr, Type};
 use super::each::{EachBody, EACH_ADAPTERS};
 use super::expr::string_ctor;
 use super::index::qualify;
-use super::syntax::{closure_of, int_lit, path_segments, strip, strip_pat_type};
+use super::syntax::{
+    closure_of, int_lit, path_segments, same_members_adapter, strip, strip_pat_type,
+};
 use super::types::{callee_type, constructed_type, unwrapped};
 use super::{spans, tuple_arity, Lowerer};
 use crate::frontend::bindings::Bindings;
@@ -42,13 +44,7 @@ fn same_members(mc: &syn::ExprMethodCall) -> Option<&Expr> {
     let mut took = false;
     loop {
         match e {
-            Expr::MethodCall(m)
-                if m.args.is_empty()
-                    && matches!(
-                        m.method.to_string().as_str(),
-                        "iter" | "into_iter" | "cloned" | "copied"
-                    ) =>
-            {
+            Expr::MethodCall(m) if same_members_adapter(m) => {
                 e = &m.receiver;
                 adapters += 1;
             }
@@ -165,6 +161,11 @@ impl Lowerer<'_, '_> {
             span,
         });
         Value::Place(Place::var(t))
+    }
+
+    /// Whether a value is a local list of raw events (`wait: &[cl_event]`).
+    fn is_event_list(&self, v: &Value) -> bool {
+        matches!(v, Value::Place(p) if p.proj.is_empty() && self.vars[p.var].hint == TypeHint::EventList)
     }
 
     pub(super) fn method_call(&mut self, mc: &syn::ExprMethodCall) -> Value {
@@ -336,9 +337,7 @@ impl Lowerer<'_, '_> {
             }
             ("as_ptr" | "as_mut_ptr", 0) if matches!(recv, Value::List(_)) => return recv,
             // `wait.as_ptr()` of a `&[cl_event]`: the events.
-            ("as_ptr", 0) if matches!(&recv, Value::Place(p) if p.proj.is_empty() && self.vars[p.var].hint == TypeHint::EventList) => {
-                return recv
-            }
+            ("as_ptr", 0) if self.is_event_list(&recv) => return recv,
             // `queue.as_ptr()` of a wrapper (ocl-core's `CommandQueue`): its raw handle.
             ("as_ptr", 0) if matches!(&recv, Value::Place(p) if self.vars[p.var].hint.is_handle()) => {
                 return recv
@@ -353,11 +352,8 @@ impl Lowerer<'_, '_> {
                 };
             }
             // `deps.to_vec()` of a `&[cl_event]`: the same events, in a list of its own.
-            ("to_vec", 0)
-                if matches!(&recv, Value::List(_))
-                    || matches!(&recv, Value::Place(p) if p.proj.is_empty() && self.vars[p.var].hint == TypeHint::EventList) =>
-            {
-                return recv;
+            ("to_vec", 0) if matches!(&recv, Value::List(_)) || self.is_event_list(&recv) => {
+                return recv
             }
             ("to_vec", 0) => {
                 return Value::Host {

@@ -7,7 +7,8 @@ use syn::visit::{self, Visit};
 use syn::{Expr, Pat};
 
 use super::syntax::{
-    has_break, has_return, int_lit, is_assign_op, member_name, pat_idents, path_segments, strip,
+    has_break, has_return, int_lit, is_assign_op, member_name, pat_idents, path_segments,
+    same_members_adapter, strip,
 };
 use super::{spans, Lowerer};
 use crate::frontend::arith;
@@ -658,15 +659,7 @@ fn chained(e: &Expr) -> Option<(&Expr, &Expr)> {
         Expr::MethodCall(mc) if mc.method == "chain" && mc.args.len() == 1 => {
             Some((&mc.receiver, &mc.args[0]))
         }
-        Expr::MethodCall(mc)
-            if mc.args.is_empty()
-                && matches!(
-                    mc.method.to_string().as_str(),
-                    "copied" | "cloned" | "iter" | "into_iter"
-                ) =>
-        {
-            chained(&mc.receiver)
-        }
+        Expr::MethodCall(mc) if same_members_adapter(mc) => chained(&mc.receiver),
         _ => None,
     }
 }

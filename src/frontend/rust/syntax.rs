@@ -258,6 +258,16 @@ pub(super) fn loop_exits(b: &syn::Block) -> (bool, bool) {
 
 /// A macro's tokens as expressions separated by commas (`vec![a, b]`, `check!(f(..), "what")`),
 /// where they parse so.
+/// An adapter whose items are the receiver's members unchanged (`iter`, `into_iter`,
+/// `cloned`, `copied`).
+pub(super) fn same_members_adapter(m: &syn::ExprMethodCall) -> bool {
+    m.args.is_empty()
+        && matches!(
+            m.method.to_string().as_str(),
+            "iter" | "into_iter" | "cloned" | "copied"
+        )
+}
+
 pub(super) fn macro_args(m: &syn::Macro) -> Option<Vec<Expr>> {
     m.parse_body_with(syn::punctuated::Punctuated::<Expr, syn::Token![,]>::parse_terminated)
         .ok()
