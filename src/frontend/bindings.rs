@@ -71,6 +71,8 @@ pub enum Role {
     Pattern,
     /// The buffer a sub-buffer is a region of.
     Parent,
+    /// Where a query writes its answer (`param_value`): not known after the call.
+    Out,
     Ignore,
 }
 
@@ -269,6 +271,7 @@ fn parse_role(s: &str) -> Result<Role, String> {
         "parent" => Role::Parent,
         "wait_ptr" => Role::WaitPtr,
         "event_out" => Role::EventOut,
+        "out" => Role::Out,
         "ignore" => Role::Ignore,
         _ => return Err(format!("unknown role `{s}`")),
     })

@@ -133,3 +133,25 @@ void unmap_if_mapped(cl_command_queue q, cl_mem m)
     if (mapped)
         clEnqueueUnmapMemObject(q, m, mapped, 0, NULL, NULL);
 }
+
+/* A build and the queries take their handles by value; what a query writes through its
+ * out-parameters is forgotten. */
+void queried(cl_context ctx, cl_command_queue q, cl_mem m, cl_program p, cl_device_id dev, cl_kernel k, cl_event ev)
+{
+    size_t wg = 0;
+    cl_int status = 0;
+    clBuildProgram(p, 1, &dev, "", NULL, NULL);
+    clGetKernelWorkGroupInfo(k, dev, CL_KERNEL_WORK_GROUP_SIZE, sizeof(wg), &wg, NULL);
+    clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(status), &status, NULL);
+    clSetKernelArg(k, 0, sizeof(size_t), &wg);
+    size_t n;
+    clCompileProgram(p, 1, &dev, "", 0, NULL, NULL, NULL, NULL);
+    clGetProgramBuildInfo(p, dev, CL_PROGRAM_BUILD_LOG, 0, NULL, &n);
+    clGetProgramInfo(p, CL_PROGRAM_NUM_DEVICES, 0, NULL, &n);
+    clGetKernelInfo(k, CL_KERNEL_NUM_ARGS, 0, NULL, &n);
+    clGetKernelArgInfo(k, 0, CL_KERNEL_ARG_NAME, 0, NULL, &n);
+    clGetDeviceInfo(dev, CL_DEVICE_NAME, 0, NULL, &n);
+    clGetMemObjectInfo(m, CL_MEM_SIZE, 0, NULL, &n);
+    clGetCommandQueueInfo(q, CL_QUEUE_PROPERTIES, 0, NULL, &n);
+    clGetContextInfo(ctx, CL_CONTEXT_NUM_DEVICES, 0, NULL, &n);
+}

@@ -1,13 +1,14 @@
 // Every modeled cl3 API. Read by `debug ir` only.
 use cl3::command_queue::*;
-use cl3::device::get_device_ids;
+use cl3::context::{create_context, create_context_from_type, get_context_info};
+use cl3::device::{get_device_ids, get_device_info};
 use cl3::event::{
     create_user_event, get_event_info, get_event_profiling_info, release_event, retain_event, set_event_callback, set_user_event_status, wait_for_events,
 };
-use cl3::kernel::{create_kernel, set_kernel_arg};
-use cl3::memory::create_buffer;
+use cl3::kernel::{create_kernel, get_kernel_arg_info, get_kernel_info, get_kernel_work_group_info, set_kernel_arg};
+use cl3::memory::{create_buffer, get_mem_object_info};
 use cl3::memory::create_sub_buffer;
-use cl3::program::create_program_with_source;
+use cl3::program::{build_program, compile_program, create_program_with_source, get_program_build_info, get_program_info};
 
 unsafe fn objects(context: cl_context, device: cl_device_id, host: &mut Vec<f32>) {
     let q0 = create_command_queue(context, device, 0)?;
@@ -108,4 +109,26 @@ unsafe fn raw_chain(queue: cl_command_queue, kernel: cl_kernel, buf: cl_mem, wai
         release_event(old)?;
     }
     last.ok_or(-1)
+}
+
+/// A build and the queries take their handles by value: the program and the kernel stay
+/// known; a context is made.
+unsafe fn built(devices: &[cl_device_id], queue: cl_command_queue, buf: cl_mem) -> Result<(), cl_int> {
+    let pair = [devices[0], devices[1]];
+    let ctx = create_context(&pair, ptr::null(), None, ptr::null_mut())?;
+    let p = create_program_with_source(ctx, &[SRC])?;
+    build_program(p, &pair, c"", None, ptr::null_mut())?;
+    let log = get_program_build_info(p, pair[0], CL_PROGRAM_BUILD_LOG)?;
+    let k = create_kernel(p, c"k")?;
+    let wg = get_kernel_work_group_info(k, pair[0], CL_KERNEL_WORK_GROUP_SIZE)?;
+    let name = get_device_info(pair[1], CL_DEVICE_NAME)?;
+    let props = get_command_queue_info(queue, CL_QUEUE_PROPERTIES)?;
+    compile_program(p, &pair, c"", &[], &[], None, ptr::null_mut())?;
+    let binaries = get_program_info(p, CL_PROGRAM_BINARIES)?;
+    let args = get_kernel_info(k, CL_KERNEL_NUM_ARGS)?;
+    let access = get_kernel_arg_info(k, 0, CL_KERNEL_ARG_ACCESS_QUALIFIER)?;
+    let other = create_context_from_type(CL_DEVICE_TYPE_GPU, ptr::null(), None, ptr::null_mut())?;
+    let count = get_context_info(other, CL_CONTEXT_NUM_DEVICES)?;
+    let size = get_mem_object_info(buf, CL_MEM_SIZE)?;
+    Ok(())
 }

@@ -124,3 +124,25 @@ unsafe fn macro_args(k: cl_kernel, buf: cl_mem, host: &Vec<f32>) -> Result<(), c
     set!(k, 1, host);
     Ok(())
 }
+
+// A build and the queries take their handles by value; what a query writes through its
+// out-parameters is forgotten.
+unsafe fn queried(ctx: cl_context, q: cl_command_queue, m: cl_mem, p: cl_program, dev: cl_device_id, k: cl_kernel, ev: cl_event) {
+    let mut devs = [dev];
+    clBuildProgram(p, 1, devs.as_mut_ptr(), c"".as_ptr(), None, ptr::null_mut());
+    let mut wg: usize = 0;
+    clGetKernelWorkGroupInfo(k, dev, CL_KERNEL_WORK_GROUP_SIZE, size_of::<usize>(), &mut wg as *mut usize as *mut c_void, ptr::null_mut());
+    let mut status: cl_int = 0;
+    clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, size_of::<cl_int>(), &mut status as *mut cl_int as *mut c_void, ptr::null_mut());
+    clSetKernelArg(k, 0, size_of::<usize>(), &wg as *const usize as *const c_void);
+    let mut n: usize = 0;
+    clCompileProgram(p, 1, devs.as_mut_ptr(), c"".as_ptr(), 0, ptr::null(), ptr::null_mut(), None, ptr::null_mut());
+    clGetProgramBuildInfo(p, dev, CL_PROGRAM_BUILD_LOG, 0, ptr::null_mut(), &mut n);
+    clGetProgramInfo(p, CL_PROGRAM_NUM_DEVICES, 0, ptr::null_mut(), &mut n);
+    clGetKernelInfo(k, CL_KERNEL_NUM_ARGS, 0, ptr::null_mut(), &mut n);
+    clGetKernelArgInfo(k, 0, CL_KERNEL_ARG_NAME, 0, ptr::null_mut(), &mut n);
+    clGetDeviceInfo(dev, CL_DEVICE_NAME, 0, ptr::null_mut(), &mut n);
+    clGetMemObjectInfo(m, CL_MEM_SIZE, 0, ptr::null_mut(), &mut n);
+    clGetCommandQueueInfo(q, CL_QUEUE_PROPERTIES, 0, ptr::null_mut(), &mut n);
+    clGetContextInfo(ctx, CL_CONTEXT_NUM_DEVICES, 0, ptr::null_mut(), &mut n);
+}

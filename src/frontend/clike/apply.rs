@@ -474,7 +474,16 @@ impl Lowerer<'_> {
                 None => vals.first().cloned().unwrap_or(Value::Unknown),
             },
             Effect::Null => Value::Null,
-            Effect::ByValue | Effect::Query => Value::Scalar,
+            Effect::ByValue => Value::Scalar,
+            // What a query writes through its out-parameters (`&status`) is not known.
+            Effect::Query => {
+                let written = (api.args.iter().zip(&vals))
+                    .filter(|(r, _)| **r == Role::Out)
+                    .map(|(_, v)| v.clone())
+                    .collect();
+                self.forget(written, span);
+                Value::Scalar
+            }
             Effect::Release => {
                 // `ev[i]` in a loop: every element of `ev` an event was written to, and the
                 // element `i` where the analysis knows `i` (an unknown one releases any).

@@ -513,7 +513,16 @@ impl Lowerer<'_, '_> {
                 None => vals.first().cloned().unwrap_or(Value::Unknown),
             },
             Effect::Null => Value::Null,
-            Effect::ByValue | Effect::Query => Value::Scalar,
+            Effect::ByValue => Value::Scalar,
+            // What a query writes through its out-parameters (`&mut status`) is not known.
+            Effect::Query => {
+                let written = (api.args.iter().zip(&vals))
+                    .filter(|(r, _)| **r == Role::Out)
+                    .map(|(_, v)| v.clone())
+                    .collect();
+                self.forget(written, span);
+                Value::Scalar
+            }
             Effect::Release => {
                 self.out.push(Stmt::Release {
                     events: role_val(Role::Event),
