@@ -452,13 +452,17 @@ impl<'f> Analyzer<'f> {
                 && ((outside && in_helper)
                     || written.clone().any(|w| names_param(w, &self.callee_params)))
         });
-        // Its wait list is a parameter as the function got it (`nwait, wait` handed down).
+        // Its wait list is a parameter as the function got it (`nwait, wait` handed down),
+        // or a local copy of it, extended or not (`deps = wait.to_vec(); deps.push(..)`).
         let list_given = in_helper
             && lists.as_ref().is_some_and(|w| {
                 !w.is_empty()
-                    && w.iter().all(|x| {
-                        matches!(x, Value::Place(p) if p.proj.is_empty())
-                            && names_param(x, &self.callee_params)
+                    && w.iter().all(|x| match x {
+                        Value::Place(p) if p.proj.is_empty() => {
+                            names_param(x, &self.callee_params)
+                                || self.param_copies.contains(&p.var)
+                        }
+                        _ => false,
                     })
             });
         let operands_given = r.operands_given || in_closure;

@@ -118,6 +118,11 @@ impl CrateKernels {
 
     /// The kernel a place ending in field `f` (or in a member of it, `f[1]`) holds.
     pub fn kernel_of<'a>(&'a self, p: &'a Place) -> Option<&'a str> {
+        // A field that maps kernel names to kernels (`self.kernels["histogram"]`): the
+        // kernel of that name.
+        if let [.., Proj::Field(_), Proj::Key(name)] = p.proj.as_slice() {
+            return Some(name.as_str());
+        }
         let field = p.proj.iter().rev().find_map(|x| match x {
             Proj::Field(f) => Some(f),
             _ => None,

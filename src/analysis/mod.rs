@@ -399,6 +399,9 @@ struct Analyzer<'f> {
     callee_params: HashSet<Var>,
     /// The callee parameters that are a method's `self`.
     callee_receivers: HashSet<Var>,
+    /// Locals holding a whole list a callee was given (`let mut deps = wait.to_vec();`),
+    /// extended or not: waiting for them waits for what the caller chose.
+    param_copies: HashSet<Var>,
     /// The analyzed function's parameters: what is stored into them is the caller's.
     params: HashSet<Var>,
     /// Per call frame: its caller's frame, the call and the callee.
@@ -502,6 +505,7 @@ pub fn analyze<'f>(func: &Function, index: &'f Index<'f>, kernels: &mut Kernels)
         placeholder: HashSet::new(),
         callee_params: HashSet::new(),
         callee_receivers: HashSet::new(),
+        param_copies: HashSet::new(),
         params: func.params.iter().copied().collect(),
         frame_sites: HashMap::new(),
         returned_from: HashMap::new(),

@@ -340,6 +340,14 @@ impl<'f> Analyzer<'f> {
                     if let Some(o) = self.origin_of(value) {
                         self.param_origin.insert(dst.var, o);
                     }
+                    let whole =
+                        |v: &Var| self.callee_params.contains(v) || self.param_copies.contains(v);
+                    match value {
+                        Value::Place(src) if src.proj.is_empty() && whole(&src.var) => {
+                            self.param_copies.insert(dst.var)
+                        }
+                        _ => self.param_copies.remove(&dst.var),
+                    };
                 }
                 // A callee's store through its parameter (`s->q0 = ..` of `setup(&s)`)
                 // is a store into the caller's place; a store into the parameter itself

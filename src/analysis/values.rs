@@ -1011,7 +1011,13 @@ impl<'f> Analyzer<'f> {
                             Value::Place(p) => self.place_name(p),
                             _ => "kernel".into(),
                         };
-                        self.new_obj(ObjKind::Kernel { sig: None }, name)
+                        let k = self.new_obj(ObjKind::Kernel { sig: None }, name);
+                        // One of a map of kernels by name (`self.kernels["blur"]`): that
+                        // kernel's signature.
+                        if let Value::Place(p) = &**kernel {
+                            self.kernel_of_field(k, p);
+                        }
+                        k
                     }
                 };
                 let k = Some(k);

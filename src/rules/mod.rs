@@ -190,7 +190,9 @@ fn at_caller(fact: &Fact, f: Finding) -> Finding {
             consumer,
             ..
         } if !consumer.list_given => return f,
-        Fact::Unordered { consumer, .. } if consumer.waits_given => return f,
+        Fact::Unordered { consumer, .. } if consumer.waits_given && !consumer.list_given => {
+            return f
+        }
         // A helper that picks its queue and buffers itself and waits for nothing it could be
         // given: the missing wait is its own.
         Fact::Unordered { consumer, .. }
