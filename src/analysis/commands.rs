@@ -475,6 +475,7 @@ impl<'f> Analyzer<'f> {
         let wait_from = written.filter_map(|w| self.origin_of(w)).min().or(st
             .declined_wait
             .filter(|_| lists.as_ref().is_none_or(Vec::is_empty)));
+        let flags_from = cmd.flags.as_deref().and_then(|f| self.origin_of(f));
         let queue_name = self
             .shown
             .get(&q)
@@ -491,6 +492,7 @@ impl<'f> Analyzer<'f> {
             waits_given,
             list_given,
             wait_from,
+            flags_from,
             operands_given,
             receiver_only,
             buffers_own,
@@ -812,9 +814,16 @@ impl<'f> Analyzer<'f> {
         // device. A migration next is no use: it moves the buffer on itself.
         let pending_src = st.pending_src.remove(&b);
         if let Some(ms) = pending_src.filter(|_| kind != CommandKind::Migrate) {
+            let mut still = Vec::new();
             for (m, last) in ms {
                 let mq = self.insts[m].queue;
-                if !self.same_device(mq, q) && self.seen.insert((5, self.insts[m].cmd.id, 0)) {
+                if self.same_device(mq, q) {
+                    // A read where the buffer already is leaves it there: the migration is
+                    // still for the device that uses it next elsewhere.
+                    if mode == Mode::Read {
+                        still.push((m, last));
+                    }
+                } else if self.seen.insert((5, self.insts[m].cmd.id, 0)) {
                     self.raw.push(RawFact::SourceQueue {
                         migration: m,
                         last,
@@ -822,6 +831,9 @@ impl<'f> Analyzer<'f> {
                         buffer: b,
                     });
                 }
+            }
+            if !still.is_empty() {
+                st.pending_src.insert(b, still);
             }
         }
         if kind == CommandKind::Migrate {

@@ -31,6 +31,9 @@ pub struct CmdInfo {
     /// parameters (`pull(.., &[], ..)` of a helper that waits for its `wait`): 0 for the
     /// analyzed function, else a [`Hop::frame`].
     pub wait_from: Option<usize>,
+    /// The frame whose code wrote a migration's flags, where they came in through
+    /// parameters (`migrate(q, &[c], MIGRATE_MEM_OBJECT_HOST)`): as for `wait_from`.
+    pub flags_from: Option<usize>,
     /// Its buffers or host data came in through the parameters of the function that made
     /// it: its caller chose them.
     pub operands_given: bool,
@@ -291,6 +294,7 @@ impl<'f> Analyzer<'f> {
             event_var,
             waits_given: inst.waits_given,
             wait_from: inst.wait_from,
+            flags_from: inst.flags_from,
             operands_given: inst.operands_given,
             receiver_only: inst.receiver_only,
             buffers_own: inst.buffers_own,

@@ -309,6 +309,9 @@ struct Inst {
     waits_given: bool,
     /// The frame whose code wrote the wait list, where it came in through parameters.
     wait_from: Option<usize>,
+    /// The frame whose code wrote a migration's flags, where they came in through
+    /// parameters.
+    flags_from: Option<usize>,
     /// Its buffers or host data name what a callee's parameter holds.
     operands_given: bool,
     /// They name only what a method's `self` holds.

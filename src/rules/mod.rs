@@ -161,6 +161,16 @@ fn shared<T: PartialEq>(own: &[T], related: &[Vec<T>]) -> usize {
         .unwrap_or(own.len())
 }
 
+/// Where a finding goes whose argument (a wait list, flags) was written by frame `from`
+/// and handed down: the call from that frame, unless the commands meet further in.
+fn written_in(cmd: &CmdInfo, from: Option<usize>, common: usize) -> usize {
+    let written = from.and_then(|o| match o {
+        0 => Some(0),
+        o => (cmd.via.iter()).position(|h| h.frame == o).map(|j| j + 1),
+    });
+    written.map_or(common, |w| w.max(common))
+}
+
 /// A finding whose command sits in a helper while the command it relates to is outside
 /// that call of the helper: the cause is in the caller (what it passes, what it runs
 /// before), so the finding is where the user fixes it, on the call that leads to the
@@ -215,13 +225,7 @@ fn at_caller(fact: &Fact, f: Finding) -> Finding {
             producer, consumer, ..
         } => {
             let common = shared(&sites(consumer), &[sites(producer)]);
-            let written = consumer.wait_from.and_then(|o| match o {
-                0 => Some(0),
-                o => (consumer.via.iter())
-                    .position(|h| h.frame == o)
-                    .map(|j| j + 1),
-            });
-            (consumer, written.map_or(common, |w| w.max(common)))
+            (consumer, written_in(consumer, consumer.wait_from, common))
         }
         // A helper that uploads a global buffer from global data on its own decides so:
         // the fix is in it.
@@ -247,9 +251,14 @@ fn at_caller(fact: &Fact, f: Finding) -> Finding {
         {
             return f
         }
+        // Flags written further in than where the migration and its next use meet, and
+        // handed down (`migrate(q, &[c], MIGRATE_MEM_OBJECT_HOST, ..)`): where they are written.
         Fact::HostMigration {
             migration, next, ..
-        } => (migration, shared(&sites(migration), &[sites(next)])),
+        } => {
+            let common = shared(&sites(migration), &[sites(next)]);
+            (migration, written_in(migration, migration.flags_from, common))
+        }
         // Where the migration is enqueued is wrong for where the buffer goes next: the fix
         // is where the migration and its next use meet, wherever the buffer was before.
         Fact::SourceQueueMigration {

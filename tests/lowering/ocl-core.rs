@@ -112,3 +112,12 @@ fn callbacks(queue: &CommandQueue, buf: &Mem, data: &mut [f32]) -> Result<()> {
     }
     Ok(())
 }
+
+// `MemMigrationFlags::empty()` is no flag: a move between devices, handed to a helper.
+fn prefetch(q: &CommandQueue, mems: &[Mem], flags: MemMigrationFlags) -> Result<()> {
+    core::enqueue_migrate_mem_objects(q, mems, flags, None::<Event>, None::<&mut Event>, None)
+}
+
+fn to_peer(q: &CommandQueue, a: &Mem) -> Result<()> {
+    prefetch(q, &[a.clone()], MemMigrationFlags::empty())
+}

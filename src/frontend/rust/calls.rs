@@ -654,6 +654,11 @@ impl Lowerer<'_, '_> {
                 return Value::Null
             }
             ("Some" | "Ok", 1) if segs.len() == 1 => return self.expr(args[0]),
+            // ocl's and ocl-core's `MemMigrationFlags::empty()`: no flag, a move between
+            // devices.
+            ("empty", 0) if segs.len() >= 2 && segs[segs.len() - 2] == "MemMigrationFlags" => {
+                return Value::Int(0)
+            }
             // `mem::size_of_val(data)` reads no more than the size: the data is unchanged.
             ("size_of_val" | "align_of_val", 1)
                 if segs.len() == 1 || segs[segs.len() - 2] == "mem" =>
