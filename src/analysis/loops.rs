@@ -79,6 +79,12 @@ impl<'f> Analyzer<'f> {
             (AVal::List(items), _) => {
                 Walk::Known(items.into_iter().skip(from as usize).collect(), None)
             }
+            // An `Option` of one event walked as a list (`for e in prev.into_iter()`): that
+            // event, or nothing for `None`.
+            (e @ AVal::Events(_), _) => {
+                Walk::Known([e].into_iter().skip(from as usize).collect(), None)
+            }
+            (AVal::Null, _) => Walk::Known(Vec::new(), None),
             // A list from outside, or host data (`batches: Vec<Vec<f32>>`, whose members
             // the analysis does not follow but whose walk has a count).
             (AVal::External | AVal::Host { .. }, Value::Place(l)) => {
