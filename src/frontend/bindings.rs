@@ -73,6 +73,9 @@ pub enum Role {
     Parent,
     /// Where a query writes its answer (`param_value`): not known after the call.
     Out,
+    /// A function the API calls with its `event` later (`pfn_notify`): where it releases
+    /// that event, registering it hands the event over.
+    Callback,
     Ignore,
 }
 
@@ -272,6 +275,7 @@ fn parse_role(s: &str) -> Result<Role, String> {
         "wait_ptr" => Role::WaitPtr,
         "event_out" => Role::EventOut,
         "out" => Role::Out,
+        "callback" => Role::Callback,
         "ignore" => Role::Ignore,
         _ => return Err(format!("unknown role `{s}`")),
     })

@@ -132,3 +132,13 @@ unsafe fn built(devices: &[cl_device_id], queue: cl_command_queue, buf: cl_mem) 
     let size = get_mem_object_info(buf, CL_MEM_SIZE)?;
     Ok(())
 }
+
+// A callback that releases the event it is called with takes it over.
+extern "C" fn release_when_done(ev: cl_event, _: cl_int, _: *mut c_void) {
+    unsafe { release_event(ev).ok() };
+}
+
+unsafe fn callback_releases(q: cl_command_queue, m: cl_mem, host: &mut [f32]) {
+    let rd = enqueue_read_buffer(q, m, CL_NON_BLOCKING, 0, 64, host.as_mut_ptr().cast(), 0, ptr::null()).unwrap();
+    set_event_callback(rd, CL_COMPLETE, release_when_done, ptr::null_mut()).unwrap();
+}

@@ -146,3 +146,14 @@ unsafe fn queried(ctx: cl_context, q: cl_command_queue, m: cl_mem, p: cl_program
     clGetCommandQueueInfo(q, CL_QUEUE_PROPERTIES, 0, ptr::null_mut(), &mut n);
     clGetContextInfo(ctx, CL_CONTEXT_NUM_DEVICES, 0, ptr::null_mut(), &mut n);
 }
+
+// A callback that releases the event it is called with takes it over.
+extern "C" fn release_when_done(ev: cl_event, _: cl_int, _: *mut c_void) {
+    unsafe { clReleaseEvent(ev) };
+}
+
+unsafe fn callback_releases(q: cl_command_queue, m: cl_mem, host: &mut [f32]) {
+    let mut rd: cl_event = ptr::null_mut();
+    clEnqueueReadBuffer(q, m, CL_FALSE, 0, 64, host.as_mut_ptr().cast(), 0, ptr::null(), &mut rd);
+    clSetEventCallback(rd, CL_COMPLETE, Some(release_when_done), ptr::null_mut());
+}

@@ -482,6 +482,16 @@ impl Lowerer<'_> {
                     .map(|(_, v)| v.clone())
                     .collect();
                 self.forget(written, span);
+                // A callback of the file that releases the event it is called with takes it.
+                let releasing = role_arg(Role::Callback)
+                    .map(super::strip)
+                    .is_some_and(|c| self.cx.releasing.contains(self.txt(c)));
+                if releasing {
+                    self.out.push(Stmt::Release {
+                        events: role_val(Role::Event),
+                        span,
+                    });
+                }
                 Value::Scalar
             }
             Effect::Release => {

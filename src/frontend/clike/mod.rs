@@ -236,6 +236,7 @@ pub fn lower_file(file_id: usize, src: &SourceFile, lang: Lang) -> Result<FileIr
         member_only_params: HashMap::new(),
         defined: HashSet::new(),
         indexed: HashSet::new(),
+        releasing: HashSet::new(),
         status_params: HashSet::new(),
         structs: HashMap::new(),
         field_types: HashMap::new(),
@@ -351,6 +352,9 @@ struct FileCx {
     defined: HashSet<String>,
     /// The parameters, by position, that a defined function's body indexes (`ev[1]`).
     indexed: HashSet<(String, usize)>,
+    /// Defined functions that release their first parameter (an event callback doing
+    /// `clReleaseEvent(ev)`).
+    releasing: HashSet<String>,
     /// The parameters, by position, through which a defined function reports the status of
     /// an OpenCL call (`*err = clEnqueueNDRangeKernel(..)` of `cl_int *err`).
     status_params: HashSet<(String, usize)>,
@@ -365,6 +369,17 @@ struct FileCx {
     wrappers: HashMap<String, Wrapper>,
     next_cmd: usize,
     functions: Vec<Function>,
+}
+
+/// How a defined function's body uses its parameters, by position.
+#[derive(Default)]
+struct ParamUses {
+    /// Indexed (`ev[1]`).
+    indexed: Vec<usize>,
+    /// Written through with an OpenCL call's status (`*err = clEnqueueNDRangeKernel(..)`).
+    status: Vec<usize>,
+    /// The first is released (`clReleaseEvent(ev)`).
+    releases_first: bool,
 }
 
 /// A C++ class that owns one handle and hands it out (`template <class T> class Handle {
@@ -496,12 +511,15 @@ impl FileCx {
                 "enum_specifier" => self.enum_consts(c),
                 "function_definition" => {
                     if let Some(name) = self.function_name(c, class) {
-                        let (indexed, status) = self.param_uses(c);
-                        for k in indexed {
+                        let uses = self.param_uses(c);
+                        for k in uses.indexed {
                             self.indexed.insert((name.clone(), k));
                         }
-                        for k in status {
+                        for k in uses.status {
                             self.status_params.insert((name.clone(), k));
+                        }
+                        if uses.releases_first {
+                            self.releasing.insert(name.clone());
                         }
                         self.defined.insert(name);
                     }
@@ -803,7 +821,7 @@ impl FileCx {
 
     /// The positions of the parameters a function's body indexes (`ev[1]` of `cl_event *ev`),
     /// and of those it stores an OpenCL call's status through (`*err = clEnqueue..(..)`).
-    fn param_uses(&self, def: Node<'_>) -> (Vec<usize>, Vec<usize>) {
+    fn param_uses(&self, def: Node<'_>) -> ParamUses {
         let mut d = def.child_by_field_name("declarator");
         while let Some(x) = d.filter(|x| x.kind() != "function_declarator") {
             d = x.child_by_field_name("declarator");
@@ -812,7 +830,7 @@ impl FileCx {
             d.and_then(|d| d.child_by_field_name("parameters")),
             def.child_by_field_name("body"),
         ) else {
-            return (Vec::new(), Vec::new());
+            return ParamUses::default();
         };
         let names: Vec<Option<&str>> = named(params)
             .into_iter()
@@ -827,12 +845,19 @@ impl FileCx {
                 .filter(|b| b.kind() == "identifier")
                 .and_then(|b| names.iter().position(|n| *n == Some(self.txt(b))))
         };
-        let (mut indexed, mut status) = (Vec::new(), Vec::new());
+        let mut uses = ParamUses::default();
         let mut stack = vec![body];
         while let Some(x) = stack.pop() {
             match x.kind() {
                 "subscript_expression" => {
-                    indexed.extend(param(x.child_by_field_name("argument")));
+                    (uses.indexed).extend(param(x.child_by_field_name("argument")));
+                }
+                "call_expression" => {
+                    let releases = (x.child_by_field_name("function"))
+                        .is_some_and(|f| self.txt(f) == "clReleaseEvent");
+                    let first = (x.child_by_field_name("arguments"))
+                        .and_then(|a| named(a).into_iter().next());
+                    uses.releases_first |= releases && param(first) == Some(0);
                 }
                 "assignment_expression" => {
                     let left = x.child_by_field_name("left").map(strip);
@@ -849,14 +874,14 @@ impl FileCx {
                         .and_then(|r| r.child_by_field_name("function"))
                         .is_some_and(|f| self.txt(f).starts_with("cl"));
                     if let (Some(k), true) = (through, of_cl) {
-                        status.push(k);
+                        uses.status.push(k);
                     }
                 }
                 _ => {}
             }
             stack.extend(named(x));
         }
-        (indexed, status)
+        uses
     }
 
     /// What a declarator declares: the name node, pointer depth, array length.

@@ -1,6 +1,7 @@
 //! Applying a binding-table row to a call: its arguments by role to a command, a new
 //! object, a kernel argument, a host sync or an event's release.
 
+use syn::visit::{self, Visit};
 use syn::Expr;
 
 use super::syntax::{expr_idents, int_lit, mentions_any, path_segments, strip};
@@ -117,7 +118,60 @@ fn blocking_of(e: &Expr) -> Blocking {
     Blocking::Unknown
 }
 
+/// Whether a function's body releases its first parameter (`release_event(ev)`,
+/// `clReleaseEvent(ev)`).
+fn releases_first_param(f: &syn::ItemFn) -> bool {
+    struct Finder<'n> {
+        param: &'n syn::Ident,
+        found: bool,
+    }
+    impl<'ast> Visit<'ast> for Finder<'_> {
+        fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
+            let releases = path_segments(&c.func).is_some_and(|s| {
+                s.last()
+                    .is_some_and(|l| l == "release_event" || l == "clReleaseEvent")
+            });
+            let of_param = matches!(c.args.first().map(strip),
+                Some(Expr::Path(p)) if p.path.is_ident(self.param));
+            self.found |= releases && of_param;
+            visit::visit_expr_call(self, c);
+        }
+    }
+    let Some(syn::FnArg::Typed(first)) = f.sig.inputs.first() else {
+        return false;
+    };
+    let syn::Pat::Ident(pi) = &*first.pat else {
+        return false;
+    };
+    let mut finder = Finder {
+        param: &pi.ident,
+        found: false,
+    };
+    finder.visit_block(&f.block);
+    finder.found
+}
+
 impl Lowerer<'_, '_> {
+    /// Whether a callback given to an API (`on_done`, `Some(on_done)`) is a function of the
+    /// file that releases the event it is called with.
+    fn releases_its_event(&self, e: &Expr) -> bool {
+        let mut e = strip_some(e);
+        while let Expr::Cast(c) = e {
+            e = strip_some(&c.expr);
+        }
+        let Expr::Path(p) = strip(e) else {
+            return false;
+        };
+        let Some(name) = p.path.get_ident() else {
+            return false;
+        };
+        let key = super::index::qualify(self.prefix.as_deref(), &name.to_string());
+        self.cx
+            .free_fns
+            .get(&key)
+            .is_some_and(|f| releases_first_param(f))
+    }
+
     /// Lowers a call to a modeled API.
     pub(super) fn apply(
         &mut self,
@@ -521,6 +575,12 @@ impl Lowerer<'_, '_> {
                     .map(|(_, v)| v.clone())
                     .collect();
                 self.forget(written, span);
+                if role_arg(Role::Callback).is_some_and(|c| self.releases_its_event(c)) {
+                    self.out.push(Stmt::Release {
+                        events: role_val(Role::Event),
+                        span,
+                    });
+                }
                 Value::Scalar
             }
             Effect::Release => {
