@@ -393,6 +393,22 @@ impl Seen {
                     b.args.clear();
                 }
             }
+            // `clSetKernelArg(w->k, 1, sizeof(cl_mem), &w->y)`, a C++ constructor's
+            // `clSetKernelArg(dots_, 1, .., &y_)`: the kernel field is built with a sibling
+            // field of the same struct, where every such store agrees.
+            (Some(Proj::Field(f)), Some(i)) if k.proj.len() == 1 => match value {
+                Value::Place(v) if v.var == k.var && v.proj.len() == 1 => match &v.proj[0] {
+                    Proj::Field(g) => {
+                        agree(&mut self.bound, (f.clone(), Slot::Arg(i)), Some(g.clone()))
+                    }
+                    _ => {
+                        self.reset.insert((f.clone(), index));
+                    }
+                },
+                _ => {
+                    self.reset.insert((f.clone(), index));
+                }
+            },
             (Some(Proj::Field(f)), _) => {
                 self.reset.insert((f.clone(), index));
             }

@@ -687,10 +687,28 @@ impl<'f> Analyzer<'f> {
             proj: p.proj[..p.proj.len().saturating_sub(1)].to_vec(),
         };
         for (slot, g) in slots {
+            // A field declared as a scalar or host data (`int rows`) is no buffer.
+            let declared = (owner.proj.is_empty())
+                .then(|| self.vars[p.var].fields.iter().find(|(n, _)| *n == g))
+                .flatten()
+                .map(|(_, h)| *h);
+            if matches!(declared, Some(TypeHint::Scalar | TypeHint::Host(_))) {
+                continue;
+            }
             let mut sibling = owner.clone();
             sibling.proj.push(Proj::Field(g));
             match slot {
                 Slot::Arg(i) if is_kernel => {
+                    // A parameter the kernel takes by value holds no buffer.
+                    let by_value = match &self.objs[o].kind {
+                        ObjKind::Kernel { sig: Some(sig) } => {
+                            (sig.params.get(i as usize)).is_none_or(|p| !p.takes_mem_object())
+                        }
+                        _ => false,
+                    };
+                    if by_value {
+                        continue;
+                    }
                     if let AVal::Obj(b) = self.resolve(st, &sibling, Some(RoleHint::Buffer)) {
                         if matches!(self.objs[b].kind, ObjKind::Buffer) {
                             self.built_args.entry(o).or_default().push((i, b));
