@@ -132,12 +132,7 @@ impl Lowerer<'_, '_> {
                         // `let solver = Solver::new(..)?;`: its methods are the crate's.
                         let made = self
                             .made_struct(&init.expr)
-                            .or_else(|| match &value_of_init {
-                                Value::Place(from) if from.proj.is_empty() => {
-                                    self.struct_of.get(&from.var).cloned()
-                                }
-                                _ => None,
-                            });
+                            .or_else(|| self.place_struct(&value_of_init));
                         if let Some(ty) = made {
                             self.struct_of.insert(v, ty);
                         }
@@ -304,6 +299,10 @@ impl Lowerer<'_, '_> {
             Pat::Ident(pi) if pi.subpat.is_none() => {
                 let v = self.bind(&pi.ident.to_string(), TypeHint::Unknown);
                 self.note_member_struct(v, value);
+                // `let (program, cfg) = (&program, &cfg);`: the struct the local is.
+                if let Some(ty) = self.place_struct(value) {
+                    self.struct_of.insert(v, ty);
+                }
                 self.out.push(Stmt::Assign {
                     dst: Place::var(v),
                     value: value.clone(),
@@ -442,6 +441,23 @@ impl Lowerer<'_, '_> {
                 span,
             });
         }
+    }
+
+    /// The struct of the crate a local or a field of one holds (`cfg`, `self.grading`),
+    /// where its type is known.
+    fn place_struct(&self, value: &Value) -> Option<String> {
+        let Value::Place(p) = value else {
+            return None;
+        };
+        let mut ty =
+            (self.vars[p.var].ty.clone()).or_else(|| self.struct_of.get(&p.var).cloned())?;
+        for x in &p.proj {
+            let Proj::Field(f) = x else {
+                return None;
+            };
+            ty = self.cx.field_types.get(&(ty, f.clone())).cloned()?;
+        }
+        Some(ty)
     }
 
     /// The struct of the crate a member of a list is (`let h0 = &mut halves[0]` of a list
