@@ -567,7 +567,7 @@ impl<'f> Analyzer<'f> {
                     && self.vars[root.var].member == Member::Ref
                     && !self.ext_alias.contains_key(&root.var);
                 let root_outside = through_pointer
-                    || self.vars[root.var].global.is_some()
+                    || self.outside_global(root.var)
                     || self.params.contains(&root.var) && self.vars[root.var].member.refers()
                     || !e.proj.is_empty()
                         && (self.params.contains(&root.var)

@@ -39,6 +39,7 @@ pub struct CrateKernels {
     bound: HashMap<String, Vec<(Slot, String)>>,
     /// Fields that hold an out-of-order queue wherever the crate builds their struct.
     out_of_order: HashSet<String>,
+    exit_handler: bool,
 }
 
 impl CrateKernels {
@@ -94,11 +95,18 @@ impl CrateKernels {
             given: seen.given,
             sources: KernelFiles::new(sources),
             bound,
+            exit_handler: seen.exit_handler,
             out_of_order: (seen.out_of_order.into_iter())
                 .filter(|(_, o)| *o == Some(true))
                 .map(|(f, _)| f)
                 .collect(),
         }
+    }
+
+    /// Whether the crate registers a function to run at exit (`atexit(cleanup)`): what a
+    /// global holds when `main` returns may still be released.
+    pub fn exit_handler(&self) -> bool {
+        self.exit_handler
     }
 
     /// Whether the queue in a place ending in field `f` is one the crate makes out of order
@@ -186,6 +194,8 @@ struct Seen {
     /// Functions that only set an argument of the kernel they are given, by name (`None`
     /// where two functions share the name).
     setters: HashMap<String, Option<Setter>>,
+    /// Whether the crate registers a function to run at exit (`atexit(cleanup)`).
+    exit_handler: bool,
 }
 
 /// A function that sets argument `index` of its parameter `kernel` to its parameter
@@ -330,6 +340,7 @@ impl Seen {
                     args,
                     ..
                 } => {
+                    self.exit_handler |= matches!(callee.as_str(), "atexit" | "at_quick_exit");
                     if let Some(s) = self.setters.get(callee).copied().flatten() {
                         let index = match s.index {
                             SetterIndex::Param(i) => match args.get(i) {

@@ -331,6 +331,9 @@ struct Inst {
 }
 
 struct Analyzer<'f> {
+    /// The file-local globals (`static GpuPlan plan[8];`) are the analyzed function's own:
+    /// it is `main`.
+    owns_statics: bool,
     /// The variables of the function and of every callee interpreted at a call site.
     vars: Vec<VarInfo>,
     /// Functions of the crate, for calls.
@@ -534,6 +537,9 @@ pub fn analyze<'f>(func: &Function, index: &'f Index<'f>, kernels: &mut Kernels)
         passed: Rc::default(),
         untracked_event: None,
         collecting: BTreeSet::new(),
+        // Nothing runs after `main` returns but what the crate registers to run at exit: a
+        // raw event `main` leaves in a `static` of its file is lost.
+        owns_statics: func.name == "main" && !index.crate_kernels().exit_handler(),
     };
     if trace::on() {
         trace::line(format!("fn {}", func.name));

@@ -508,7 +508,7 @@ impl<'f> Analyzer<'f> {
                     && !self.params.contains(&dst.var)
                     && !self.callee_params.contains(&dst.var)
                     && matches!(st.env.get(&Place::var(dst.var)), Some(AVal::Unknown));
-                let root_outside = self.vars[dst.var].global.is_some()
+                let root_outside = self.outside_global(dst.var)
                     || !dst.proj.is_empty()
                         && !own_list
                         && st
