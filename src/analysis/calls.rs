@@ -522,6 +522,17 @@ impl<'f> Analyzer<'f> {
         }
         let body = shift_block(&f.body, offset);
         self.frames += 1;
+        // A callee with no parameter for events, and given none, cannot be handed a wait.
+        let takes_events = !handed.is_empty()
+            || (f.params.iter()).any(|p| {
+                matches!(
+                    self.vars[p + offset].hint,
+                    TypeHint::Event | TypeHint::EventList
+                )
+            });
+        if !takes_events {
+            self.eventless_frames.insert(self.frames);
+        }
         self.frame_events.insert(self.frames, handed);
         let shown = match method_key(callee) {
             Some((ty, m)) => format!("{ty}::{m}"),

@@ -31,6 +31,9 @@ pub struct CmdInfo {
     /// parameters (`pull(.., &[], ..)` of a helper that waits for its `wait`): 0 for the
     /// analyzed function, else a [`Hop::frame`].
     pub wait_from: Option<usize>,
+    /// The function that made it takes no events (no parameter for them, none given): it
+    /// cannot be handed a wait list.
+    pub takes_no_events: bool,
     /// The frame whose code wrote a migration's flags, where they came in through
     /// parameters (`migrate(q, &[c], MIGRATE_MEM_OBJECT_HOST)`): as for `wait_from`.
     pub flags_from: Option<usize>,
@@ -295,6 +298,7 @@ impl<'f> Analyzer<'f> {
             waits_given: inst.waits_given,
             wait_from: inst.wait_from,
             flags_from: inst.flags_from,
+            takes_no_events: self.eventless_frames.contains(&inst.frame),
             operands_given: inst.operands_given,
             receiver_only: inst.receiver_only,
             buffers_own: inst.buffers_own,

@@ -427,6 +427,8 @@ struct Analyzer<'f> {
     closure_frames: HashSet<usize>,
     /// Per call frame: the command instances whose events its arguments held.
     frame_events: HashMap<usize, BTreeSet<usize>>,
+    /// The call frames of callees that take no events: no parameter for them, none given.
+    eventless_frames: HashSet<usize>,
     /// What each part of an outside value was found to be, on whichever path first named it
     /// (`self.b`): the same object on every path.
     found: BTreeMap<Place, AVal>,
@@ -520,6 +522,7 @@ pub fn analyze<'f>(func: &Function, index: &'f Index<'f>, kernels: &mut Kernels)
         host_root: HashMap::new(),
         closure_frames: HashSet::new(),
         frame_events: HashMap::new(),
+        eventless_frames: HashSet::new(),
         found: BTreeMap::new(),
         outside: HashSet::new(),
         unordered: Vec::new(),

@@ -204,11 +204,12 @@ fn at_caller(fact: &Fact, f: Finding) -> Finding {
             return f
         }
         // A helper that picks its queue and buffers itself and waits for nothing it could be
-        // given: the missing wait is its own.
+        // given, or picks its queue and cannot be given a wait (it takes no events): the
+        // missing wait is its own.
         Fact::Unordered { consumer, .. }
             if consumer.wait_from.is_none()
                 && !consumer.queue_given
-                && !consumer.operands_given =>
+                && (!consumer.operands_given || consumer.takes_no_events) =>
         {
             return f
         }
