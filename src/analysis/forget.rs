@@ -14,6 +14,15 @@ impl<'f> Analyzer<'f> {
             // The members stored into a list one by one (`&mut evs[d]`) are in it too.
             if let Value::Place(p) = v {
                 let p = self.canonical(&self.concrete(st, p));
+                // A part of host data (`params[3] += 0.01`): the data changed.
+                let mut base = p.clone();
+                while base.proj.pop().is_some() {
+                    if let Some(AVal::Host { id, .. }) = st.env.get(&base) {
+                        let id = *id;
+                        self.bump_host(st, id);
+                        break;
+                    }
+                }
                 if p.is_definite() {
                     vals.extend(
                         (st.env.within(&p))
