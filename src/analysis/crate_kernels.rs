@@ -12,13 +12,19 @@
 //! A kernel built with its arguments where the struct that keeps it is built (ocl's
 //! `Kernel::builder()..arg(&gray)..queue(features.clone())`, `k.set_arg(0, &buf)` before
 //! `Self { k, buf, .. }`), and kept beside those buffers and that queue in the struct, has
-//! them in any method: `self.gradient`'s argument 0 is `self.gray`. Where anything else
-//! in the crate sets that argument of that field, or an argument at that index of a kernel
-//! the code was given, nothing is known. So for a buffer built with its default queue.
+//! them in any method: `self.gradient`'s argument 0 is `self.gray`. So is a kernel field
+//! whose argument is set to a sibling field of the same struct (a C++ constructor's
+//! `clSetKernelArg(dots_, 1, sizeof(cl_mem), &y_)`, C's `&w->partial` on `w->k`). Where
+//! anything else in the crate sets that argument of that field, or an argument at that
+//! index of a kernel the code was given, nothing is known. So for a buffer built with its
+//! default queue.
 //!
 //! A field the crate gives no value at all (a struct the program fills elsewhere) holds the
 //! kernel of its own name, where the crate's sources declare one so named: `k.prefix` of
-//! `struct SortKernels { prefix: cl_kernel, .. }` beside `kernel void prefix(..)`.
+//! `struct SortKernels { prefix: cl_kernel, .. }` beside `kernel void prefix(..)`. A map of
+//! kernels by name holds the kernel of each literal key (`self.kernels["histogram"]`).
+//!
+//! It also records whether the crate registers a function to run at exit (`atexit`).
 
 use std::collections::{HashMap, HashSet};
 
