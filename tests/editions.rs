@@ -121,3 +121,30 @@ fn a_file_of_no_package_is_retried_as_2015() {
     let (line, col) = r.files[f.anchor.file].line_col(f.anchor.start);
     assert_eq!((line, col), (14, 5));
 }
+
+/// A byte-order mark before edition 2015 code on the same line as the finding: the
+/// finding is where it is without the mark.
+#[test]
+fn a_byte_order_mark_moves_no_finding_of_2015_code() {
+    let line = "pub unsafe fn hand_over(q0: &CommandQueue, q1: &CommandQueue, buf: &mut Buffer<cl_float>, async: &[cl_float]) { let mut back = vec![0.0; async.len()]; q0.enqueue_write_buffer(buf, CL_NON_BLOCKING, 0, async, &[]).unwrap(); q1.enqueue_read_buffer(buf, CL_BLOCKING, 0, &mut back, &[]).unwrap(); }";
+    let uses = "\nuse opencl3::command_queue::CommandQueue;\nuse opencl3::memory::Buffer;\nuse opencl3::types::{cl_float, CL_BLOCKING, CL_NON_BLOCKING};\n";
+    let read = line.find("q1.enqueue_read_buffer").unwrap() + 1;
+    let dir = tempfile::tempdir().unwrap();
+    for bom in ["", "\u{feff}"] {
+        let file = dir.path().join("loose.rs");
+        std::fs::write(&file, format!("{bom}{line}{uses}")).unwrap();
+        let r = checked(&file);
+        assert!(
+            parses_with_its_finding(&r),
+            "{:?} {:?}",
+            r.problems,
+            r.findings
+        );
+        let f = r.findings.iter().find(|f| f.code == "CLM003").unwrap();
+        assert_eq!(
+            r.files[f.anchor.file].line_col(f.anchor.start),
+            (1, read),
+            "mark {bom:?}"
+        );
+    }
+}
