@@ -178,6 +178,15 @@ impl Api {
     pub fn arg_index(&self, role: Role) -> Option<usize> {
         self.args.iter().position(|r| *r == role)
     }
+
+    /// The values of every argument of a role (a query's `out` arguments), given the
+    /// call's argument values in order.
+    pub fn values_of<T: Clone>(&self, role: Role, vals: &[T]) -> Vec<T> {
+        (self.args.iter().zip(vals))
+            .filter(|(r, _)| **r == role)
+            .map(|(_, v)| v.clone())
+            .collect()
+    }
 }
 
 #[derive(Deserialize)]

@@ -477,11 +477,7 @@ impl Lowerer<'_> {
             Effect::ByValue => Value::Scalar,
             // What a query writes through its out-parameters (`&status`) is not known.
             Effect::Query => {
-                let written = (api.args.iter().zip(&vals))
-                    .filter(|(r, _)| **r == Role::Out)
-                    .map(|(_, v)| v.clone())
-                    .collect();
-                self.forget(written, span);
+                self.forget(api.values_of(Role::Out, &vals), span);
                 // A callback of the file that releases the event it is called with takes it.
                 let releasing = role_arg(Role::Callback)
                     .map(super::strip)

@@ -570,11 +570,7 @@ impl Lowerer<'_, '_> {
             Effect::ByValue => Value::Scalar,
             // What a query writes through its out-parameters (`&mut status`) is not known.
             Effect::Query => {
-                let written = (api.args.iter().zip(&vals))
-                    .filter(|(r, _)| **r == Role::Out)
-                    .map(|(_, v)| v.clone())
-                    .collect();
-                self.forget(written, span);
+                self.forget(api.values_of(Role::Out, &vals), span);
                 if role_arg(Role::Callback).is_some_and(|c| self.releases_its_event(c)) {
                     self.out.push(Stmt::Release {
                         events: role_val(Role::Event),
