@@ -124,3 +124,17 @@ fn callbacks(buffer: &Buffer<f32>, host: &mut Vec<f32>) -> Result<()> {
     }
     Ok(())
 }
+
+fn make_signal(n: usize) -> Vec<f32> {
+    vec![0.0; n]
+}
+
+// A local made by a function of the file that returns host data is host data, walked in
+// pieces by `chunks`.
+fn pieces(buffer: &Buffer<f32>) -> Result<()> {
+    let signal = make_signal(1024);
+    for chunk in signal.chunks(256) {
+        buffer.write(chunk).enq()?;
+    }
+    Ok(())
+}

@@ -680,7 +680,7 @@ impl Lowerer<'_, '_> {
 }
 
 /// The type a `Result<T, E>` or `Option<T>` holds on success: `T`; any other type itself.
-fn ok_type(t: &syn::Type) -> &syn::Type {
+pub(super) fn ok_type(t: &syn::Type) -> &syn::Type {
     if let syn::Type::Path(p) = t {
         if let Some(seg) = p.path.segments.last() {
             if matches!(seg.ident.to_string().as_str(), "Result" | "Option") {

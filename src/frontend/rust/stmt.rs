@@ -114,6 +114,18 @@ impl Lowerer<'_, '_> {
                 // Before the pattern binds: `let barrier = barrier.clone();` shadows.
                 let barrier = l.init.as_ref().and_then(|i| self.barrier_made(&i.expr));
                 self.let_pattern(&l.pat, value, span);
+                // `let signal = make_signal(n);` of a function of the file that returns host
+                // data (`-> Vec<f32>`): the local is host data, walked in pieces by `chunks`.
+                if let (Pat::Ident(pi), Some(init)) = (&l.pat, &l.init) {
+                    let returned = self.returned_hint(&init.expr);
+                    if let (Some(h @ TypeHint::Host(_)), Some(v)) =
+                        (returned, self.lookup(&pi.ident.to_string()))
+                    {
+                        if self.vars[v].hint == TypeHint::Unknown {
+                            self.vars[v].hint = h;
+                        }
+                    }
+                }
                 if let (Some(n), Pat::Ident(pi)) = (bytes, strip_pat_type(&l.pat)) {
                     if let Some(v) = self.lookup(&pi.ident.to_string()) {
                         self.scalar_sizes.insert(v, n);
@@ -440,6 +452,26 @@ impl Lowerer<'_, '_> {
                 value,
                 span,
             });
+        }
+    }
+
+    /// What a call of a function of the file returns, by its declared type through
+    /// `Result` and `Option` (`make_signal(n)` of `fn make_signal(n: usize) -> Vec<f32>`).
+    fn returned_hint(&self, e: &Expr) -> Option<TypeHint> {
+        let Expr::Call(c) = strip(e) else {
+            return None;
+        };
+        let Expr::Path(p) = &*c.func else {
+            return None;
+        };
+        let name = p.path.get_ident()?.to_string();
+        let f = self
+            .cx
+            .free_fns
+            .get(&super::index::qualify(self.prefix.as_deref(), &name))?;
+        match &f.sig.output {
+            syn::ReturnType::Type(_, t) => Some(self.hint_of(super::ok_type(t))),
+            syn::ReturnType::Default => None,
         }
     }
 
