@@ -472,9 +472,12 @@ impl<'f> Analyzer<'f> {
         let queue_given = in_closure
             || (names_param(&cmd.queue, &self.callee_params)
                 && !names_param(&cmd.queue, &self.callee_receivers));
+        // A wait declined because the caller gave nothing to wait for (`if let Some(ev) =
+        // upload { wait.push(..) }` given `None`): the caller wrote the wait list.
+        let waits_nothing = r.waits.as_ref().is_some_and(BTreeSet::is_empty);
         let wait_from = written.filter_map(|w| self.origin_of(w)).min().or(st
             .declined_wait
-            .filter(|_| lists.as_ref().is_none_or(Vec::is_empty)));
+            .filter(|_| lists.as_ref().is_none_or(Vec::is_empty) || waits_nothing));
         let flags_from = cmd.flags.as_deref().and_then(|f| self.origin_of(f));
         let queue_name = self
             .shown

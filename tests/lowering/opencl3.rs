@@ -188,3 +188,14 @@ fn copied_waits(q: &CommandQueue, k: &Kernel, deps: &[cl_event]) -> Result<()> {
     ev.wait()?;
     Ok(())
 }
+
+// The API's booleans are 1 and 0: a helper's test of its `blocking` parameter takes the
+// caller's arm.
+fn refresh(q: &CommandQueue, w: &mut Buffer<cl_float>, host: &[f32], blocking: cl_bool) -> Result<Option<Event>> {
+    let ev = unsafe { q.enqueue_write_buffer(w, blocking, 0, host, &[])? };
+    Ok(if blocking == CL_BLOCKING { None } else { Some(ev) })
+}
+
+fn refreshed(q: &CommandQueue, w: &mut Buffer<cl_float>, host: &[f32]) -> Result<Option<Event>> {
+    refresh(q, w, host, CL_BLOCKING)
+}

@@ -156,6 +156,10 @@ impl Lowerer<'_, '_> {
         match strip(e) {
             Expr::Lit(_) => int_lit(e).map(Value::Int),
             Expr::Path(p) => {
+                let last = p.path.segments.last()?.ident.to_string();
+                if let Some(n) = api_bool(&last) {
+                    return Some(Value::Int(n));
+                }
                 let v = self.lookup(&p.path.get_ident()?.to_string())?;
                 Some(Value::Place(Place::var(v)))
             }
@@ -423,12 +427,13 @@ impl Lowerer<'_, '_> {
                 if let Some(n) = self.variant_index(&p.path) {
                     return Value::Int(n);
                 }
-                // `flags::MIGRATE_MEM_OBJECT_HOST`, handed to a helper that migrates.
+                // `flags::MIGRATE_MEM_OBJECT_HOST`, handed to a helper that migrates; the API's
+                // booleans (`CL_BLOCKING` handed to a helper that tests it).
                 let last = p.path.segments.last().map(|s| s.ident.to_string());
-                match last.as_deref().and_then(migration_flag) {
-                    Some(n) => Value::Int(n),
-                    None => Value::Scalar,
-                }
+                let flag = |l: &str| api_bool(l).or_else(|| migration_flag(l));
+                last.as_deref()
+                    .and_then(flag)
+                    .map_or(Value::Scalar, Value::Int)
             }
             Expr::Lit(l) => match &l.lit {
                 syn::Lit::Int(i) => i.base10_parse().map_or(Value::Scalar, Value::Int),
@@ -1196,5 +1201,14 @@ fn checked_call(e: &Expr) -> bool {
         },
         Expr::Call(_) | Expr::MethodCall(_) => true,
         _ => false,
+    }
+}
+
+/// The API's booleans by name (`CL_BLOCKING` is `CL_TRUE`, 1).
+fn api_bool(name: &str) -> Option<u64> {
+    match name {
+        "CL_TRUE" | "CL_BLOCKING" => Some(1),
+        "CL_FALSE" | "CL_NON_BLOCKING" => Some(0),
+        _ => None,
     }
 }
