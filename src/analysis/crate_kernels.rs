@@ -391,6 +391,14 @@ impl Seen {
         let Value::Place(k) = kernel else {
             return;
         };
+        // `&w->y` beside `w->k`: a field of the struct whose field the kernel is.
+        let sibling = match (value, k.proj.as_slice()) {
+            (Value::Place(v), [Proj::Field(_)]) if v.var == k.var => match v.proj.as_slice() {
+                [Proj::Field(g)] => Some(g),
+                _ => None,
+            },
+            _ => None,
+        };
         match (k.proj.last(), index) {
             (None, _) if alias.contains_key(&k.var) => {
                 self.reset.insert((alias[&k.var].clone(), index));
@@ -413,19 +421,9 @@ impl Seen {
             // `clSetKernelArg(w->k, 1, sizeof(cl_mem), &w->y)`, a C++ constructor's
             // `clSetKernelArg(dots_, 1, .., &y_)`: the kernel field is built with a sibling
             // field of the same struct, where every such store agrees.
-            (Some(Proj::Field(f)), Some(i)) if k.proj.len() == 1 => match value {
-                Value::Place(v) if v.var == k.var && v.proj.len() == 1 => match &v.proj[0] {
-                    Proj::Field(g) => {
-                        agree(&mut self.bound, (f.clone(), Slot::Arg(i)), Some(g.clone()))
-                    }
-                    _ => {
-                        self.reset.insert((f.clone(), index));
-                    }
-                },
-                _ => {
-                    self.reset.insert((f.clone(), index));
-                }
-            },
+            (Some(Proj::Field(f)), Some(i)) if sibling.is_some() => {
+                agree(&mut self.bound, (f.clone(), Slot::Arg(i)), sibling.cloned())
+            }
             (Some(Proj::Field(f)), _) => {
                 self.reset.insert((f.clone(), index));
             }
