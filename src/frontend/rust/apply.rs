@@ -4,7 +4,7 @@
 use syn::visit::{self, Visit};
 use syn::Expr;
 
-use super::syntax::{expr_idents, int_lit, mentions_any, path_segments, strip};
+use super::syntax::{api_bool, expr_idents, int_lit, mentions_any, path_segments, strip};
 use super::types::type_bytes;
 use super::Lowerer;
 use crate::frontend::bindings::{Api, Effect, NewKind, Role};
@@ -108,10 +108,10 @@ fn blocking_of(e: &Expr) -> Blocking {
     }
     if let Expr::Path(p) = e {
         if let Some(s) = p.path.segments.last() {
-            return match s.ident.to_string().as_str() {
-                "CL_BLOCKING" | "CL_TRUE" => Blocking::Yes,
-                "CL_NON_BLOCKING" | "CL_FALSE" => Blocking::No,
-                _ => Blocking::Unknown,
+            return match api_bool(&s.ident.to_string()) {
+                Some(0) => Blocking::No,
+                Some(_) => Blocking::Yes,
+                None => Blocking::Unknown,
             };
         }
     }

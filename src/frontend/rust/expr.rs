@@ -9,8 +9,8 @@ use syn::{Expr, Type};
 use super::each::EachBody;
 use super::stmt::option_pattern;
 use super::syntax::{
-    closure_of, empty_or_pointer, expr_idents, int_lit, is_assign_op, macro_args, member_name,
-    path_segments, strip, strip_pat_type, token_idents,
+    api_bool, closure_of, empty_or_pointer, expr_idents, int_lit, is_assign_op, macro_args,
+    member_name, path_segments, strip, strip_pat_type, token_idents,
 };
 use super::{spans, Lowerer};
 use crate::frontend::{arith, comparison, list_or_host, Const};
@@ -1201,14 +1201,5 @@ fn checked_call(e: &Expr) -> bool {
         },
         Expr::Call(_) | Expr::MethodCall(_) => true,
         _ => false,
-    }
-}
-
-/// The API's booleans by name (`CL_BLOCKING` is `CL_TRUE`, 1).
-fn api_bool(name: &str) -> Option<u64> {
-    match name {
-        "CL_TRUE" | "CL_BLOCKING" => Some(1),
-        "CL_FALSE" | "CL_NON_BLOCKING" => Some(0),
-        _ => None,
     }
 }

@@ -323,3 +323,12 @@ pub(super) fn is_assign_op(op: &syn::BinOp) -> bool {
             | ShrAssign(_)
     )
 }
+
+/// The API's booleans by name (`CL_BLOCKING` is `CL_TRUE`, 1).
+pub(super) fn api_bool(name: &str) -> Option<u64> {
+    match name {
+        "CL_TRUE" | "CL_BLOCKING" => Some(1),
+        "CL_FALSE" | "CL_NON_BLOCKING" => Some(0),
+        _ => None,
+    }
+}
