@@ -711,10 +711,7 @@ impl Lowerer<'_, '_> {
     /// its type is known.
     fn struct_type(&self, e: &Expr) -> Option<String> {
         match strip_refs(e) {
-            Expr::Path(p) => {
-                let v = self.lookup(&p.path.get_ident()?.to_string())?;
-                (self.vars[v].ty.clone()).or_else(|| self.struct_of.get(&v).cloned())
-            }
+            Expr::Path(p) => self.var_struct(self.lookup(&p.path.get_ident()?.to_string())?),
             Expr::Field(f) => {
                 let syn::Member::Named(field) = &f.member else {
                     return None;

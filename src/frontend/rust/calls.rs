@@ -501,10 +501,7 @@ impl Lowerer<'_, '_> {
     /// list member's struct (`queues[0]` of `queues.push(Raw(..))`).
     fn struct_of_value(&self, v: &Value) -> Option<String> {
         match v {
-            Value::Place(p) if p.proj.is_empty() => self.vars[p.var]
-                .ty
-                .clone()
-                .or_else(|| self.struct_of.get(&p.var).cloned()),
+            Value::Place(p) if p.proj.is_empty() => self.var_struct(p.var),
             _ => self.member_struct(v),
         }
     }

@@ -667,6 +667,12 @@ impl Lowerer<'_, '_> {
         }
     }
 
+    /// The struct of the crate a variable holds: its declared type (`self`, a typed
+    /// parameter), or the one it was made or bound as.
+    fn var_struct(&self, v: Var) -> Option<String> {
+        (self.vars[v].ty.clone()).or_else(|| self.struct_of.get(&v).cloned())
+    }
+
     /// A fresh temporary variable (`%n`).
     fn new_temp(&mut self, hint: TypeHint) -> Var {
         let t = self.vars.len();

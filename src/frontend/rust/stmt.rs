@@ -481,8 +481,7 @@ impl Lowerer<'_, '_> {
         let Value::Place(p) = value else {
             return None;
         };
-        let mut ty =
-            (self.vars[p.var].ty.clone()).or_else(|| self.struct_of.get(&p.var).cloned())?;
+        let mut ty = self.var_struct(p.var)?;
         for x in &p.proj {
             let Proj::Field(f) = x else {
                 return None;
@@ -515,8 +514,7 @@ impl Lowerer<'_, '_> {
             [m] if member(m) => self.members_struct.get(&p.var).cloned(),
             // `&self.stages[i]` of `stages: Vec<Stage>` in a struct the file defines.
             [Proj::Field(f), m] if member(m) => {
-                let ty = (self.vars[p.var].ty.clone())
-                    .or_else(|| self.struct_of.get(&p.var).cloned())?;
+                let ty = self.var_struct(p.var)?;
                 self.cx.member_structs.get(&(ty, f.clone())).cloned()
             }
             _ => None,
