@@ -727,9 +727,24 @@ pub struct VarInfo {
     pub ty: Option<String>,
     /// How a field of the variable is written.
     pub member: Member,
-    /// For a variable that names a global (file-scope) variable: its key. Every function's
-    /// variable with one key is the same storage.
+    /// For a variable that names a global (file-scope) variable: its key ([`global_key`]).
+    /// Every function's variable with one key is the same storage.
     pub global: Option<String>,
+}
+
+/// The key of a global variable: its name, or `file:name` for a `static` of file `file`,
+/// which only that file's functions name.
+pub fn global_key(file: usize, name: &str, file_local: bool) -> String {
+    match file_local {
+        true => format!("{file}:{name}"),
+        false => name.to_string(),
+    }
+}
+
+/// Whether a global's key ([`global_key`]) is that of a `static` of its file.
+pub fn is_file_local(key: &str) -> bool {
+    key.split_once(':')
+        .is_some_and(|(f, _)| !f.is_empty() && f.bytes().all(|b| b.is_ascii_digit()))
 }
 
 /// The entry of [`VarInfo::fields`] for the members of field `field`, or of the variable

@@ -122,14 +122,9 @@ pub(super) fn flatten_buffers(a: &AVal, objs: &[Obj], out: &mut Vec<ObjId>, unkn
 
 impl<'f> Analyzer<'f> {
     /// Whether a variable is a global whose contents outlive the analyzed function: any
-    /// but a `static` of its file where that function is `main` (its key is `file:name`).
+    /// but a `static` of its file where that function is `main`.
     pub(super) fn outside_global(&self, v: Var) -> bool {
-        self.vars[v].global.as_deref().is_some_and(|k| {
-            let file_local = k
-                .split_once(':')
-                .is_some_and(|(f, _)| !f.is_empty() && f.bytes().all(|b| b.is_ascii_digit()));
-            !(self.owns_statics && file_local)
-        })
+        (self.vars[v].global.as_deref()).is_some_and(|k| !(self.owns_statics && is_file_local(k)))
     }
 
     pub(super) fn new_obj(&mut self, kind: ObjKind, name: String) -> ObjId {

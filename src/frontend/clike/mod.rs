@@ -664,10 +664,7 @@ impl FileCx {
             if self.consts.contains_key(&name) {
                 continue;
             }
-            let key = match is_static {
-                true => format!("{}:{name}", self.file),
-                false => name.clone(),
-            };
+            let key = global_key(self.file, &name, is_static);
             let global = Global {
                 ty: ty.clone(),
                 pointers: shape.pointers,
