@@ -127,6 +127,14 @@ impl<'f> Analyzer<'f> {
         (self.vars[v].global.as_deref()).is_some_and(|k| !(self.owns_statics && is_file_local(k)))
     }
 
+    /// The type a variable's declaration gives its field `name` (an entry of
+    /// [`VarInfo::fields`]).
+    fn declared_field(&self, v: Var, name: &str) -> Option<TypeHint> {
+        (self.vars[v].fields.iter())
+            .find(|(n, _)| n == name)
+            .map(|(_, h)| *h)
+    }
+
     pub(super) fn new_obj(&mut self, kind: ObjKind, name: String) -> ObjId {
         let made_in = self.frame();
         self.objs.push(Obj {
@@ -614,11 +622,7 @@ impl<'f> Analyzer<'f> {
                 return AVal::Unknown;
             }
             // A field of the variable, or of a member of a list of structs.
-            let field = |name: &str| {
-                (self.vars[p.var].fields.iter())
-                    .find(|(n, _)| n == name)
-                    .map(|(_, h)| *h)
-            };
+            let field = |name: &str| self.declared_field(p.var, name);
             let indexes = |proj: &[Proj]| {
                 !proj.is_empty() && proj.iter().all(|x| matches!(x, Proj::Index(_)))
             };
@@ -695,9 +699,8 @@ impl<'f> Analyzer<'f> {
         for (slot, g) in slots {
             // A field declared as a scalar or host data (`int rows`) is no buffer.
             let declared = (owner.proj.is_empty())
-                .then(|| self.vars[p.var].fields.iter().find(|(n, _)| *n == g))
-                .flatten()
-                .map(|(_, h)| *h);
+                .then(|| self.declared_field(p.var, &g))
+                .flatten();
             if matches!(declared, Some(TypeHint::Scalar | TypeHint::Host(_))) {
                 continue;
             }
