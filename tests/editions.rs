@@ -103,11 +103,11 @@ fn the_workspace_says_the_edition() {
     }
 }
 
-#[test]
-fn a_file_of_no_package_is_retried_as_2015() {
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("loose.rs");
-    std::fs::write(&file, LEGACY).unwrap();
+/// Checks a file of no package holding `text`: it parses and has its one CLM003; where that
+/// finding is (line, column).
+fn loose_finding(dir: &Path, text: &str) -> (usize, usize) {
+    let file = dir.join("loose.rs");
+    std::fs::write(&file, text).unwrap();
     let r = checked(&file);
     assert!(
         parses_with_its_finding(&r),
@@ -115,11 +115,16 @@ fn a_file_of_no_package_is_retried_as_2015() {
         r.problems,
         r.findings
     );
+    let f = r.findings.iter().find(|f| f.code == "CLM003").unwrap();
+    r.files[f.anchor.file].line_col(f.anchor.start)
+}
+
+#[test]
+fn a_file_of_no_package_is_retried_as_2015() {
+    let dir = tempfile::tempdir().unwrap();
     // The finding points at the read, in the file as written (the inserted `_: ` and `r#`
     // do not move it).
-    let f = r.findings.iter().find(|f| f.code == "CLM003").unwrap();
-    let (line, col) = r.files[f.anchor.file].line_col(f.anchor.start);
-    assert_eq!((line, col), (14, 5));
+    assert_eq!(loose_finding(dir.path(), LEGACY), (14, 5));
 }
 
 /// A byte-order mark before edition 2015 code on the same line as the finding: the
@@ -131,20 +136,7 @@ fn a_byte_order_mark_moves_no_finding_of_2015_code() {
     let read = line.find("q1.enqueue_read_buffer").unwrap() + 1;
     let dir = tempfile::tempdir().unwrap();
     for bom in ["", "\u{feff}"] {
-        let file = dir.path().join("loose.rs");
-        std::fs::write(&file, format!("{bom}{line}{uses}")).unwrap();
-        let r = checked(&file);
-        assert!(
-            parses_with_its_finding(&r),
-            "{:?} {:?}",
-            r.problems,
-            r.findings
-        );
-        let f = r.findings.iter().find(|f| f.code == "CLM003").unwrap();
-        assert_eq!(
-            r.files[f.anchor.file].line_col(f.anchor.start),
-            (1, read),
-            "mark {bom:?}"
-        );
+        let at = loose_finding(dir.path(), &format!("{bom}{line}{uses}"));
+        assert_eq!(at, (1, read), "mark {bom:?}");
     }
 }
