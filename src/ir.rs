@@ -101,6 +101,27 @@ impl Place {
                 .collect(),
         }
     }
+
+    /// The place with every index made one not known: the members it may name
+    /// (`done[_]` of `done[2]`, `plan[_].kernel_done` of `plan[i].kernel_done`).
+    pub fn at_any_index(&self) -> Place {
+        let proj = (self.proj.iter())
+            .map(|p| match p {
+                Proj::Field(_) => p.clone(),
+                _ => Proj::AnyIndex,
+            })
+            .collect();
+        Place {
+            var: self.var,
+            proj,
+        }
+    }
+
+    /// Whether one place is a part of the other, or the same.
+    pub fn overlaps(&self, o: &Place) -> bool {
+        let n = self.proj.len().min(o.proj.len());
+        self.var == o.var && self.proj[..n] == o.proj[..n]
+    }
 }
 
 /// What the frontend knows of a variable's type from annotations.

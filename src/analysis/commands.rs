@@ -152,7 +152,9 @@ impl<'f> Analyzer<'f> {
                 return None;
             }
         }
+        self.reading_events = true;
         let a = self.eval(st, v, Some(RoleHint::Event), "events");
+        self.reading_events = false;
         let mut out = BTreeSet::new();
         fn walk(a: &AVal, objs: &[Obj], out: &mut BTreeSet<usize>) -> bool {
             match a {
@@ -574,11 +576,22 @@ impl<'f> Analyzer<'f> {
                     || self.params.contains(&root.var) && self.vars[root.var].member.refers()
                     || !e.proj.is_empty()
                         && (self.params.contains(&root.var)
-                            || st.env.get(&root).is_none_or(|r| *r == AVal::External));
-                // An element at an index not known (`&ev[count]` of a ring of events): which
-                // element a later release names is not known either.
-                if root_outside || !e.is_definite() {
+                            // A `static` of the file that `main` owns holds nothing from
+                            // outside before `main` stores into it.
+                            || self.vars[root.var].global.is_none()
+                                && st.env.get(&root).is_none_or(|r| *r == AVal::External));
+                if root_outside {
                     self.hand_on(st, &AVal::Events(BTreeSet::from([i])));
+                } else if e.proj.iter().any(|p| !matches!(p, Proj::Field(_))) {
+                    // An element of the function's own array (`&done[d]`): a release of one
+                    // at an index not known may be this one, a release of another array's
+                    // element is not.
+                    st.in_arrays.insert(InArray {
+                        at: self.canonical(e).at_any_index(),
+                        inst: i,
+                        unbound: !e.is_definite(),
+                        read: false,
+                    });
                 }
             }
         }

@@ -332,6 +332,7 @@ impl State {
                 .filter(|k| !lost.contains(*k))
                 .copied()
                 .collect(),
+            in_arrays: this.in_arrays.union(&o.in_arrays).cloned().collect(),
             mapped_for_write: self
                 .mapped_for_write
                 .intersection(&o.mapped_for_write)

@@ -217,6 +217,10 @@ struct State {
     escaped: BTreeSet<ObjId>,
     /// Raw events made and not yet released or handed on.
     live_raw: BTreeSet<RawKey>,
+    /// Raw events stored in elements of the function's own arrays (`&done[d]`,
+    /// `&plan[i].kernel_done`): a release of an element at an index not known releases
+    /// those of that array's elements only.
+    in_arrays: BTreeSet<InArray>,
     /// Buffers mapped for writing and not yet unmapped: the unmap writes them.
     mapped_for_write: BTreeSet<ObjId>,
     /// The path handles a failed status check ([`Stmt::ErrorExit`]).
@@ -228,6 +232,19 @@ struct State {
     /// of a callee took: a command here without a wait list leaves it out on that
     /// frame's word.
     declined_wait: Option<usize>,
+}
+
+/// A raw event stored in an element of an array of the function's own.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct InArray {
+    /// The element at any index (`done[_]`, `plan[_].kernel_done`).
+    at: Place,
+    inst: usize,
+    /// Stored at an index not known: no binding holds it, so a read of the element is
+    /// where it goes.
+    unbound: bool,
+    /// Read other than as a wait list: where the value went is not followed.
+    read: bool,
 }
 
 /// A raw event: a command's, or a user event.
@@ -334,6 +351,13 @@ struct Analyzer<'f> {
     /// The file-local globals (`static GpuPlan plan[8];`) are the analyzed function's own:
     /// it is `main`.
     owns_statics: bool,
+    /// Array elements released at an index not known, or whose event was not known
+    /// (`done[_]`): events kept in those arrays' elements count as released where the
+    /// function ends, since which were released depends on counts the analysis does not
+    /// relate (`marks[n++]` made, `for (m = 0; m < n; m++)` released).
+    released_arrays: BTreeSet<Place>,
+    /// A wait list or a release is being read: the events it names stay where they are.
+    reading_events: bool,
     /// The variables of the function and of every callee interpreted at a call site.
     vars: Vec<VarInfo>,
     /// Functions of the crate, for calls.
@@ -543,6 +567,8 @@ pub fn analyze<'f>(func: &Function, index: &'f Index<'f>, kernels: &mut Kernels)
         // Nothing runs after `main` returns but what the crate registers to run at exit: a
         // raw event `main` leaves in a `static` of its file is lost.
         owns_statics: func.name == "main" && !index.crate_kernels().exit_handler(),
+        released_arrays: BTreeSet::new(),
+        reading_events: false,
     };
     if trace::on() {
         trace::line(format!("fn {}", func.name));
@@ -571,7 +597,12 @@ pub fn analyze<'f>(func: &Function, index: &'f Index<'f>, kernels: &mut Kernels)
         .collect();
     for st in finals {
         for key in st.live_raw {
-            a.leak(key, None);
+            let released = |e: &InArray| {
+                RawKey::Inst(e.inst) == key && a.released_arrays.iter().any(|r| r.overlaps(&e.at))
+            };
+            if !st.in_arrays.iter().any(released) {
+                a.leak(key, None);
+            }
         }
     }
     a.settle_races(None, &BitSet::default());

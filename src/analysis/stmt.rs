@@ -3,7 +3,7 @@
 
 use super::env::Places;
 use super::loops::{LoopTest, MAX_UNROLLED_STMTS, PEELED_PASSES, PEEL_DEPTH, TWO_ITERATION_DEPTH};
-use super::values::{part_of_value, remove_parts};
+use super::values::{part_of_value, refers_to, remove_parts};
 use super::*;
 
 impl<'f> Analyzer<'f> {
@@ -46,8 +46,12 @@ impl<'f> Analyzer<'f> {
                         var: c.var,
                         proj: base.to_vec(),
                     };
+                    let members_bound =
+                        (st.env.within(&base)).any(|(k, _)| k.proj.len() > base.proj.len());
                     if let Some(v @ (AVal::Events(_) | AVal::Null)) = st.env.get(&base) {
-                        return v.clone();
+                        if !members_bound {
+                            return v.clone();
+                        }
                     }
                 }
                 if let Some((list, members)) = any_member_of(st, &c) {
@@ -66,6 +70,87 @@ impl<'f> Analyzer<'f> {
             }
             _ => self.eval(st, events, Some(RoleHint::Event), "event"),
         }
+    }
+
+    /// The element of an array of the function's own a value names, at any index
+    /// (`done[_]` of `done[d]`, `plan[_].read_done` of `p->read_done` for `p = &plan[i]`);
+    /// `None` for any other place, or one through a pointer or parameter that may point
+    /// anywhere.
+    pub(super) fn array_element(&self, st: &State, v: &Value) -> Option<Place> {
+        let p = match v {
+            Value::Place(p) => p,
+            Value::List(items) => match items.as_slice() {
+                [Value::Place(p)] => p,
+                _ => return None,
+            },
+            _ => return None,
+        };
+        let c = self.canonical(&self.concrete(st, p));
+        let own = !self.vars[c.var].member.refers()
+            && !self.callee_params.contains(&c.var)
+            && !self.params.contains(&c.var);
+        (own && c.proj.iter().any(|p| !matches!(p, Proj::Field(_)))).then_some(c)
+    }
+
+    /// Events stored in array elements at or within `at` belong to whoever named it: all
+    /// of them, or those no binding holds.
+    fn hand_on_elements(&mut self, st: &mut State, at: &Place, unbound_only: bool) {
+        let gone: BTreeSet<usize> = (st.in_arrays.iter())
+            .filter(|e| e.at.overlaps(at) && (e.unbound || !unbound_only))
+            .map(|e| e.inst)
+            .collect();
+        if gone.is_empty() {
+            return;
+        }
+        st.in_arrays.retain(|e| !gone.contains(&e.inst));
+        for i in gone {
+            st.live_raw.remove(&RawKey::Inst(i));
+        }
+    }
+
+    /// Array elements at or within `at` are read other than as a wait list: the events no
+    /// binding holds go where the value goes; of the others, where copies of them went is
+    /// not followed.
+    pub(super) fn read_elements(&mut self, st: &mut State, at: &Place) {
+        if !st.in_arrays.iter().any(|e| e.at.overlaps(at)) {
+            return;
+        }
+        let unbound: BTreeSet<usize> = (st.in_arrays.iter())
+            .filter(|e| e.unbound && e.at.overlaps(at))
+            .map(|e| e.inst)
+            .collect();
+        st.in_arrays = std::mem::take(&mut st.in_arrays)
+            .into_iter()
+            .filter(|e| !unbound.contains(&e.inst))
+            .map(|mut e| {
+                // The element itself or a part of it; a struct holding it named to reach
+                // another part (`&plan[i]` handed to a helper the analysis follows) is not
+                // a read of it.
+                e.read |= e.at.overlaps(at) && at.proj.len() >= e.at.proj.len();
+                e
+            })
+            .collect();
+        for i in unbound {
+            st.live_raw.remove(&RawKey::Inst(i));
+        }
+    }
+
+    /// The raw events held in array elements and nowhere else, never read but as wait lists.
+    fn only_in_arrays(&self, st: &State) -> BTreeSet<usize> {
+        let mut kept: BTreeSet<usize> = (st.in_arrays.iter())
+            .filter(|e| !e.read)
+            .map(|e| e.inst)
+            .collect();
+        for e in st.in_arrays.iter().filter(|e| e.read) {
+            kept.remove(&e.inst);
+        }
+        for (k, v) in st.env.iter() {
+            let at = self.canonical(k).at_any_index();
+            kept.retain(|&i| {
+                !refers_to(v, i) || (st.in_arrays.iter()).any(|e| e.inst == i && e.at.overlaps(&at))
+            });
+        }
+        kept
     }
 
     pub(super) fn block(&mut self, body: &[Stmt], mut st: State) -> Option<State> {
@@ -332,6 +417,11 @@ impl<'f> Analyzer<'f> {
                 if let Value::Place(src) = value {
                     if self.ooo_lists.contains(src) {
                         self.ooo_lists.insert(dst.clone());
+                    }
+                    // `prev[d] = next[d]`: the events of those elements are copied.
+                    if !st.in_arrays.is_empty() {
+                        let at = self.canonical(&self.concrete(&st, src)).at_any_index();
+                        self.read_elements(&mut st, &at);
                     }
                 }
                 // A local made from a parameter (`let wl = wait.as_ptr();`) was written where
@@ -1004,11 +1094,37 @@ impl<'f> Analyzer<'f> {
             }
             Stmt::Release { events, span } => {
                 self.cur_span = *span;
+                self.reading_events = true;
                 let a = self.released(&mut st, events);
+                self.reading_events = false;
                 if trace::on() {
                     trace::line(format!("  release {a:?}"));
                 }
-                self.release(&mut st, &a);
+                match self.array_element(&st, events) {
+                    // An element of one of the function's arrays: any event stored in that
+                    // array's elements at that place may be the one.
+                    Some(at) => {
+                        // At a known index whose value is known, that value or one stored
+                        // at an index not known.
+                        let unknown = untracked(&a);
+                        let one = at.is_definite() && !unknown;
+                        let at = at.at_any_index();
+                        if !one {
+                            self.released_arrays.insert(at.clone());
+                        }
+                        self.hand_on_elements(&mut st, &at, one);
+                        match a {
+                            // Not known which: not one held only in another array's elements.
+                            _ if unknown => {
+                                let kept = self.only_in_arrays(&st);
+                                (st.live_raw)
+                                    .retain(|k| matches!(k, RawKey::Inst(i) if kept.contains(i)));
+                            }
+                            _ => self.release(&mut st, &a),
+                        }
+                    }
+                    None => self.release(&mut st, &a),
+                }
             }
             Stmt::Op {
                 op,
@@ -1027,6 +1143,16 @@ impl<'f> Analyzer<'f> {
             }
         }
         Some(st)
+    }
+}
+
+/// Whether a released value may be an event the analysis does not know of.
+fn untracked(a: &AVal) -> bool {
+    match a {
+        AVal::Unknown | AVal::External => true,
+        AVal::Events(s) => s.is_empty(),
+        AVal::List(items) => items.iter().any(untracked),
+        _ => false,
     }
 }
 

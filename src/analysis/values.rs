@@ -382,6 +382,12 @@ impl<'f> Analyzer<'f> {
     /// The value of a place; parts of outside values become objects of the role they play,
     /// or of the type their struct field declares.
     pub(super) fn resolve(&mut self, st: &mut State, p: &Place, role: Option<RoleHint>) -> AVal {
+        // Events stored in array elements, read other than as a wait list, go where the
+        // value goes.
+        if !st.in_arrays.is_empty() && !self.reading_events {
+            let at = self.canonical(&self.concrete(st, p)).at_any_index();
+            self.read_elements(st, &at);
+        }
         if let Some(v) = self.element(st, p) {
             return v;
         }

@@ -165,3 +165,14 @@ void callback_releases(cl_command_queue q, cl_mem m, float *host)
     clEnqueueReadBuffer(q, m, CL_FALSE, 0, 64, host, 0, NULL, &rd);
     clSetEventCallback(rd, CL_COMPLETE, release_when_done, NULL);
 }
+
+typedef struct {
+    cl_event marks[4];
+    int nmarks;
+} marks_t;
+
+void counted_marks(cl_command_queue q, marks_t *m, cl_event *prev, cl_event *next)
+{
+    clEnqueueMarkerWithWaitList(q, 0, NULL, &m->marks[m->nmarks++]);
+    prev[0] = next[0];
+}

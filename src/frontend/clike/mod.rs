@@ -3537,7 +3537,16 @@ impl Lowerer<'_> {
         let Value::Place(p) = &value else {
             return Value::Scalar;
         };
-        if !p.proj.is_empty() || self.vars[p.var].hint != TypeHint::Scalar {
+        // A counter, bare or a struct's (`ds->nmarks++` indexing an array of events); not
+        // a pointer stepped along host data.
+        let counter = match p.proj.as_slice() {
+            [] => self.vars[p.var].hint == TypeHint::Scalar,
+            [.., Proj::Field(f)] => (self.vars[p.var].fields.iter())
+                .find(|(name, _)| name == f)
+                .is_some_and(|(_, h)| *h == TypeHint::Scalar),
+            _ => false,
+        };
+        if !counter {
             return Value::Scalar;
         }
         let prefix = n.child(0).is_some_and(|c| !c.is_named());
@@ -3932,14 +3941,17 @@ impl Lowerer<'_> {
                     && self.vars[p.var].fields.iter().any(|(n, h)| *n == members_of("") && h.is_handle()));
         // `wk[d] = (worker_t){0}` into an array of structs: that element, reset.
         let handle = handle || matches!(v, Value::Struct(_));
-        // `wait[nw++] = ev` into an array of events: that element.
+        // `wait[nw++] = ev` into an array of events, or through a `cl_event *` a helper is
+        // given (`prev[d] = next[d]`): that element.
         let handle = handle
             || (left.kind() == "subscript_expression"
                 && left
                     .child_by_field_name("argument")
                     .filter(|b| b.kind() == "identifier")
                     .and_then(|b| self.lookup(self.txt(b)))
-                    .is_some_and(|b| self.vars[b].hint == TypeHint::EventList));
+                    .is_some_and(|b| {
+                        self.vars[b].hint == TypeHint::EventList || self.event_ptrs.contains(&b)
+                    }));
         match left.kind() {
             "subscript_expression" if !handle => {
                 let base = left
