@@ -972,6 +972,7 @@ impl FileCx {
             declaring: None,
             event_ptrs: HashSet::new(),
             scalar_sizes: HashMap::new(),
+            int_vars: HashSet::new(),
             n_params: 0,
             refs: HashMap::new(),
             dims: HashMap::new(),
@@ -1103,6 +1104,8 @@ struct Lowerer<'c> {
     /// The size in bytes of each variable declared with a host scalar type (`size_t dim`:
     /// 8): what `setArg(i, dim)` and `sizeof(dim)` pass.
     scalar_sizes: HashMap<Var, u64>,
+    /// The variables of those whose type is an integer type (`int dim`, `size_t n`).
+    int_vars: HashSet<Var>,
     /// The function's parameters are its first variables.
     n_params: usize,
     /// Local C++ references (`Gpu &g = gpu[d]`): the place each one names.
@@ -1275,8 +1278,41 @@ impl Lowerer<'_> {
     }
 
     fn note_scalar_type(&mut self, v: Var, ty: &str) {
-        if let Some(n) = c_type_size(&self.cx.real_type(ty)) {
+        let real = self.cx.real_type(ty);
+        if let Some(n) = c_type_size(&real) {
             self.scalar_sizes.insert(v, n);
+            if is_int_type(&real) {
+                self.int_vars.insert(v);
+            }
+        }
+    }
+
+    /// Whether a value is of an integer type, where its declaration or its literal says.
+    fn integral(&self, n: Node<'_>) -> bool {
+        let n = strip(n);
+        match n.kind() {
+            "identifier" => self
+                .lookup(self.txt(n))
+                .is_some_and(|v| self.int_vars.contains(&v)),
+            "number_literal" => {
+                let t = self.txt(n).to_ascii_lowercase();
+                t.starts_with("0x") || !(t.contains('.') || t.contains('e'))
+            }
+            "sizeof_expression" => true,
+            "call_expression" => container_size(self, n),
+            "cast_expression" => n
+                .child_by_field_name("type")
+                .is_some_and(|t| is_int_type(&self.cx.real_type(self.txt(t)))),
+            "binary_expression" => {
+                match (
+                    n.child_by_field_name("left"),
+                    n.child_by_field_name("right"),
+                ) {
+                    (Some(l), Some(r)) => self.integral(l) && self.integral(r),
+                    _ => false,
+                }
+            }
+            _ => false,
         }
     }
 
@@ -1329,6 +1365,9 @@ impl Lowerer<'_> {
             "cast_expression" => {
                 c_type_size(&self.cx.real_type(self.txt(n.child_by_field_name("type")?)))
             }
+            // `sizeof(x)`, `v.size()` of a standard container: a `size_t`.
+            "sizeof_expression" => Some(8),
+            "call_expression" if container_size(self, n) => Some(8),
             // `d->rows`, `devs[i].rows`: the field's declared type.
             "field_expression" => {
                 let mut base = strip(n.child_by_field_name("argument")?);
@@ -1376,7 +1415,10 @@ impl Lowerer<'_> {
                     return Some(left.max(4));
                 }
                 let right = self.value_bytes(r)?;
-                (left == right || left.max(right) <= 4).then_some(left.max(right).max(4))
+                // Two integers (`centroids.size() / dim`): the wider, at least an `int`.
+                let integers = self.integral(l) && self.integral(r);
+                (left == right || left.max(right) <= 4 || integers)
+                    .then_some(left.max(right).max(4))
             }
             _ => None,
         }
@@ -4916,6 +4958,33 @@ fn path_segments(path: &str) -> Vec<String> {
         out.push(cur.trim().to_string());
     }
     out
+}
+
+/// Whether a scalar type is an integer type (not `float`, `double`, `half` or their
+/// OpenCL names).
+fn is_int_type(ty: &str) -> bool {
+    let last = ty.split_whitespace().last().unwrap_or("");
+    let last = last.rsplit("::").next().unwrap_or(last);
+    c_type_size(ty).is_some()
+        && !matches!(
+            last,
+            "float" | "double" | "half" | "cl_float" | "cl_double" | "cl_half"
+        )
+        && !last.ends_with(|c: char| c.is_ascii_digit())
+}
+
+/// `v.size()`, `s.length()` of a standard container or string: a `size_t`.
+fn container_size(cx: &Lowerer<'_>, n: Node<'_>) -> bool {
+    let Some(f) = n.child_by_field_name("function") else {
+        return false;
+    };
+    let no_args = n
+        .child_by_field_name("arguments")
+        .is_some_and(|a| a.named_child_count() == 0);
+    f.kind() == "field_expression"
+        && no_args
+        && f.child_by_field_name("field")
+            .is_some_and(|x| matches!(cx.txt(x), "size" | "length"))
 }
 
 #[cfg(test)]
