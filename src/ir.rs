@@ -713,6 +713,9 @@ pub enum Stmt {
     Rendezvous {
         barrier: Value,
     },
+    /// A message received from another host thread (`rx.recv()` of a channel): which
+    /// thread sent it, and after which of its commands, is not known.
+    Received,
     /// `handle.join()`: the thread's host work happened before; its value goes to `dst`.
     /// An unknown handle joins every thread spawned so far.
     Join {
@@ -1259,6 +1262,7 @@ fn write_stmt(f: &mut fmt::Formatter<'_>, func: &Function, s: &Stmt, depth: usiz
             Show(func, handle)
         ),
         Stmt::Rendezvous { barrier } => writeln!(f, "{pad}rendezvous {}", Show(func, barrier)),
+        Stmt::Received => writeln!(f, "{pad}received"),
         Stmt::Break => writeln!(f, "{pad}break"),
         Stmt::ErrorExit => writeln!(f, "{pad}error exit"),
         Stmt::Continue => writeln!(f, "{pad}continue"),

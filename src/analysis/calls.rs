@@ -310,6 +310,7 @@ fn shift_stmt(s: &Stmt, by: usize) -> Stmt {
         Stmt::Rendezvous { barrier } => Stmt::Rendezvous {
             barrier: v(barrier),
         },
+        Stmt::Received => Stmt::Received,
         Stmt::Break => Stmt::Break,
         Stmt::ErrorExit => Stmt::ErrorExit,
         Stmt::Continue => Stmt::Continue,

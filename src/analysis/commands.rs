@@ -505,6 +505,7 @@ impl<'f> Analyzer<'f> {
             given: r.given.clone(),
             thread: self.thread_now,
             passed: self.passed.clone(),
+            after_message: self.messaged.contains(&self.thread_now),
         });
         for (b, _, _) in &r.uses {
             self.touch_element(st, *b);
@@ -736,8 +737,12 @@ impl<'f> Analyzer<'f> {
             let unchanged = (rewrite && (e.mode == Mode::Read || e_rewrite))
                 || (mode == Mode::Read && e_rewrite)
                 || same_bytes.contains(&e.inst);
+            // Two threads that message each other (`tx.send(..)`, `rx.recv()`): which
+            // commands the messages order is not known.
+            let messaged = insts[e.inst].thread != self.thread_now
+                && (insts[e.inst].after_message || self.messaged.contains(&self.thread_now));
             // A command does not race with itself (a kernel reading and writing one buffer).
-            if !ordered && !repeat && !unchanged && e.inst != i {
+            if !ordered && !repeat && !unchanged && !messaged && e.inst != i {
                 if let Some(at) = self.barrier_ahead(e.inst) {
                     self.deferred.push(Deferred {
                         early: i,

@@ -345,6 +345,9 @@ struct Inst {
     /// host barrier then.
     thread: Option<usize>,
     passed: Rc<BTreeMap<Place, usize>>,
+    /// That thread had received a message from another thread before: what it makes may
+    /// be ordered after anything another thread made, through the message.
+    after_message: bool,
 }
 
 struct Analyzer<'f> {
@@ -488,6 +491,9 @@ struct Analyzer<'f> {
     /// far, and how many times the thread being followed has waited at each barrier.
     thread_now: Option<usize>,
     spawned: usize,
+    /// The host threads (`None`: the function's own) that have received a message from
+    /// another thread ([`Stmt::Received`]).
+    messaged: BTreeSet<Option<usize>>,
     passed: Rc<BTreeMap<Place, usize>>,
     /// The one object that stands for every event of a command not followed.
     untracked_event: Option<ObjId>,
@@ -560,6 +566,7 @@ pub fn analyze<'f>(func: &Function, index: &'f Index<'f>, kernels: &mut Kernels)
         rendezvous: HashMap::new(),
         deferred: Vec::new(),
         thread_now: None,
+        messaged: BTreeSet::new(),
         spawned: 0,
         passed: Rc::default(),
         untracked_event: None,

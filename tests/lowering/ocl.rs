@@ -138,3 +138,10 @@ fn pieces(buffer: &Buffer<f32>) -> Result<()> {
     }
     Ok(())
 }
+
+// A message received from another thread over a channel.
+fn received(buffer: &Buffer<f32>, rx: &std::sync::mpsc::Receiver<Vec<f32>>) -> Result<()> {
+    let rows = rx.recv().expect("worker gone");
+    buffer.write(&rows).enq()?;
+    Ok(())
+}

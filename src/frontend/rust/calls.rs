@@ -180,6 +180,11 @@ impl Lowerer<'_, '_> {
                 return Value::Scalar;
             }
         }
+        // `rx.recv()` of a channel between threads (`std::sync::mpsc`, crossbeam); a
+        // socket's `recv` takes a buffer.
+        if (name == "recv" && args.is_empty()) || (name == "recv_timeout" && args.len() == 1) {
+            self.out.push(Stmt::Received);
+        }
         // `list.iter().for_each(|q| ..)`, `.map(|q| ..)`: a loop over the list.
         if let (true, [arg]) = (EACH_ADAPTERS.contains(&name.as_str()), args.as_slice()) {
             if let Some(c) = closure_of(arg).filter(|c| c.inputs.len() == 1) {
