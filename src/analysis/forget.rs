@@ -156,8 +156,10 @@ impl<'f> Analyzer<'f> {
 
     /// A place is about to be overwritten: a raw event only it refers to is lost, unreleased.
     pub(super) fn overwrite(&mut self, st: &mut State, p: &Place) {
-        // An element at an index not known may be another one each time.
-        if !p.is_definite() {
+        // An element at an index not known may be another one each time; a temporary
+        // (`enqueue_read_buffer(..)?;` in a loop) was never the program's name for it: an
+        // event only it held is reported as never released.
+        if !p.is_definite() || self.vars[p.var].name.starts_with('%') {
             return;
         }
         let Some(AVal::Events(old)) = st.env.get(p) else {

@@ -199,3 +199,15 @@ fn refresh(q: &CommandQueue, w: &mut Buffer<cl_float>, host: &[f32], blocking: c
 fn refreshed(q: &CommandQueue, w: &mut Buffer<cl_float>, host: &[f32]) -> Result<Option<Event>> {
     refresh(q, w, host, CL_BLOCKING)
 }
+
+// A helper returning an iterator over its parameters is walked as that iterator.
+fn paired<'a>(qs: &'a [CommandQueue], bufs: &'a [Buffer<cl_float>]) -> impl Iterator<Item = (&'a CommandQueue, &'a Buffer<cl_float>)> + 'a {
+    qs.iter().zip(bufs.iter())
+}
+
+fn walked(qs: &[CommandQueue], bufs: &[Buffer<cl_float>], host: &mut [f32]) -> Result<()> {
+    for (q, b) in paired(qs, bufs) {
+        unsafe { q.enqueue_read_buffer(b, CL_BLOCKING, 0, host, &[])? };
+    }
+    Ok(())
+}

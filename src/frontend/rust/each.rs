@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use syn::visit::{self, Visit};
 use syn::{Expr, Pat};
 
+use super::index::qualify;
 use super::syntax::{
     has_break, has_return, int_lit, is_assign_op, member_name, pat_idents, path_segments,
     same_members_adapter, strip,
@@ -142,6 +143,64 @@ impl Lowerer<'_, '_> {
         };
         let v = self.lookup(&p.path.get_ident()?.to_string())?;
         self.item_slots.get(&v).cloned()
+    }
+
+    /// The iterator a call of a helper of the file returns, where its body is that one
+    /// expression over its parameters (`fn lanes(qs: &[Queue], bufs: &mut [Buf]) -> impl
+    /// Iterator<..> { qs.iter().zip(bufs.iter_mut()) }`): the expression with the call's
+    /// arguments in place of the parameters.
+    pub(super) fn iterator_helper(&self, e: &Expr) -> Option<Expr> {
+        let Expr::Call(call) = strip(e) else {
+            return None;
+        };
+        let Expr::Path(p) = &*call.func else {
+            return None;
+        };
+        let name = qualify(self.prefix.as_deref(), &p.path.get_ident()?.to_string());
+        let f = self.cx.free_fns.get(&name)?;
+        let syn::ReturnType::Type(_, ty) = &f.sig.output else {
+            return None;
+        };
+        let ([syn::Stmt::Expr(tail, None)], syn::Type::ImplTrait(_)) =
+            (f.block.stmts.as_slice(), &**ty)
+        else {
+            return None;
+        };
+        if f.sig.inputs.len() != call.args.len() {
+            return None;
+        }
+        let mut params = HashMap::new();
+        for (input, arg) in f.sig.inputs.iter().zip(&call.args) {
+            let syn::FnArg::Typed(pt) = input else {
+                return None;
+            };
+            let Pat::Ident(pi) = &*pt.pat else {
+                return None;
+            };
+            params.insert(pi.ident.to_string(), arg);
+        }
+        struct Substitute<'p>(HashMap<String, &'p Expr>);
+        impl syn::visit_mut::VisitMut for Substitute<'_> {
+            fn visit_expr_mut(&mut self, e: &mut Expr) {
+                let arg = match e {
+                    Expr::Path(p) => p.path.get_ident().and_then(|i| self.0.get(&i.to_string())),
+                    _ => None,
+                };
+                match arg {
+                    Some(arg) => {
+                        *e = Expr::Paren(syn::ExprParen {
+                            attrs: Vec::new(),
+                            paren_token: Default::default(),
+                            expr: Box::new((*arg).clone()),
+                        })
+                    }
+                    None => syn::visit_mut::visit_expr_mut(self, e),
+                }
+            }
+        }
+        let mut walk = tail.clone();
+        syn::visit_mut::VisitMut::visit_expr_mut(&mut Substitute(params), &mut walk);
+        self.is_iter_chain(&walk).then_some(walk)
     }
 
     /// Whether an expression is an iterator over a list or a range, item by item.

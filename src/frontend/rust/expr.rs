@@ -875,7 +875,9 @@ impl Lowerer<'_, '_> {
                 if self.walk_closure_list(f) {
                     return Value::Unknown;
                 }
-                self.each(&f.expr, &f.pat, EachBody::Block(&f.body), false);
+                let helper = self.iterator_helper(&f.expr);
+                let iterable = helper.as_ref().unwrap_or(&f.expr);
+                self.each(iterable, &f.pat, EachBody::Block(&f.body), false);
                 Value::Unknown
             }
             Expr::While(w) => {
