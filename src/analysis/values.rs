@@ -421,15 +421,15 @@ impl<'f> Analyzer<'f> {
     /// holds); a command on it makes what is known of the members unknown, and a command on
     /// a member what is known of it.
     fn element(&mut self, st: &mut State, p: &Place) -> Option<AVal> {
-        let at = p.proj.iter().position(|x| matches!(x, Proj::Var(_)))?;
+        // The first index whose variable is not known (`nxt` of `grid[d][nxt]` in a loop
+        // over devices).
+        let at = p.proj.iter().position(|x| {
+            matches!(x, Proj::Var(v) if !self.ext_alias.contains_key(v)
+                && !matches!(st.env.get(&Place::var(*v)), Some(AVal::Int(_))))
+        })?;
         let Proj::Var(x) = p.proj[at] else {
             return None;
         };
-        if self.ext_alias.contains_key(&x)
-            || matches!(st.env.get(&Place::var(x)), Some(AVal::Int(_)))
-        {
-            return None;
-        }
         let base = Place {
             var: p.var,
             proj: p.proj[..at].to_vec(),
