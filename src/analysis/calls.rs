@@ -492,12 +492,17 @@ impl<'f> Analyzer<'f> {
                 // (`Sys s; setup(&s);`) is filled in by the callee through its parameter,
                 // and so is what a C pointer or C++ reference parameter names
                 // (`cl_event *done`, `cl::Event &done`).
+                // So does a pointer to the caller's count (`hop(.., evts, &nevts)` with
+                // `cl_uint *nevts`, bumped by `(*nevts)++`).
                 Value::Place(a)
                     if self.vars[p.var].member.refers()
-                        || matches!(
-                            self.resolve(&mut st, a, None),
-                            AVal::External | AVal::Unknown | AVal::Struct(_)
-                        ) =>
+                        || match self.resolve(&mut st, a, None) {
+                            AVal::External | AVal::Unknown | AVal::Struct(_) => true,
+                            AVal::Int(_) | AVal::Above(_) | AVal::Scalar => {
+                                self.vars[p.var].hint == TypeHint::Host(HostKind::Pointer)
+                            }
+                            _ => false,
+                        } =>
                 {
                     let c = self.canonical(&self.concrete(&st, a));
                     self.ext_alias.insert(p.var, c);

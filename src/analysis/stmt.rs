@@ -445,7 +445,20 @@ impl<'f> Analyzer<'f> {
                 // A C++ reference parameter stays bound to its caller's place: a store into
                 // it is a store there.
                 let info = &self.vars[dst.var];
-                if dst.proj.is_empty() && info.global.is_none() && info.member != Member::Ref {
+                // `(*nevts)++` through a pointer to the caller's count: a store there.
+                let count_pointer = info.hint == TypeHint::Host(HostKind::Pointer)
+                    && matches!(value, Value::Arith { .. } | Value::Int(_))
+                    && (self.ext_alias.get(&dst.var)).is_some_and(|t| {
+                        matches!(
+                            st.env.get(&self.canonical(t)),
+                            Some(AVal::Int(_) | AVal::Above(_) | AVal::Scalar)
+                        )
+                    });
+                if dst.proj.is_empty()
+                    && info.global.is_none()
+                    && info.member != Member::Ref
+                    && !count_pointer
+                {
                     self.ext_alias.remove(&dst.var);
                     // A pointer bound to an aggregate (`worker_t *w = arg`) names it: what is
                     // stored through it is stored there.

@@ -176,3 +176,9 @@ void counted_marks(cl_command_queue q, marks_t *m, cl_event *prev, cl_event *nex
     clEnqueueMarkerWithWaitList(q, 0, NULL, &m->marks[m->nmarks++]);
     prev[0] = next[0];
 }
+
+void appended(cl_command_queue q, cl_event *evts, cl_uint *nevts)
+{
+    clEnqueueMarkerWithWaitList(q, 0, NULL, &evts[*nevts]);
+    (*nevts)++;
+}

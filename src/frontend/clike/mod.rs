@@ -3581,7 +3581,15 @@ impl Lowerer<'_> {
         };
         // A counter, bare or a struct's (`ds->nmarks++` indexing an array of events); not
         // a pointer stepped along host data.
+        // `(*nevts)++` of a count a helper is given by pointer: the caller's count.
+        let deref = arg.is_some_and(|a| {
+            let a = strip(a);
+            a.kind() == "pointer_expression"
+                && a.child_by_field_name("operator")
+                    .is_some_and(|o| self.txt(o) == "*")
+        });
         let counter = match p.proj.as_slice() {
+            [] if deref => self.vars[p.var].hint == TypeHint::Host(HostKind::Pointer),
             [] => self.vars[p.var].hint == TypeHint::Scalar,
             [.., Proj::Field(f)] => (self.vars[p.var].fields.iter())
                 .find(|(name, _)| name == f)
