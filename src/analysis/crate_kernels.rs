@@ -46,6 +46,9 @@ pub struct CrateKernels {
     /// Fields that hold an out-of-order queue wherever the crate builds their struct.
     out_of_order: HashSet<String>,
     exit_handler: bool,
+    /// Whether a type of the crate releases an event when it is dropped (`impl Drop for
+    /// Ev { fn drop(&mut self) { clReleaseEvent(self.0) } }`, a C++ destructor).
+    drop_releases: bool,
 }
 
 impl CrateKernels {
@@ -55,6 +58,10 @@ impl CrateKernels {
     ) -> CrateKernels {
         let mut seen = Seen::default();
         let functions: Vec<&Function> = functions.into_iter().collect();
+        let drop_releases = functions.iter().any(|f| {
+            let last = f.name.rsplit("::").next().unwrap_or("");
+            (last == "drop" || last.starts_with('~')) && releases(&f.body)
+        });
         for f in &functions {
             let s = Setter::of(f);
             seen.setters
@@ -102,11 +109,18 @@ impl CrateKernels {
             sources: KernelFiles::new(sources),
             bound,
             exit_handler: seen.exit_handler,
+            drop_releases,
             out_of_order: (seen.out_of_order.into_iter())
                 .filter(|(_, o)| *o == Some(true))
                 .map(|(f, _)| f)
                 .collect(),
         }
+    }
+
+    /// Whether a type of the crate releases an event when it is dropped: an event the
+    /// program writes into a struct's field may be that struct's to release.
+    pub fn drop_releases(&self) -> bool {
+        self.drop_releases
     }
 
     /// Whether the crate registers a function to run at exit (`atexit(cleanup)`): what a
@@ -587,4 +601,14 @@ fn agree<K: std::hash::Hash + Eq, V: PartialEq>(
             map.insert(key, value);
         }
     }
+}
+
+/// Whether statements release an event.
+fn releases(body: &[Stmt]) -> bool {
+    body.iter().any(|s| match s {
+        Stmt::Release { .. } => true,
+        Stmt::Branch(arms) => arms.iter().any(|a| releases(a)),
+        Stmt::Loop(b) | Stmt::ForEach { body: b, .. } => releases(b),
+        _ => false,
+    })
 }
