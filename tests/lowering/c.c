@@ -182,3 +182,11 @@ void appended(cl_command_queue q, cl_event *evts, cl_uint *nevts)
     clEnqueueMarkerWithWaitList(q, 0, NULL, &evts[*nevts]);
     (*nevts)++;
 }
+
+void counted_list(cl_event a, cl_event b)
+{
+    cl_event all[] = { a, b };
+    size_t n = sizeof(all) / sizeof(all[0]);
+    for (size_t i = 0; i < n; i++)
+        clReleaseEvent(all[i]);
+}

@@ -1287,6 +1287,33 @@ impl Lowerer<'_> {
         }
     }
 
+    /// The length `sizeof(a) / sizeof(a[0])` (or `sizeof a / sizeof *a`) computes, for an
+    /// array of the function whose length is known.
+    fn array_count(&self, n: Node<'_>) -> Option<u64> {
+        let operand = |side: &str| -> Option<Node<'_>> {
+            let s = strip(n.child_by_field_name(side)?);
+            (s.kind() == "sizeof_expression")
+                .then(|| s.child_by_field_name("value"))
+                .flatten()
+                .map(strip)
+        };
+        let (whole, one) = (operand("left")?, operand("right")?);
+        if whole.kind() != "identifier" {
+            return None;
+        }
+        let element_of = match one.kind() {
+            "subscript_expression" => one.child_by_field_name("argument"),
+            "pointer_expression" => one.child_by_field_name("argument"),
+            _ => None,
+        }
+        .map(strip)?;
+        if self.txt(element_of) != self.txt(whole) {
+            return None;
+        }
+        let v = self.lookup(self.txt(whole))?;
+        self.lens.get(&v).copied()
+    }
+
     /// Whether a value is of an integer type, where its declaration or its literal says.
     fn integral(&self, n: Node<'_>) -> bool {
         let n = strip(n);
@@ -2861,6 +2888,10 @@ impl Lowerer<'_> {
             }
             let len = match shape.array {
                 Some(Some(len)) if shape.dims == 1 => Some(len),
+                // `cl_event all[] = { a, b, c }`: as many as it lists.
+                Some(None) if shape.dims == 1 => (shape.init)
+                    .filter(|i| i.kind() == "initializer_list")
+                    .map(|i| i.named_child_count() as u64),
                 None => std_array_len(&ty).and_then(|n| match self.cx.consts.get(n) {
                     Some(Const::Int(v)) => Some(*v),
                     _ => n.parse().ok(),
@@ -3425,6 +3456,13 @@ impl Lowerer<'_> {
                 let op = n
                     .child_by_field_name("operator")
                     .map(|o| self.txt(o).to_string());
+                // `sizeof(all) / sizeof(all[0])`: the array's length.
+                if let Some(len) = (op.as_deref() == Some("/"))
+                    .then(|| self.array_count(n))
+                    .flatten()
+                {
+                    return Value::Int(len);
+                }
                 let lhs = n
                     .child_by_field_name("left")
                     .map_or(Value::Unknown, |l| self.expr(l));
