@@ -190,3 +190,10 @@ void counted_list(cl_event a, cl_event b)
     for (size_t i = 0; i < n; i++)
         clReleaseEvent(all[i]);
 }
+
+void asserted_failure(cl_command_queue q, cl_mem m, float *host, cl_event bad)
+{
+    cl_event rd;
+    cl_int err = clEnqueueReadBuffer(q, m, CL_TRUE, 0, 64, host, 1, &bad, &rd);
+    assert(err == CL_INVALID_EVENT_WAIT_LIST);
+}

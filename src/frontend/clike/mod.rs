@@ -1314,6 +1314,35 @@ impl Lowerer<'_> {
         self.lens.get(&v).copied()
     }
 
+    /// Whether a condition says a status is an error code: `err == CL_INVALID_VALUE`,
+    /// either way round (`CL_SUCCESS` aside).
+    fn asserts_failure(&self, cond: Node<'_>) -> bool {
+        let cond = strip(cond);
+        if cond.kind() != "binary_expression"
+            || cond.child_by_field_name("operator").map(|o| self.txt(o)) != Some("==")
+        {
+            return false;
+        }
+        let (Some(l), Some(r)) = (
+            cond.child_by_field_name("left").map(strip),
+            cond.child_by_field_name("right").map(strip),
+        ) else {
+            return false;
+        };
+        let status = |x: Node<'_>| {
+            x.kind() == "identifier"
+                && self
+                    .lookup(self.txt(x))
+                    .is_some_and(|v| self.statuses.contains_key(&v))
+        };
+        let error = |x: Node<'_>| {
+            x.kind() == "identifier"
+                && self.txt(x).starts_with("CL_")
+                && self.txt(x) != "CL_SUCCESS"
+        };
+        (status(l) && error(r)) || (error(l) && status(r))
+    }
+
     /// Whether a value is of an integer type, where its declaration or its literal says.
     fn integral(&self, n: Node<'_>) -> bool {
         let n = strip(n);
@@ -4095,6 +4124,19 @@ impl Lowerer<'_> {
         let Some(func) = n.child_by_field_name("function") else {
             return self.unknown_call(None, &args, span);
         };
+        // `TEST_ASSERT(err == CL_INVALID_EVENT_WAIT_LIST)`, `assert(rc == CL_INVALID_VALUE)`
+        // after a command: the program goes on only where it failed, so it made no event.
+        if let [arg] = args.as_slice() {
+            if self.asserts_failure(*arg) {
+                let checked = self.checked_commands(*arg);
+                if !checked.commands.is_empty() {
+                    self.out.push(Stmt::Failed {
+                        value: Value::List(checked.events.into_iter().map(Value::Place).collect()),
+                        commands: checked.commands,
+                    });
+                }
+            }
+        }
         // `CL_CHECK_ERR(clCreateBuffer(..))`: the value of the call it checks.
         if let ([arg], "identifier") = (args.as_slice(), func.kind()) {
             if self.cx.value_macros.contains(self.txt(func)) {
