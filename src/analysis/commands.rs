@@ -361,7 +361,7 @@ impl<'f> Analyzer<'f> {
         &mut self,
         st: &mut State,
         cmd: Command,
-        r: Resolved,
+        mut r: Resolved,
         event: Option<&Place>,
     ) {
         if trace::on() {
@@ -393,8 +393,33 @@ impl<'f> Analyzer<'f> {
         } else if r.outside_buffers {
             self.forget_outside_buffers(st, &named);
         }
+        let within_budget = self.insts.len() < MAX_COMMANDS;
+        // A command on a queue not known (`queues[l].0` of a wrapper a `macro_rules!` of
+        // the file defines) still makes a raw event to release: it is followed as a command
+        // on a queue of its own that touches no buffer the analysis knows and comes after
+        // everything made so far, so that only its event counts.
+        if let (None, true, true, true) = (r.queue, within_budget, cmd.raw_event, event.is_some()) {
+            for (b, _, _) in &r.uses {
+                self.forget_buffer(st, *b);
+            }
+            r.uses.clear();
+            r.waits = None;
+            let q = *self.unknown_queue.get_or_insert_with(|| {
+                self.objs.push(Obj {
+                    kind: ObjKind::Queue {
+                        device: None,
+                        ooo: false,
+                    },
+                    name: "a queue not known".into(),
+                    made_in: 0,
+                    member: None,
+                });
+                self.objs.len() - 1
+            });
+            r.queue = Some(q);
+        }
         // Past the budget a command is one the analysis cannot follow.
-        let q = r.queue.filter(|_| self.insts.len() < MAX_COMMANDS);
+        let q = r.queue.filter(|_| within_budget);
         let Some(q) = q else {
             for (b, _, _) in &r.uses {
                 self.forget_buffer(st, *b);

@@ -497,6 +497,9 @@ struct Analyzer<'f> {
     passed: Rc<BTreeMap<Place, usize>>,
     /// The one object that stands for every event of a command not followed.
     untracked_event: Option<ObjId>,
+    /// The queue that stands for every queue not known, for commands whose raw event must
+    /// still be released ([`Analyzer::push_command`]).
+    unknown_queue: Option<ObjId>,
     /// Raw events a walk's passes gave to the collection it builds (`.map(|..| { let ev =
     /// launch(..)?; Ok(ev) }).collect()`): the next pass's `ev` loses none of them.
     collecting: BTreeSet<RawKey>,
@@ -570,6 +573,7 @@ pub fn analyze<'f>(func: &Function, index: &'f Index<'f>, kernels: &mut Kernels)
         spawned: 0,
         passed: Rc::default(),
         untracked_event: None,
+        unknown_queue: None,
         collecting: BTreeSet::new(),
         // Nothing runs after `main` returns but what the crate registers to run at exit: a
         // raw event `main` leaves in a `static` of its file is lost.
