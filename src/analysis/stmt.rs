@@ -115,13 +115,9 @@ impl<'f> Analyzer<'f> {
         if !st.in_arrays.iter().any(|e| e.at.overlaps(at)) {
             return;
         }
-        let unbound: BTreeSet<usize> = (st.in_arrays.iter())
-            .filter(|e| e.unbound && e.at.overlaps(at))
-            .map(|e| e.inst)
-            .collect();
+        self.hand_on_elements(st, at, true);
         st.in_arrays = std::mem::take(&mut st.in_arrays)
             .into_iter()
-            .filter(|e| !unbound.contains(&e.inst))
             .map(|mut e| {
                 // The element itself or a part of it; a struct holding it named to reach
                 // another part (`&plan[i]` handed to a helper the analysis follows) is not
@@ -130,20 +126,18 @@ impl<'f> Analyzer<'f> {
                 e
             })
             .collect();
-        for i in unbound {
-            st.live_raw.remove(&RawKey::Inst(i));
-        }
     }
 
     /// The raw events held in array elements and nowhere else, never read but as wait lists.
     fn only_in_arrays(&self, st: &State) -> BTreeSet<usize> {
-        let mut kept: BTreeSet<usize> = (st.in_arrays.iter())
-            .filter(|e| !e.read)
+        let read: BTreeSet<usize> = (st.in_arrays.iter())
+            .filter(|e| e.read)
             .map(|e| e.inst)
             .collect();
-        for e in st.in_arrays.iter().filter(|e| e.read) {
-            kept.remove(&e.inst);
-        }
+        let mut kept: BTreeSet<usize> = (st.in_arrays.iter())
+            .map(|e| e.inst)
+            .filter(|i| !read.contains(i))
+            .collect();
         for (k, v) in st.env.iter() {
             let at = self.canonical(k).at_any_index();
             kept.retain(|&i| {
@@ -417,11 +411,6 @@ impl<'f> Analyzer<'f> {
                 if let Value::Place(src) = value {
                     if self.ooo_lists.contains(src) {
                         self.ooo_lists.insert(dst.clone());
-                    }
-                    // `prev[d] = next[d]`: the events of those elements are copied.
-                    if !st.in_arrays.is_empty() {
-                        let at = self.canonical(&self.concrete(&st, src)).at_any_index();
-                        self.read_elements(&mut st, &at);
                     }
                 }
                 // A local made from a parameter (`let wl = wait.as_ptr();`) was written where
