@@ -1302,8 +1302,7 @@ impl Lowerer<'_> {
             return None;
         }
         let element_of = match one.kind() {
-            "subscript_expression" => one.child_by_field_name("argument"),
-            "pointer_expression" => one.child_by_field_name("argument"),
+            "subscript_expression" | "pointer_expression" => one.child_by_field_name("argument"),
             _ => None,
         }
         .map(strip)?;
@@ -1343,6 +1342,20 @@ impl Lowerer<'_> {
         (status(l) && error(r)) || (error(l) && status(r))
     }
 
+    /// `v.size()`, `s.length()` of a standard container or string: a `size_t`.
+    fn container_size(&self, n: Node<'_>) -> bool {
+        let Some(f) = n.child_by_field_name("function") else {
+            return false;
+        };
+        let no_args = n
+            .child_by_field_name("arguments")
+            .is_some_and(|a| a.named_child_count() == 0);
+        f.kind() == "field_expression"
+            && no_args
+            && f.child_by_field_name("field")
+                .is_some_and(|x| matches!(self.txt(x), "size" | "length"))
+    }
+
     /// Whether a value is of an integer type, where its declaration or its literal says.
     fn integral(&self, n: Node<'_>) -> bool {
         let n = strip(n);
@@ -1350,12 +1363,9 @@ impl Lowerer<'_> {
             "identifier" => self
                 .lookup(self.txt(n))
                 .is_some_and(|v| self.int_vars.contains(&v)),
-            "number_literal" => {
-                let t = self.txt(n).to_ascii_lowercase();
-                t.starts_with("0x") || !(t.contains('.') || t.contains('e'))
-            }
+            "number_literal" => !floating_literal(&self.txt(n).to_ascii_lowercase()),
             "sizeof_expression" => true,
-            "call_expression" => container_size(self, n),
+            "call_expression" => self.container_size(n),
             "cast_expression" => n
                 .child_by_field_name("type")
                 .is_some_and(|t| is_int_type(&self.cx.real_type(self.txt(t)))),
@@ -1407,8 +1417,7 @@ impl Lowerer<'_> {
             }
             "number_literal" => {
                 let t = self.txt(n).to_ascii_lowercase();
-                let hex = t.starts_with("0x");
-                if !hex && (t.contains('.') || t.contains('e')) {
+                if floating_literal(&t) {
                     return Some(if t.ends_with('f') { 4 } else { 8 });
                 }
                 let suffix = t.trim_start_matches(|c: char| c.is_ascii_hexdigit() || c == 'x');
@@ -1423,7 +1432,7 @@ impl Lowerer<'_> {
             }
             // `sizeof(x)`, `v.size()` of a standard container: a `size_t`.
             "sizeof_expression" => Some(8),
-            "call_expression" if container_size(self, n) => Some(8),
+            "call_expression" if self.container_size(n) => Some(8),
             // `d->rows`, `devs[i].rows`: the field's declared type.
             "field_expression" => {
                 let mut base = strip(n.child_by_field_name("argument")?);
@@ -1452,8 +1461,7 @@ impl Lowerer<'_> {
                     let x = strip(x);
                     let t = self.txt(x).to_ascii_lowercase();
                     x.kind() == "number_literal"
-                        && !t.starts_with("0x")
-                        && (t.contains('.') || t.contains('e'))
+                        && floating_literal(&t)
                         && !t.ends_with('f')
                         && !t.ends_with('l')
                 };
@@ -5048,6 +5056,12 @@ fn path_segments(path: &str) -> Vec<String> {
     out
 }
 
+/// Whether a number literal's text (lowercase) is a floating one (`1.5f`, `2e3`); a hex
+/// literal is an integer.
+fn floating_literal(t: &str) -> bool {
+    !t.starts_with("0x") && (t.contains('.') || t.contains('e'))
+}
+
 /// Whether a scalar type is an integer type (not `float`, `double`, `half` or their
 /// OpenCL names).
 fn is_int_type(ty: &str) -> bool {
@@ -5059,20 +5073,6 @@ fn is_int_type(ty: &str) -> bool {
             "float" | "double" | "half" | "cl_float" | "cl_double" | "cl_half"
         )
         && !last.ends_with(|c: char| c.is_ascii_digit())
-}
-
-/// `v.size()`, `s.length()` of a standard container or string: a `size_t`.
-fn container_size(cx: &Lowerer<'_>, n: Node<'_>) -> bool {
-    let Some(f) = n.child_by_field_name("function") else {
-        return false;
-    };
-    let no_args = n
-        .child_by_field_name("arguments")
-        .is_some_and(|a| a.named_child_count() == 0);
-    f.kind() == "field_expression"
-        && no_args
-        && f.child_by_field_name("field")
-            .is_some_and(|x| matches!(cx.txt(x), "size" | "length"))
 }
 
 #[cfg(test)]
