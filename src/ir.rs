@@ -728,9 +728,11 @@ pub enum Stmt {
     /// leaves the function next: a caller that follows the function goes on from its other
     /// exits where it has any, as a caller checking the status does.
     ErrorExit,
-    /// Leaves the function with a value (the tail expression, or `return x`).
+    /// Leaves the function with a value (the tail expression, or `return x`). `span` is
+    /// that of an explicit `return` (or of a statement that returns, like an exiting macro).
     Return {
         value: Value,
+        span: Option<Span>,
     },
 }
 
@@ -1285,7 +1287,7 @@ fn write_stmt(f: &mut fmt::Formatter<'_>, func: &Function, s: &Stmt, depth: usiz
             }
             writeln!(f, ")")
         }
-        Stmt::Return { value } => writeln!(f, "{pad}return {}", Show(func, value)),
+        Stmt::Return { value, .. } => writeln!(f, "{pad}return {}", Show(func, value)),
     }
 }
 

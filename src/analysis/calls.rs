@@ -314,7 +314,10 @@ fn shift_stmt(s: &Stmt, by: usize) -> Stmt {
         Stmt::Break => Stmt::Break,
         Stmt::ErrorExit => Stmt::ErrorExit,
         Stmt::Continue => Stmt::Continue,
-        Stmt::Return { value } => Stmt::Return { value: v(value) },
+        Stmt::Return { value, span } => Stmt::Return {
+            value: v(value),
+            span: *span,
+        },
     }
 }
 

@@ -374,7 +374,7 @@ impl Seen {
                         }
                     }
                 }
-                Stmt::Return { value } => self.struct_built(value, built),
+                Stmt::Return { value, .. } => self.struct_built(value, built),
                 Stmt::Branch(arms) => {
                     for a in arms {
                         self.built(a, built, params, alias, setter);
@@ -570,7 +570,7 @@ impl Seen {
                         agree(names, dst.var, kernel);
                     }
                 }
-                Stmt::Return { value } => self.value(value, names),
+                Stmt::Return { value, .. } => self.value(value, names),
                 Stmt::Branch(arms) => arms.iter().for_each(|a| self.block(a, names)),
                 Stmt::Loop(b) => self.block(b, names),
                 Stmt::ForEach { body, tail, .. } => {

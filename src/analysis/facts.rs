@@ -187,6 +187,8 @@ pub enum Fact {
         event_var: Option<String>,
         /// Where the only reference to it was overwritten, if that is how it was lost.
         overwritten: Option<Span>,
+        /// The early `return` it is held at, where it is released on the other paths.
+        early: Option<Span>,
         /// The call that returned it to the function that lost it, and the callee.
         returned: Option<(Span, String)>,
     },
@@ -269,6 +271,7 @@ pub(super) enum RawFact {
         key: RawKey,
         site: Span,
         overwritten: Option<Span>,
+        early: Option<Span>,
     },
 }
 
@@ -413,6 +416,7 @@ impl<'f> Analyzer<'f> {
                     key,
                     site,
                     overwritten,
+                    early,
                 } => {
                     let (api, event_var, returned) = match key {
                         RawKey::Inst(i) => {
@@ -433,6 +437,7 @@ impl<'f> Analyzer<'f> {
                         api,
                         event_var: event_var.filter(|n| !n.starts_with('%')),
                         overwritten: *overwritten,
+                        early: *early,
                         returned,
                     }
                 }

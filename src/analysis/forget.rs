@@ -177,13 +177,14 @@ impl<'f> Analyzer<'f> {
                 .any(|(k, v)| k != p && !self.vars[k.var].name.starts_with('%') && refers_to(v, i));
             if !referenced {
                 st.live_raw.remove(&key);
-                self.leak(key, Some(self.cur_span));
+                self.leak(key, Some(self.cur_span), None);
             }
         }
     }
 
-    /// Records an unreleased raw event.
-    pub(super) fn leak(&mut self, key: RawKey, overwritten: Option<Span>) {
+    /// Records an unreleased raw event: lost where it is `overwritten`, or held where an
+    /// early `return` leaves the function (`early`) and released on the other paths.
+    pub(super) fn leak(&mut self, key: RawKey, overwritten: Option<Span>, early: Option<Span>) {
         let (id, site) = match key {
             // One per call that leads to the command: a helper that hands its event out
             // leaks it at each call that drops it.
@@ -198,6 +199,7 @@ impl<'f> Analyzer<'f> {
                 key,
                 site,
                 overwritten,
+                early,
             });
         }
     }

@@ -402,8 +402,8 @@ struct Analyzer<'f> {
     cur_span: Span,
     /// Where each user event was made.
     user_sites: HashMap<ObjId, Span>,
-    /// States at each `return`.
-    returns: Vec<State>,
+    /// States at each `return`, with the span of an explicit one.
+    returns: Vec<(State, Option<Span>)>,
     /// Per kernel: its default queue (ocl).
     default_queue: HashMap<ObjId, ObjId>,
     /// Lists collected from out-of-order queues made per pass (`map(|d| Queue::new(..,
@@ -601,20 +601,43 @@ pub fn analyze<'f>(func: &Function, index: &'f Index<'f>, kernels: &mut Kernels)
     // returns because a call failed (`if (rc != CL_SUCCESS) return 1;`): the process ends
     // there. A function that returns its error to a caller still leaks what it held.
     let is_main = func.name == "main";
-    let finals: Vec<State> = end
+    let finals: Vec<(State, Option<Span>)> = end
         .into_iter()
+        .map(|st| (st, None))
         .chain(std::mem::take(&mut a.returns))
-        .filter(|st| !(is_main && st.error_exit))
+        .filter(|(st, _)| !(is_main && st.error_exit))
         .collect();
-    for st in finals {
-        for key in st.live_raw {
-            let released = |e: &InArray| {
-                RawKey::Inst(e.inst) == key && a.released_arrays.iter().any(|r| r.overlaps(&e.at))
-            };
-            if !st.in_arrays.iter().any(released) {
-                a.leak(key, None);
+    let released_arrays = std::mem::take(&mut a.released_arrays);
+    let held = |st: &State, key: RawKey| {
+        let released = |e: &InArray| {
+            RawKey::Inst(e.inst) == key && released_arrays.iter().any(|r| r.overlaps(&e.at))
+        };
+        st.live_raw.contains(&key) && !st.in_arrays.iter().any(released)
+    };
+    let mut leaks: Vec<(RawKey, Vec<Option<Span>>)> = Vec::new();
+    for (st, ret) in &finals {
+        for &key in st.live_raw.iter().filter(|&&k| held(st, k)) {
+            match leaks.iter_mut().find(|(k, _)| *k == key) {
+                Some((_, rets)) => rets.push(*ret),
+                None => leaks.push((key, vec![*ret])),
             }
         }
+    }
+    // The function's own end: where its body runs off or returns as its last statement.
+    let last_return = match func.body.last() {
+        Some(Stmt::Return { span, .. }) => *span,
+        _ => None,
+    };
+    let normal = |ret: &Option<Span>| ret.is_none() || *ret == last_return;
+    for (key, rets) in leaks {
+        // Let go on the function's normal way out and held where an early `return` leaves:
+        // that return is where it leaks.
+        let let_go = (finals.iter()).any(|(st, ret)| normal(ret) && !held(st, key));
+        let early = match let_go && !rets.iter().any(normal) {
+            true => rets.first().copied().flatten(),
+            false => None,
+        };
+        a.leak(key, None, early);
     }
     a.settle_races(None, &BitSet::default());
     a.finish()

@@ -1071,11 +1071,11 @@ impl<'f> Analyzer<'f> {
                 }
                 return None;
             }
-            Stmt::Return { value } => {
+            Stmt::Return { value, span } => {
                 if self.inlined.is_empty() {
                     // What the function returns leaves it.
                     self.forget(&mut st, std::slice::from_ref(value));
-                    self.returns.push(st);
+                    self.returns.push((st, *span));
                 } else {
                     let v = self.eval(&mut st, value, None, "%returned");
                     if let Some(cx) = self.inlined.last_mut() {

@@ -20,6 +20,7 @@ fn check(fact: &Fact, spelling: Spelling) -> Option<Finding> {
         api,
         event_var,
         overwritten,
+        early,
         ..
     } = fact
     else {
@@ -35,9 +36,10 @@ fn check(fact: &Fact, spelling: Spelling) -> Option<Finding> {
         None => format!("the event made by `{api}`"),
     };
     let mut f = RULE.finding(
-        match overwritten {
-            Some(_) => format!("{what} is overwritten before it is released"),
-            None => format!("{what} is never released"),
+        match (overwritten, early) {
+            (Some(_), _) => format!("{what} is overwritten before it is released"),
+            (None, Some(_)) => format!("{what} is not released where the function returns early"),
+            (None, None) => format!("{what} is never released"),
         },
         *site,
         Label {
@@ -51,6 +53,12 @@ fn check(fact: &Fact, spelling: Spelling) -> Option<Finding> {
             message: "its only reference is overwritten here".into(),
         });
     }
+    if let Some(r) = early {
+        f.secondary.push(Label {
+            span: *r,
+            message: "returns here without releasing it".into(),
+        });
+    }
     let release = match api.starts_with("cl") {
         true => "clReleaseEvent",
         false => "release_event",
@@ -61,6 +69,9 @@ fn check(fact: &Fact, spelling: Spelling) -> Option<Finding> {
         Spelling::Cpp => ", or hold it in a `cl::Event`, which releases it",
     };
     f.help = Some(match event_var {
+        // Released on the other paths: the fix is at that return.
+        Some(v) if early.is_some() => format!("call `{release}({v})` before this return too"),
+        None if early.is_some() => format!("call `{release}` on it before this return too"),
         Some(v) => format!("call `{release}({v})` after its last use{owner}"),
         // cl3 returns the event of every enqueue; a raw call can be given no event pointer.
         None if release == "release_event" => {

@@ -1647,6 +1647,7 @@ impl Lowerer<'_> {
                 }
                 self.out.push(Stmt::Return {
                     value: Value::Unknown,
+                    span: Some(self.span(n)),
                 });
             }
             "expression_statement" => {
@@ -2006,7 +2007,10 @@ impl Lowerer<'_> {
                 {
                     self.out.push(Stmt::ErrorExit);
                 }
-                self.out.push(Stmt::Return { value });
+                self.out.push(Stmt::Return {
+                    value,
+                    span: Some(self.span(n)),
+                });
             }
             // A jump forward to a label of the function's body (`goto cleanup;`) runs the
             // statements from the label on; a throw or another jump leaves the straight path.
@@ -2026,6 +2030,7 @@ impl Lowerer<'_> {
                 }
                 self.out.push(Stmt::Return {
                     value: Value::Unknown,
+                    span: None,
                 });
             }
             "break_statement" => {
@@ -2502,7 +2507,7 @@ impl Lowerer<'_> {
                 {
                     let value =
                         (self.chain_exit.as_ref()).map_or(Value::Unknown, |(_, v)| v.clone());
-                    arm.extend([Stmt::ErrorExit, Stmt::Return { value }]);
+                    arm.extend([Stmt::ErrorExit, Stmt::Return { value, span: None }]);
                 }
                 false => {}
             }

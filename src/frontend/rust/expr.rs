@@ -927,7 +927,8 @@ impl Lowerer<'_, '_> {
                     if error {
                         self.out.push(Stmt::ErrorExit);
                     }
-                    self.out.push(Stmt::Return { value });
+                    let span = Some(self.span(spans::expr(e)));
+                    self.out.push(Stmt::Return { value, span });
                 }
                 Value::Unknown
             }

@@ -483,7 +483,10 @@ impl FileCx<'_> {
             lw.let_pattern(pat, Value::Place(Place::var(v)), body_span);
         }
         let tail = lw.block_inline(block);
-        lw.out.push(Stmt::Return { value: tail });
+        lw.out.push(Stmt::Return {
+            value: tail,
+            span: None,
+        });
         let returns_host = match &sig.output {
             syn::ReturnType::Type(_, ty) => match lw.hint_of(ok_type(ty)) {
                 TypeHint::Host(kind) => Some(kind),
