@@ -818,12 +818,21 @@ impl<'f> Analyzer<'f> {
             }
         }
         for &(a, am) in &unordered {
+            if later.contains(a) {
+                continue;
+            }
             let producer = self.site_key(a);
-            if !later.contains(a) && self.seen.insert((3, producer, q)) {
+            let consumer = self.site_key(i);
+            // A pair of the commands of a reported pair, in a later pass of a loop, is kept
+            // too: what fixing that pair orders is ordered in each pass.
+            if self.seen.contains(&(10, producer, consumer)) {
+                self.unordered.push((a, i));
+            }
+            if self.seen.insert((3, producer, q)) {
+                self.seen.insert((10, producer, consumer));
                 self.unordered.push((a, i));
                 // A command that waits for nothing from a queue misses one wait list, however
                 // many of its buffers that queue wrote: one finding.
-                let consumer = self.site_key(i);
                 if !self.seen.insert((9, consumer, self.insts[a].queue)) {
                     continue;
                 }
