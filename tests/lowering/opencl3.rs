@@ -211,3 +211,16 @@ fn walked(qs: &[CommandQueue], bufs: &[Buffer<cl_float>], host: &mut [f32]) -> R
     }
     Ok(())
 }
+
+fn slots(q: &CommandQueue, b: &Buffer<cl_float>, host: &mut [f32]) -> Result<()> {
+    let mut last: [Option<Event>; 2] = [None, None];
+    let mut reads = vec![None, None];
+    for f in 0..4 {
+        if let Some(prev) = last[f % 2].take() {
+            prev.wait()?;
+        }
+        let read = unsafe { q.enqueue_read_buffer(b, CL_NON_BLOCKING, 0, host, &[])? };
+        reads[f % 2] = Some(read);
+    }
+    Ok(())
+}

@@ -359,6 +359,18 @@ impl Lowerer<'_, '_> {
 
     /// Whether `e` names a variable, or a field of one, that is a collection of OpenCL
     /// handles by its type (`out: [cl_event; 2]`, `queues: &[CommandQueue]`, `self.done`).
+    /// Whether `e` is a local of no known type and `v` a handle of the program's: a list
+    /// that holds what is stored into it.
+    fn takes_handle(&self, e: &Expr, v: &Value) -> bool {
+        let Expr::Path(p) = strip(e) else {
+            return false;
+        };
+        let local = (p.path.get_ident()).and_then(|i| self.lookup(&i.to_string()));
+        let handle =
+            matches!(v, Value::Place(h) if h.proj.is_empty() && self.vars[h.var].hint.is_handle());
+        handle && local.is_some_and(|l| self.vars[l].hint == TypeHint::Unknown)
+    }
+
     pub(super) fn holds_handles(&self, e: &Expr) -> bool {
         let (base, field) = match strip(e) {
             Expr::Path(p) => (p, None),
@@ -681,8 +693,12 @@ impl Lowerer<'_, '_> {
                     return Value::Unknown;
                 }
                 match &*a.left {
-                    // `out[d] = ev` into a list of handles: that member.
-                    Expr::Index(ix) if self.holds_handles(&ix.expr) => {
+                    // `out[d] = ev` into a list of handles, or of a list of no known type
+                    // given a handle (`reads[slot] = Some(read)` of `vec![None, None]`):
+                    // that member.
+                    Expr::Index(ix)
+                        if self.holds_handles(&ix.expr) || self.takes_handle(&ix.expr, &v) =>
+                    {
                         if let Some(dst) = self.place_of(&a.left) {
                             self.out.push(Stmt::Assign {
                                 dst,

@@ -421,6 +421,15 @@ impl Lowerer<'_, '_> {
             {
                 TypeHint::EventList
             }
+            // `let read = queue.enqueue_read_buffer(..)?;`: the command's event.
+            Value::Place(p)
+                if hint == TypeHint::Unknown
+                    && p.proj.is_empty()
+                    && self.vars[p.var].hint == TypeHint::Event
+                    && self.vars[p.var].name.starts_with('%') =>
+            {
+                TypeHint::Event
+            }
             _ => hint,
         };
         let idents = pat_idents(pat);

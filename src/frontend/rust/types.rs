@@ -188,13 +188,14 @@ pub(super) fn first_type_arg(seg: &syn::PathSegment) -> Option<&Type> {
     }
 }
 
-/// The type behind `Arc`, `Rc`, `Box`, `Mutex` and `RefCell`: what they share or hold.
+/// The type behind `Arc`, `Rc`, `Box`, `Mutex`, `RefCell` and `Option`: what they share or
+/// hold (`Vec<Option<Event>>`, a slot per frame, is a list of events).
 fn shared_inner(t: &Type) -> &Type {
     if let Type::Path(p) = t {
         if let Some(seg) = p.path.segments.last() {
             if matches!(
                 seg.ident.to_string().as_str(),
-                "Arc" | "Rc" | "Box" | "Mutex" | "RefCell"
+                "Arc" | "Rc" | "Box" | "Mutex" | "RefCell" | "Option"
             ) {
                 if let Some(inner) = first_type_arg(seg) {
                     return shared_inner(inner);
@@ -228,7 +229,7 @@ pub(super) fn type_hint(t: &Type) -> TypeHint {
         Type::Group(g) => type_hint(&g.elem),
         Type::Paren(p) => type_hint(&p.elem),
         Type::Slice(_) => slice_hint(t),
-        Type::Array(a) => match type_name(&a.elem) {
+        Type::Array(a) => match type_name(shared_inner(&a.elem)) {
             Some(n) if n == "cl_event" || n == "Event" => TypeHint::EventList,
             Some(n) if !is_host_elem(&n) => TypeHint::Unknown,
             _ => TypeHint::Host(HostKind::Array {
