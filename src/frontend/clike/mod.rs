@@ -804,8 +804,13 @@ impl FileCx {
             d = d.child_by_field_name("declarator")?;
         }
         let name = d.child_by_field_name("declarator")?;
-        let text: String = self
-            .txt(name)
+        // `void CL_CALLBACK done(..)`: C++ takes the calling-convention macro into the
+        // declarator's name.
+        let name = match self.txt(name).rsplit_once(char::is_whitespace) {
+            Some((_, last)) if !self.txt(name).contains("operator") => last,
+            _ => self.txt(name),
+        };
+        let text: String = name
             .split("::")
             .map(|s| s.split('<').next().unwrap_or(s).trim())
             .collect::<Vec<_>>()
