@@ -4,7 +4,7 @@
 
 use std::collections::BTreeSet;
 
-use super::commands::{names_param, Resolved};
+use super::commands::{field_of, names_param, Resolved};
 use super::*;
 
 /// A command being built.
@@ -32,6 +32,9 @@ pub(super) struct CmdBuild {
     /// handed it, not what the method reached through its receiver.
     buffer_handed: bool,
     host_handed: bool,
+    /// The parameter whose field the handed buffer, or host data, is.
+    buffer_field_of: Option<Var>,
+    host_field_of: Option<Var>,
 }
 
 /// A buffer being built.
@@ -64,6 +67,8 @@ impl CmdBuild {
             host_given: false,
             buffer_handed: false,
             host_handed: false,
+            buffer_field_of: None,
+            host_field_of: None,
         }
     }
 }
@@ -116,6 +121,7 @@ impl<'f> Analyzer<'f> {
             cb.unknown |= unknown;
             cb.host_given = host_given;
             cb.host_handed = host_handed;
+            cb.host_field_of = field_of(&first).filter(|_| host_handed);
         }
     }
 
@@ -188,6 +194,7 @@ impl<'f> Analyzer<'f> {
             if let Some(cb) = self.cmd_mut(*c) {
                 cb.buffer_given = given;
                 cb.buffer_handed = handed;
+                cb.buffer_field_of = field_of(recv).filter(|_| handed);
             }
         }
         match result {
@@ -645,6 +652,9 @@ impl<'f> Analyzer<'f> {
             operands_given: c.buffer_given || c.host_given,
             operands_handed: c.buffer_handed || c.host_handed,
             buffers_handed: c.buffer_handed,
+            handed_structs: (c.buffer_field_of.iter().chain(&c.host_field_of).copied()).collect(),
+            handed_whole: (c.buffer_handed && c.buffer_field_of.is_none())
+                || (c.host_handed && c.host_field_of.is_none()),
             ..Resolved::default()
         };
         if c.buffer_given {

@@ -29,6 +29,10 @@ pub(super) struct Resolved {
     pub(super) operands_handed: bool,
     /// Some of its buffers did.
     pub(super) buffers_handed: bool,
+    /// The parameters whose fields the handed operands are.
+    pub(super) handed_structs: BTreeSet<Var>,
+    /// Some handed operand is a parameter itself, not a field of one.
+    pub(super) handed_whole: bool,
     /// The wait lists given to the launch it enqueues, as written.
     pub(super) launch_waits: Vec<Value>,
 }
@@ -41,6 +45,18 @@ pub(super) fn names_param(v: &Value, params: &HashSet<Var>) -> bool {
         }
         Value::List(items) => items.iter().any(|x| names_param(x, params)),
         _ => false,
+    }
+}
+
+/// The variable whose field a value names (`shared.lut`, `&shared.table`).
+pub(super) fn field_of(v: &Value) -> Option<Var> {
+    match v {
+        Value::Place(p) | Value::Host { base: Some(p), .. } | Value::HostAt { base: p, .. }
+            if !p.proj.is_empty() =>
+        {
+            Some(p.var)
+        }
+        _ => None,
     }
 }
 
@@ -285,6 +301,19 @@ impl<'f> Analyzer<'f> {
             if buffer_handed || bu.host.as_ref().is_some_and(handed) {
                 r.operands_handed = true;
             }
+            // Handed as fields of a struct parameter (`shared.lut`, `shared.table`), or as
+            // parameters of their own.
+            for v in std::iter::once(&bu.buffer)
+                .chain(&bu.host)
+                .filter(|v| handed(v))
+            {
+                match field_of(v) {
+                    Some(var) => {
+                        r.handed_structs.insert(var);
+                    }
+                    None => r.handed_whole = true,
+                }
+            }
             let mode = match bu.access {
                 Access::Read => Mode::Read,
                 Access::Write | Access::ReadWrite => Mode::Write,
@@ -493,7 +522,10 @@ impl<'f> Analyzer<'f> {
                     })
             });
         let operands_given = r.operands_given || in_closure;
-        let receiver_only = r.operands_given && !r.operands_handed && !in_closure;
+        // Its own fields, or the fields of one struct it was given (`shared.lut` written
+        // from `shared.table`): the function's own pick of both.
+        let one_struct = r.handed_structs.len() == 1 && !r.handed_whole;
+        let receiver_only = r.operands_given && (!r.operands_handed || one_struct) && !in_closure;
         let buffers_own = !r.given.is_empty() && !r.buffers_handed && !in_closure;
         // Through a method's `self`: the method's own pick.
         let queue_given = in_closure
