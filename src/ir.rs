@@ -547,6 +547,9 @@ pub enum EachSource {
     Pieces(Value),
     /// The walk of the source, last first: `(1..n).rev()`, `queues.iter().rev()`.
     Rev(Box<EachSource>),
+    /// Some members of a list, in order, which ones not known:
+    /// `frames.iter().skip(id).step_by(stride)`. Each item is some member.
+    Among(Value),
 }
 
 /// What a loop binds on each iteration.
@@ -1029,6 +1032,7 @@ fn write_source(f: &mut fmt::Formatter<'_>, func: &Function, src: &EachSource) -
         EachSource::UptoLen(0, v) => write!(f, "upto_len({})", Show(func, v)),
         EachSource::UptoLen(s, v) => write!(f, "upto_len({})[{s}..]", Show(func, v)),
         EachSource::Pieces(v) => write!(f, "pieces({})", Show(func, v)),
+        EachSource::Among(v) => write!(f, "among({})", Show(func, v)),
         EachSource::Range(a, b) => write!(f, "range({}, {})", Show(func, a), Show(func, b)),
         EachSource::Rev(inner) => {
             write!(f, "rev(")?;

@@ -70,6 +70,7 @@ fn shift_source(s: &EachSource, by: usize) -> EachSource {
         EachSource::Upto(x) => EachSource::Upto(v(x)),
         EachSource::UptoLen(s, x) => EachSource::UptoLen(*s, v(x)),
         EachSource::Pieces(x) => EachSource::Pieces(v(x)),
+        EachSource::Among(x) => EachSource::Among(v(x)),
         EachSource::Range(a, b) => EachSource::Range(v(a), v(b)),
         EachSource::Rev(inner) => EachSource::Rev(Box::new(shift_source(inner, by))),
     }

@@ -141,6 +141,7 @@ impl<'f> Analyzer<'f> {
                 _ => Walk::Counted(*from),
             },
             EachSource::Pieces(_) => Walk::Pieces,
+            EachSource::Among(_) => return None,
             // Last first: a known walk reversed; one of a count not known is not followed.
             EachSource::Rev(inner) => match self.walk_of(st, inner)? {
                 Walk::Known(mut items, _) => {
@@ -284,7 +285,9 @@ impl<'f> Analyzer<'f> {
                 continue;
             };
             if let Some(
-                EachSource::Members(Value::Place(l)) | EachSource::MembersFrom(Value::Place(l), _),
+                EachSource::Members(Value::Place(l))
+                | EachSource::MembersFrom(Value::Place(l), _)
+                | EachSource::Among(Value::Place(l)),
             ) = sources.get(*src)
             {
                 if self.callee_params.contains(&l.var) {
@@ -517,7 +520,8 @@ impl<'f> Analyzer<'f> {
                         EachPart::Member(_),
                         Some(
                             EachSource::Members(Value::Place(l))
-                            | EachSource::MembersFrom(Value::Place(l), _),
+                            | EachSource::MembersFrom(Value::Place(l), _)
+                            | EachSource::Among(Value::Place(l)),
                         ),
                     ) => {
                         let mut l = l.clone();

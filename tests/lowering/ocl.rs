@@ -145,3 +145,14 @@ fn received(buffer: &Buffer<f32>, rx: &std::sync::mpsc::Receiver<Vec<f32>>) -> R
     buffer.write(&rows).enq()?;
     Ok(())
 }
+
+struct Tile {
+    width: usize,
+}
+
+fn strided(kernel: &Kernel, tiles: &[Tile], first: usize, stride: usize) -> ocl::Result<()> {
+    for t in tiles.iter().skip(first).step_by(stride) {
+        kernel.set_arg(0, &t.width)?;
+    }
+    Ok(())
+}

@@ -106,9 +106,9 @@ impl<'ast> Visit<'ast> for ItemWrites<'_> {
 /// The place of the list a source walks the members of (`queues`, `self.queues`).
 fn walked_list(src: &EachSource) -> Option<&Place> {
     match src {
-        EachSource::Members(Value::Place(l)) | EachSource::MembersFrom(Value::Place(l), _) => {
-            Some(l)
-        }
+        EachSource::Members(Value::Place(l))
+        | EachSource::MembersFrom(Value::Place(l), _)
+        | EachSource::Among(Value::Place(l)) => Some(l),
         _ => None,
     }
 }
@@ -216,6 +216,7 @@ impl Lowerer<'_, '_> {
                     | "copied"
                     | "cloned"
                     | "skip"
+                    | "step_by"
                     | "take"
                     | "rev"
             ),
@@ -227,6 +228,22 @@ impl Lowerer<'_, '_> {
                 .and_then(|i| self.lookup(&i.to_string()))
                 .is_some_and(|v| self.mapped.contains(&v)),
             _ => false,
+        }
+    }
+
+    /// A walk of a list's members made a walk of some of them (which, not known).
+    fn among(&self, shape: Shape, sources: &mut [EachSource]) -> Option<Shape> {
+        let Shape::Member(i) = shape else {
+            return None;
+        };
+        match &sources[i] {
+            EachSource::Members(v @ Value::Place(_))
+            | EachSource::MembersFrom(v @ Value::Place(_), _)
+            | EachSource::Among(v @ Value::Place(_)) => {
+                sources[i] = EachSource::Among(v.clone());
+                Some(shape)
+            }
+            _ => None,
         }
     }
 
@@ -343,7 +360,23 @@ impl Lowerer<'_, '_> {
                             _ => {}
                         }
                     }
+                    // Skipped as many as not known: some of the list's members.
+                    if let Some(shape) = self.among(shape, sources) {
+                        self.expr(&mc.args[0]);
+                        return shape;
+                    }
                     // Anything else skipped: what is walked is not known.
+                    sources.push(EachSource::Members(Value::Unknown));
+                    return Shape::Member(sources.len() - 1);
+                }
+                // `frames.iter().step_by(stride)`, `.skip(first)`: some of the list's
+                // members.
+                ("step_by" | "skip", 1) => {
+                    let shape = self.iter_shape(&mc.receiver, sources);
+                    self.expr(&mc.args[0]);
+                    if let Some(shape) = self.among(shape, sources) {
+                        return shape;
+                    }
                     sources.push(EachSource::Members(Value::Unknown));
                     return Shape::Member(sources.len() - 1);
                 }
@@ -552,11 +585,22 @@ impl Lowerer<'_, '_> {
         // scalars (`&g` of `gains: &[f64]`) their size.
         for (p, part) in &binds {
             let EachPart::Member(s) = part else { continue };
-            // Of a variable of its own (`queues`, not `self.queues`).
-            let Some(l) = (sources.get(*s).and_then(walked_list)).filter(|l| l.proj.is_empty())
-            else {
+            let Some(l) = sources.get(*s).and_then(walked_list) else {
                 continue;
             };
+            // A field of a struct of the crate (`shared.frames` of `frames: Vec<Frame>`).
+            if let [Proj::Field(_)] = l.proj.as_slice() {
+                let mut member = l.clone();
+                member.proj.push(Proj::AnyIndex);
+                if let Some(ty) = self.member_struct(&Value::Place(member)) {
+                    self.struct_of.insert(p.var, ty);
+                }
+                continue;
+            }
+            // Of a variable of its own (`queues`, not `self.queues`).
+            if !l.proj.is_empty() {
+                continue;
+            }
             if let Some(ty) = self.members_struct.get(&l.var) {
                 self.struct_of.insert(p.var, ty.clone());
             }

@@ -423,10 +423,12 @@ impl FileCx<'_> {
                 }
                 syn::FnArg::Typed(pt) => {
                     let hint = lw.hint_of(&pt.ty);
-                    let ty = (lw.cx.sole_impl(&sig.generics, &pt.ty)).or_else(|| type_name(&pt.ty));
-                    // A list of structs: its members' fields (`devs[1].queue`).
+                    let ty = (lw.cx.sole_impl(&sig.generics, &pt.ty))
+                        .or_else(|| type_name(types::pointee(&pt.ty)));
+                    // A list of structs: its members' fields (`devs[1].queue`), or their
+                    // sizes (`frames: &[Frame]` of plain data).
                     let member_struct = match hint {
-                        TypeHint::Unknown => {
+                        TypeHint::Unknown | TypeHint::Host(_) => {
                             elem_type(&pt.ty).filter(|e| lw.cx.structs.contains_key(e))
                         }
                         _ => None,

@@ -188,6 +188,22 @@ pub(super) fn first_type_arg(seg: &syn::PathSegment) -> Option<&Type> {
     }
 }
 
+/// The type a reference, `Arc`, `Rc` or `Box` points to, whose fields it reaches
+/// (`shared.lut` of `shared: Arc<Shared>`).
+pub(super) fn pointee(t: &Type) -> &Type {
+    match t {
+        Type::Reference(r) => pointee(&r.elem),
+        Type::Paren(p) => pointee(&p.elem),
+        Type::Path(p) => match p.path.segments.last() {
+            Some(seg) if matches!(seg.ident.to_string().as_str(), "Arc" | "Rc" | "Box") => {
+                first_type_arg(seg).map_or(t, pointee)
+            }
+            _ => t,
+        },
+        _ => t,
+    }
+}
+
 /// The type behind `Arc`, `Rc`, `Box`, `Mutex`, `RefCell` and `Option`: what they share or
 /// hold (`Vec<Option<Event>>`, a slot per frame, is a list of events).
 fn shared_inner(t: &Type) -> &Type {
