@@ -197,3 +197,13 @@ void asserted_failure(cl_command_queue q, cl_mem m, float *host, cl_event bad)
     cl_int err = clEnqueueReadBuffer(q, m, CL_TRUE, 0, 64, host, 1, &bad, &rd);
     assert(err == CL_INVALID_EVENT_WAIT_LIST);
 }
+
+static size_t totals[4];
+
+void counted_args(cl_kernel k, int d)
+{
+    size_t count[4];
+    count[d] = 64;
+    clSetKernelArg(k, 0, sizeof(count[d]), &count[d]);
+    clSetKernelArg(k, 1, sizeof(totals[d]), &totals[d]);
+}

@@ -1551,6 +1551,9 @@ impl Lowerer<'_> {
         if let Some(e) = vector_elem(&g.ty) {
             self.elem_types.insert(v, e.to_string());
         }
+        if g.array.is_some() && g.pointers == 0 {
+            self.elem_types.insert(v, g.ty.to_string());
+        }
         if let Some(s) = self.scopes.first_mut() {
             s.insert(name.to_string(), v);
         }
@@ -2969,6 +2972,10 @@ impl Lowerer<'_> {
             }
             if let Some(e) = vector_elem(&ty) {
                 self.elem_types.insert(v, e.to_string());
+            }
+            // `size_t count[MAX_GPU]`: its members are `size_t`s.
+            if shape.array.is_some() && shape.dims == 1 && shape.pointers == 0 {
+                self.elem_types.insert(v, ty.to_string());
             }
             self.note_status(v);
             if let Some(t) = text {
