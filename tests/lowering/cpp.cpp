@@ -242,3 +242,11 @@ void flags(cl_command_queue q, bool settle)
     if (settle && always && !never)
         clFinish(q);
 }
+
+void at_members(cl_context ctx, cl_device_id dev)
+{
+    std::vector<cl_command_queue> qs;
+    qs.push_back(clCreateCommandQueueWithProperties(ctx, dev, nullptr, nullptr));
+    qs.push_back(clCreateCommandQueueWithProperties(ctx, dev, nullptr, nullptr));
+    clFinish(qs.at(1));
+}

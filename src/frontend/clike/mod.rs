@@ -3151,6 +3151,49 @@ impl Lowerer<'_> {
         self.elem_type(p).is_some()
     }
 
+    /// The member of `base` at `index` (`q[i]`, `queues_.at(d)`), `n` the expression.
+    fn member_at(&mut self, base: Option<Value>, index: Option<Node<'_>>, n: Node<'_>) -> Value {
+        let constant = index.and_then(|i| self.cx.int_of_in(&self.text, i));
+        let index_value = index.map(|i| self.expr(i));
+        // `q[i]` for a local `i`: the analysis takes the element when it knows `i`.
+        let local = index
+            .filter(|i| i.kind() == "identifier")
+            .and_then(|i| self.lookup(self.txt(i)));
+        // `g[1 - d]`: the member the arithmetic gives where the analysis knows it.
+        let computed = match index_value {
+            Some(v @ Value::Arith { .. }) if constant.is_none() && local.is_none() => {
+                let t = self.new_temp(TypeHint::Scalar);
+                let span = self.span(n);
+                self.out.push(Stmt::Assign {
+                    dst: Place::var(t),
+                    value: v,
+                    span,
+                });
+                Some(t)
+            }
+            // `prev[n++]`: the local holding what `n` was.
+            Some(Value::Place(t)) if constant.is_none() && local.is_none() && t.proj.is_empty() => {
+                Some(t.var)
+            }
+            _ => None,
+        };
+        match base {
+            Some(Value::Place(mut p)) => {
+                p.proj.push(match (constant, local.or(computed)) {
+                    (Some(k), _) => Proj::Index(k),
+                    (None, Some(v)) => Proj::Var(v),
+                    (None, None) => Proj::AnyIndex,
+                });
+                Value::Place(p)
+            }
+            Some(Value::List(items)) => match constant {
+                Some(k) => items.get(k as usize).cloned().unwrap_or(Value::Unknown),
+                None => Value::Unknown,
+            },
+            _ => Value::Unknown,
+        }
+    }
+
     /// The declared type of a member of the class whose method this is.
     fn member_type(&self, name: &str) -> Option<&String> {
         let class = self.class.as_ref()?;
@@ -3457,47 +3500,7 @@ impl Lowerer<'_> {
                         "subscript_argument_list" => named(i).into_iter().next(),
                         _ => Some(i),
                     });
-                let constant = index.and_then(|i| self.cx.int_of_in(&self.text, i));
-                let index_value = index.map(|i| self.expr(i));
-                // `q[i]` for a local `i`: the analysis takes the element when it knows `i`.
-                let local = index
-                    .filter(|i| i.kind() == "identifier")
-                    .and_then(|i| self.lookup(self.txt(i)));
-                // `g[1 - d]`: the member the arithmetic gives where the analysis knows it.
-                let computed = match index_value {
-                    Some(v @ Value::Arith { .. }) if constant.is_none() && local.is_none() => {
-                        let t = self.new_temp(TypeHint::Scalar);
-                        let span = self.span(n);
-                        self.out.push(Stmt::Assign {
-                            dst: Place::var(t),
-                            value: v,
-                            span,
-                        });
-                        Some(t)
-                    }
-                    // `prev[n++]`: the local holding what `n` was.
-                    Some(Value::Place(t))
-                        if constant.is_none() && local.is_none() && t.proj.is_empty() =>
-                    {
-                        Some(t.var)
-                    }
-                    _ => None,
-                };
-                match base {
-                    Some(Value::Place(mut p)) => {
-                        p.proj.push(match (constant, local.or(computed)) {
-                            (Some(k), _) => Proj::Index(k),
-                            (None, Some(v)) => Proj::Var(v),
-                            (None, None) => Proj::AnyIndex,
-                        });
-                        Value::Place(p)
-                    }
-                    Some(Value::List(items)) => match constant {
-                        Some(k) => items.get(k as usize).cloned().unwrap_or(Value::Unknown),
-                        None => Value::Unknown,
-                    },
-                    _ => Value::Unknown,
-                }
+                self.member_at(base, index, n)
             }
             // `const_cast<float *>(x)`, `static_cast<..>(x)`: what `x` is.
             "call_expression" if self.cpp_cast(n).is_some() => match self.cpp_cast(n) {
@@ -4280,6 +4283,10 @@ impl Lowerer<'_> {
                         _ => Proj::Index(0),
                     });
                     return Value::Place(p);
+                }
+                // `queues_.at(d)`: the member at `d`, as `queues_[d]` is.
+                ("at", Value::Place(list)) if args.len() == 1 && self.is_vector(list) => {
+                    return self.member_at(Some(rv.clone()), Some(args[0]), n);
                 }
                 ("push_back" | "emplace_back", Value::Place(list)) if args.len() == 1 => {
                     let item = self.aggregate(list, args[0]);
