@@ -224,3 +224,26 @@ fn slots(q: &CommandQueue, b: &Buffer<cl_float>, host: &mut [f32]) -> Result<()>
     }
     Ok(())
 }
+
+struct Lane {
+    queue: CommandQueue,
+}
+
+impl Lane {
+    fn new(context: &Context) -> Result<Lane> {
+        Ok(Lane { queue: CommandQueue::create_default(context, 0)? })
+    }
+
+    fn sync(&self) -> Result<()> {
+        self.queue.finish()?;
+        Ok(())
+    }
+}
+
+fn listed(context: &Context) -> Result<()> {
+    let lanes = vec![Lane::new(context)?, Lane::new(context)?];
+    for lane in lanes.iter() {
+        lane.sync()?;
+    }
+    Ok(())
+}

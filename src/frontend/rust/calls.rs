@@ -7,7 +7,7 @@ use super::each::{EachBody, EACH_ADAPTERS};
 use super::expr::string_ctor;
 use super::index::qualify;
 use super::syntax::{
-    closure_of, int_lit, path_segments, same_members_adapter, strip, strip_pat_type,
+    closure_of, int_lit, macro_args, path_segments, same_members_adapter, strip, strip_pat_type,
 };
 use super::types::{callee_type, constructed_type, unwrapped};
 use super::{spans, tuple_arity, Lowerer};
@@ -513,6 +513,19 @@ impl Lowerer<'_, '_> {
 
     /// The struct of the crate a constructor call makes (`Band::new(..)?`), including one
     /// whose name reads like a binding's type (`DeviceSlice`), which the file defines.
+    /// The struct of the file every member of a literal list is made as
+    /// (`vec![Half::new(..)?, Half::new(..)?]`).
+    pub(super) fn listed_struct(&self, e: &Expr) -> Option<String> {
+        let items: Vec<Expr> = match strip(e) {
+            Expr::Array(a) => a.elems.iter().cloned().collect(),
+            Expr::Macro(m) if m.mac.path.is_ident("vec") => macro_args(&m.mac)?,
+            _ => return None,
+        };
+        let mut types = items.iter().map(|x| self.made_struct(x));
+        let first = types.next()??;
+        types.all(|t| t.as_ref() == Some(&first)).then_some(first)
+    }
+
     pub(super) fn made_struct(&self, e: &Expr) -> Option<String> {
         let defined = callee_type(e).filter(|t| self.cx.structs.contains_key(t));
         // A tuple struct's constructor: `Raw(queue)`.

@@ -154,14 +154,12 @@ impl Lowerer<'_, '_> {
                         // `let parts = make_parts(..)?;` of `fn make_parts(..) ->
                         // Result<Vec<Part>, E>`; `let bands = devices.iter().map(|&d|
                         // Band::new(d)).collect::<..>()?;`.
-                        let members =
-                            self.returned_list_of(&init.expr)
-                                .or_else(|| match &value_of_init {
-                                    Value::Place(from) => {
-                                        self.members_struct.get(&from.var).cloned()
-                                    }
-                                    _ => None,
-                                });
+                        let members = (self.returned_list_of(&init.expr))
+                            .or_else(|| self.listed_struct(&init.expr))
+                            .or_else(|| match &value_of_init {
+                                Value::Place(from) => self.members_struct.get(&from.var).cloned(),
+                                _ => None,
+                            });
                         if let Some(ty) = members {
                             self.members_struct.insert(v, ty);
                         }
