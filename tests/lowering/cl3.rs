@@ -142,3 +142,10 @@ unsafe fn callback_releases(q: cl_command_queue, m: cl_mem, host: &mut [f32]) {
     let rd = enqueue_read_buffer(q, m, CL_NON_BLOCKING, 0, 64, host.as_mut_ptr().cast(), 0, ptr::null()).unwrap();
     set_event_callback(rd, CL_COMPLETE, release_when_done, ptr::null_mut()).unwrap();
 }
+
+fn drained(events: &mut Vec<cl_event>) -> Result<(), cl_int> {
+    for ev in events.drain(..) {
+        unsafe { release_event(ev)? };
+    }
+    Ok(())
+}

@@ -113,6 +113,18 @@ fn walked_list(src: &EachSource) -> Option<&Place> {
     }
 }
 
+/// The list a walk takes every member out of (`evs` of `evs.drain(..).rev()`).
+fn drained_list(e: &Expr) -> Option<&Expr> {
+    match strip(e) {
+        Expr::MethodCall(mc) if mc.method == "drain" && mc.args.len() == 1 => {
+            matches!(strip(&mc.args[0]), Expr::Range(r) if r.start.is_none() && r.end.is_none())
+                .then_some(&*mc.receiver)
+        }
+        Expr::MethodCall(mc) => drained_list(&mc.receiver),
+        _ => None,
+    }
+}
+
 /// The places a loop walks mutably (`v.iter_mut()`, `&mut v`), through iterator adapters.
 fn walked_mutably<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
     match e {
@@ -551,6 +563,8 @@ impl Lowerer<'_, '_> {
         };
         let mut sources = Vec::new();
         let shape = self.iter_shape(iterable, &mut sources);
+        // `for ev in evs.drain(..)`: the list is empty after the loop.
+        let drained = drained_list(iterable).and_then(|l| self.place_of(l));
         // The lists walked mutably (`v.iter_mut()`, `&mut v`), named plainly.
         let mut walked = Vec::new();
         walked_mutably(iterable, &mut walked);
@@ -706,6 +720,13 @@ impl Lowerer<'_, '_> {
             tail,
             dst: dst.map(Place::var),
         });
+        if let Some(list) = drained {
+            self.out.push(Stmt::Assign {
+                dst: list,
+                value: Value::List(Vec::new()),
+                span: Span::default(),
+            });
+        }
         for (p, of_this) in forgotten {
             let hint = self.vars[p.var].hint;
             if hint == TypeHint::Unknown && of_this.iter().all(|f| f.is_some()) {

@@ -476,6 +476,13 @@ impl FileCx<'_> {
                             lw.vars[v].member = Member::Ref;
                             lw.mut_refs.insert(v, Place::var(v));
                         }
+                        // `events: &mut Vec<cl_event>`: the caller's list, which the
+                        // function fills or empties (`events.drain(..)`).
+                        if hint == TypeHint::EventList
+                            && matches!(&*pt.ty, syn::Type::Reference(r) if r.mutability.is_some())
+                        {
+                            lw.vars[v].member = Member::Ref;
+                        }
                         params.push(v);
                     }
                 }
