@@ -624,7 +624,14 @@ impl<'f> Analyzer<'f> {
                 if dst.is_definite() {
                     st.env.insert(dst.clone(), v);
                 } else {
-                    remove_parts(&mut st.env, &dst.definite_base(), true);
+                    // Which member this stores over is not known: raw events the list held
+                    // may be gone, or still there for a later release; no longer followed.
+                    let base = dst.definite_base();
+                    let held: Vec<AVal> = (st.env.within(&base)).map(|(_, x)| x.clone()).collect();
+                    for x in &held {
+                        self.hand_on(&mut st, x);
+                    }
+                    remove_parts(&mut st.env, &base, true);
                     // A raw event stored at an index not known (`prev[nprev++] = ev`): which
                     // element a later release names is not known either.
                     self.hand_on(&mut st, &v);

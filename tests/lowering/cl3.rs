@@ -149,3 +149,9 @@ fn drained(events: &mut Vec<cl_event>) -> Result<(), cl_int> {
     }
     Ok(())
 }
+
+fn empty_slots(q: cl_command_queue) -> Result<(), cl_int> {
+    let mut slots: Vec<Option<cl_event>> = vec![None; 4];
+    slots[1] = Some(unsafe { enqueue_marker_with_wait_list(q, 0, ptr::null())? });
+    Ok(())
+}

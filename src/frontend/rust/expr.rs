@@ -973,6 +973,8 @@ impl Lowerer<'_, '_> {
     }
 
     pub(super) fn mac(&mut self, m: &syn::Macro) -> Value {
+        /// `vec![None; n]` of at most this many is a list of empty slots.
+        const MAX_EMPTY_SLOTS: u64 = 16;
         let name = m
             .path
             .segments
@@ -989,8 +991,14 @@ impl Lowerer<'_, '_> {
                 Ok((e, input.parse()?))
             };
             if let Ok((e, n)) = m.parse_body_with(repeat) {
-                self.expr(&e);
-                self.expr(&n);
+                let item = self.expr(&e);
+                let count = self.expr(&n);
+                // `vec![None; SLOTS]`: that many empty slots, for events or objects.
+                if let (Value::Null, Value::Int(k)) = (&item, count) {
+                    if k <= MAX_EMPTY_SLOTS {
+                        return Value::List(vec![Value::Null; k as usize]);
+                    }
+                }
                 return Value::Host {
                     kind: HostKind::Vec,
                     base: None,
