@@ -95,6 +95,9 @@ impl Kernels {
 
 /// Where a kernel argument is set: the set-arg call, and the call of the helper that set it
 /// at an index it was given (`arg_mem(k, 2, &b)`), with the helper's name.
+/// The bytes of a `cl_mem` handle (a pointer) on the 64-bit hosts the checker models.
+const HANDLE_BYTES: u64 = 8;
+
 #[derive(Clone, Debug)]
 pub(super) struct SetSite {
     pub(super) span: Span,
@@ -138,9 +141,13 @@ impl<'f> Analyzer<'f> {
                     _ => None,
                 };
                 let param = sig.as_ref().and_then(|s| s.params.get(index as usize));
+                // Of a kernel whose source is not known, an argument whose size is not a
+                // handle's (`size_of_val(tint)` of a `[cl_float; 4]`) is a value, not a
+                // buffer the host data stands in for.
+                let handle_sized = site.size.is_none_or(|n| n == HANDLE_BYTES);
                 let fires = match param {
                     Some(p) => p.takes_mem_object(),
-                    None => sig.is_none() && !kind.could_be_by_value(),
+                    None => sig.is_none() && !kind.could_be_by_value() && handle_sized,
                 };
                 if !fires {
                     return Arg::Other;

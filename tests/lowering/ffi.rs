@@ -157,3 +157,8 @@ unsafe fn callback_releases(q: cl_command_queue, m: cl_mem, host: &mut [f32]) {
     clEnqueueReadBuffer(q, m, CL_FALSE, 0, 64, host.as_mut_ptr().cast(), 0, ptr::null(), &mut rd);
     clSetEventCallback(rd, CL_COMPLETE, Some(release_when_done), ptr::null_mut());
 }
+
+unsafe fn by_value(k: cl_kernel, tint: &[cl_float; 4]) {
+    clSetKernelArg(k, 0, mem::size_of_val(tint), tint.as_ptr() as *const c_void);
+    clSetKernelArg(k, 1, 4 * mem::size_of::<cl_float>(), tint.as_ptr() as *const c_void);
+}

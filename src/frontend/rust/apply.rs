@@ -666,6 +666,16 @@ impl Lowerer<'_, '_> {
             }
             return self.value_bytes(value);
         };
+        // `4 * size_of::<cl_float>()`: a count of them.
+        if let Expr::Binary(b) = strip(size) {
+            if let syn::BinOp::Mul(_) = b.op {
+                return match (int_lit(&b.left), int_lit(&b.right)) {
+                    (Some(n), None) => self.arg_bytes(Some(&b.right), None)?.checked_mul(n),
+                    (None, Some(n)) => self.arg_bytes(Some(&b.left), None)?.checked_mul(n),
+                    _ => None,
+                };
+            }
+        }
         let Expr::Call(c) = strip(size) else {
             return None;
         };

@@ -17,7 +17,13 @@ pub(super) const STD_TYPES: &[&str] = &[
 /// The size in bytes of a scalar type as written (`u32`, `f64`, `cl_float`), through
 /// references.
 pub(super) fn type_bytes(t: &Type) -> Option<u64> {
-    type_name(t).as_deref().and_then(rust_type_size)
+    match t {
+        // `[cl_float; 4]` (a `float4` by value): its members' bytes.
+        Type::Array(a) => type_bytes(&a.elem)?.checked_mul(array_len(&a.len)?),
+        Type::Reference(r) => type_bytes(&r.elem),
+        Type::Paren(p) => type_bytes(&p.elem),
+        _ => type_name(t).as_deref().and_then(rust_type_size),
+    }
 }
 
 /// The size of a member of a slice, array or `Vec` of scalars (`&[f64]`: 8).
