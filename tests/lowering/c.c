@@ -207,3 +207,11 @@ void counted_args(cl_kernel k, int d)
     clSetKernelArg(k, 0, sizeof(count[d]), &count[d]);
     clSetKernelArg(k, 1, sizeof(totals[d]), &totals[d]);
 }
+
+void mapped_for_write(cl_command_queue q, cl_mem m)
+{
+    cl_int err;
+    float *p = (float *)clEnqueueMapBuffer(q, m, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, 64, 0, NULL, NULL, &err);
+    p[0] = 1.0f;
+    clEnqueueUnmapMemObject(q, m, p, 0, NULL, NULL);
+}

@@ -250,3 +250,9 @@ void at_members(cl_context ctx, cl_device_id dev)
     qs.push_back(clCreateCommandQueueWithProperties(ctx, dev, nullptr, nullptr));
     clFinish(qs.at(1));
 }
+
+void wrapper_map(cl::CommandQueue &q, cl::Buffer &b)
+{
+    void *p = q.enqueueMapBuffer(b, CL_TRUE, CL_MAP_WRITE, 0, 64);
+    q.enqueueUnmapMemObject(b, p);
+}

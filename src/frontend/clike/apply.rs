@@ -156,6 +156,12 @@ impl Lowerer<'_> {
                 let to_host = flags.is_some_and(|f| {
                     self.mentions_any(f, HOST_FLAG_NAMES) || self.int_lit(f) == Some(1)
                 });
+                // A mapping for writing is a write of the buffer at its unmap (OpenCL 3.0,
+                // 5.5.3), as the Rust frontend reads it.
+                let map_write = role_arg(Role::MapFlags).is_some_and(|f| {
+                    self.mentions_any(f, &["CL_MAP_WRITE", "CL_MAP_WRITE_INVALIDATE_REGION"])
+                        || self.int_lit(f).is_some_and(|v| v & 6 != 0)
+                });
                 let whole =
                     api.whole || role_arg(Role::Offset).is_some_and(|o| self.int_lit(o) == Some(0));
                 // A region from an offset other than 0: the command's, or a copy's offset in
@@ -203,7 +209,7 @@ impl Lowerer<'_> {
                     match role {
                         Role::Buffer(access) => buffers.push(BufferUse {
                             buffer: vals[i].clone(),
-                            access: *access,
+                            access: if map_write { Access::Write } else { *access },
                             whole,
                             offset: match access {
                                 Access::Read if kind == CommandKind::Copy => at(Role::SrcOffset),
