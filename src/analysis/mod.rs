@@ -614,13 +614,11 @@ pub fn analyze<'f>(func: &Function, index: &'f Index<'f>, kernels: &mut Kernels)
         };
         st.live_raw.contains(&key) && !st.in_arrays.iter().any(released)
     };
-    let mut leaks: Vec<(RawKey, Vec<Option<Span>>)> = Vec::new();
+    // Each event still held somewhere, with the exits it is held at.
+    let mut leaks: BTreeMap<RawKey, Vec<Option<Span>>> = BTreeMap::new();
     for (st, ret) in &finals {
         for &key in st.live_raw.iter().filter(|&&k| held(st, k)) {
-            match leaks.iter_mut().find(|(k, _)| *k == key) {
-                Some((_, rets)) => rets.push(*ret),
-                None => leaks.push((key, vec![*ret])),
-            }
+            leaks.entry(key).or_default().push(*ret);
         }
     }
     // The function's own end: where its body runs off or returns as its last statement.
