@@ -502,6 +502,9 @@ impl<'f> Analyzer<'f> {
                     if self.vars[p.var].member.refers()
                         || match self.resolve(&mut st, a, None) {
                             AVal::External | AVal::Unknown | AVal::Struct(_) => true,
+                            // An array of the caller's handed to be filled in
+                            // (`make_bands(frame, band)` of `cl_mem band[NDEV]`).
+                            AVal::List(items) => items.contains(&AVal::Unknown),
                             AVal::Int(_) | AVal::Above(_) | AVal::Scalar => {
                                 self.vars[p.var].hint == TypeHint::Host(HostKind::Pointer)
                             }

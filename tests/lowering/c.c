@@ -215,3 +215,14 @@ void mapped_for_write(cl_command_queue q, cl_mem m)
     p[0] = 1.0f;
     clEnqueueUnmapMemObject(q, m, p, 0, NULL, NULL);
 }
+
+struct lane { cl_mem edges; };
+
+void collected(cl_command_queue q, struct lane *l)
+{
+    cl_mem in[2];
+    cl_uint n = 0;
+    in[n++] = l[0].edges;
+    in[n++] = l[1].edges;
+    clEnqueueMigrateMemObjects(q, n, in, 0, 0, NULL, NULL);
+}

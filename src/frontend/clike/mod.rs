@@ -2898,6 +2898,25 @@ impl Lowerer<'_> {
                 {
                     Value::Struct(Vec::new())
                 }
+                // `cl_mem in[2];` of handles other than events: storage of this function, its
+                // members not set yet, filled one by one (`in[n] = blk[d - 1].edges; n++;`)
+                // and then handed to a command as a list. (An array of events not set yet is
+                // left unknown: it is told apart as the function's own storage of events.)
+                (None, None)
+                    if shape.pointers == 0
+                        && shape.dims == 1
+                        && !matches!(
+                            handle_hint(last_name(&ty)),
+                            TypeHint::Unknown | TypeHint::Event
+                        ) =>
+                {
+                    match shape.array {
+                        Some(Some(len)) if len <= MAX_NULL_SLOTS => {
+                            Value::List(vec![Value::Unknown; len as usize])
+                        }
+                        _ => Value::Unknown,
+                    }
+                }
                 (None, None) => Value::Unknown,
             };
             self.declaring = None;
@@ -4095,7 +4114,11 @@ impl Lowerer<'_> {
                     .filter(|b| b.kind() == "identifier")
                     .and_then(|b| self.lookup(self.txt(b)))
                     .is_some_and(|b| {
-                        self.vars[b].hint == TypeHint::EventList || self.event_ptrs.contains(&b)
+                        self.vars[b].hint == TypeHint::EventList
+                            || self.event_ptrs.contains(&b)
+                            // `in[n++] = blk[d - 1].edges` into a `cl_mem in[2]`.
+                            || (self.elem_types.get(&b))
+                                .is_some_and(|t| handle_hint(last_name(t)).is_handle())
                     }));
         match left.kind() {
             "subscript_expression" if !handle => {
