@@ -845,21 +845,29 @@ impl<'f> Analyzer<'f> {
             Value::Scalar => AVal::Scalar,
             Value::Int(n) => AVal::Int(*n),
             Value::Null => AVal::Null,
-            Value::Struct(fields) => AVal::Struct(
-                fields
-                    .iter()
-                    .map(|(f, x)| {
-                        // A struct made to be returned is named by its fields.
-                        let part = match (name.starts_with('%'), f == HANDLE_FIELD) {
-                            (_, true) => name.to_string(),
-                            (true, false) => f.clone(),
-                            (false, false) => format!("{name}.{f}"),
-                        };
-                        let v = self.eval(st, x, None, &part);
-                        (f.clone(), v)
-                    })
-                    .collect(),
-            ),
+            Value::Struct(fields) => {
+                let made = AVal::Struct(
+                    fields
+                        .iter()
+                        .map(|(f, x)| {
+                            // A struct made to be returned is named by its fields.
+                            let part = match (name.starts_with('%'), f == HANDLE_FIELD) {
+                                (_, true) => name.to_string(),
+                                (true, false) => f.clone(),
+                                (false, false) => format!("{name}.{f}"),
+                            };
+                            let v = self.eval(st, x, None, &part);
+                            (f.clone(), v)
+                        })
+                        .collect(),
+                );
+                // Raw events put into a struct where a type of the crate releases its events
+                // when dropped (`Ok(Ev(e))` of an `Ev` wrapper): the struct's.
+                if self.index.crate_kernels().drop_releases() {
+                    self.hand_on(st, &made);
+                }
+                made
+            }
             Value::List(items) => AVal::List(
                 items
                     .iter()
