@@ -226,3 +226,17 @@ void collected(cl_command_queue q, struct lane *l)
     in[n++] = l[1].edges;
     clEnqueueMigrateMemObjects(q, n, in, 0, 0, NULL, NULL);
 }
+
+static cl_program own_prog;
+
+static cl_kernel make_kernel(const char *name)
+{
+    cl_int err;
+    return clCreateKernel(own_prog, name, &err);
+}
+
+void own_maker(void)
+{
+    cl_kernel k = make_kernel("scale");
+    clReleaseKernel(k);
+}

@@ -4466,7 +4466,12 @@ impl Lowerer<'_> {
                 None => return self.unknown_call(None, &args, span),
             }
         }
-        if let Some(api) = b.function(&segs, args.len()) {
+        // A function of the file named as a namespaced API of the tables (a C program's own
+        // `make_kernel(name)`, not opencl.hpp's `cl::make_kernel`) is the file's.
+        let own = |api: &crate::frontend::bindings::Api| {
+            segs.len() == 1 && api.name.contains("::") && self.cx.defined.contains(&segs[0])
+        };
+        if let Some(api) = b.function(&segs, args.len()).filter(|api| !own(api)) {
             return self.apply(api, None, &args, span);
         }
         let name = segs.join("::");
