@@ -85,6 +85,21 @@ impl<'f> Analyzer<'f> {
                 Walk::Known([e].into_iter().skip(from as usize).collect(), None)
             }
             (AVal::Null, _) => Walk::Known(Vec::new(), None),
+            // A literal array of numbers (`for (run, n) in [8, 32].into_iter().enumerate()`):
+            // as many numbers, each pass with its count known.
+            (
+                AVal::Host {
+                    kind: HostKind::Array { len: Some(n) },
+                    ..
+                },
+                Value::Host { base: None, .. },
+            ) if n as usize <= MAX_UNROLL => Walk::Known(
+                vec![AVal::Scalar; n as usize]
+                    .into_iter()
+                    .skip(from as usize)
+                    .collect(),
+                None,
+            ),
             // A list from outside, or host data (`batches: Vec<Vec<f32>>`, whose members
             // the analysis does not follow but whose walk has a count).
             (AVal::External | AVal::Host { .. }, Value::Place(l)) => {
