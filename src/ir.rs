@@ -15,6 +15,14 @@ pub struct Span {
 /// `CL_MIGRATE_MEM_OBJECT_HOST`'s bit (OpenCL 3.0 `cl.h`: `(1 << 0)`).
 pub const MIGRATE_TO_HOST: u64 = 1;
 
+/// The bits of `CL_MAP_WRITE` and `CL_MAP_WRITE_INVALIDATE_REGION` (OpenCL 3.0 `cl.h`:
+/// `(1 << 1)`, `(1 << 2)`): a mapping the host writes through, whose unmap writes the buffer.
+pub const MAP_WRITE_BITS: u64 = 6;
+
+/// Those flags' names in the C API (the Rust bindings' other spellings are the Rust
+/// frontend's).
+pub const MAP_WRITE_NAMES: &[&str] = &["CL_MAP_WRITE", "CL_MAP_WRITE_INVALIDATE_REGION"];
+
 /// The names the C API and the bindings give `CL_MIGRATE_MEM_OBJECT_HOST` (ocl's
 /// `MemMigrationFlags::OBJECT_HOST`, `flags::MIGRATE_MEM_OBJECT_HOST`).
 pub const HOST_FLAG_NAMES: &[&str] = &[

@@ -93,11 +93,11 @@ impl Kernels {
     }
 }
 
-/// Where a kernel argument is set: the set-arg call, and the call of the helper that set it
-/// at an index it was given (`arg_mem(k, 2, &b)`), with the helper's name.
 /// The bytes of a `cl_mem` handle (a pointer) on the 64-bit hosts the checker models.
 const HANDLE_BYTES: u64 = 8;
 
+/// Where a kernel argument is set: the set-arg call, and the call of the helper that set it
+/// at an index it was given (`arg_mem(k, 2, &b)`), with the helper's name.
 #[derive(Clone, Debug)]
 pub(super) struct SetSite {
     pub(super) span: Span,

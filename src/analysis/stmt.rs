@@ -1033,13 +1033,13 @@ impl<'f> Analyzer<'f> {
                 st.env.insert(dst.clone(), value);
             }
             Stmt::ErrorExit => st.error_exit = true,
+            Stmt::Received => {
+                self.messaged.insert(self.thread_now);
+            }
             // Threads are followed one after another: one that arrives learns what those
             // that arrived at the same pass before it knew, and leaves what it knows for
             // those after it. What it knows complete there orders its earlier commands
             // before what the threads followed before it made past that pass.
-            Stmt::Received => {
-                self.messaged.insert(self.thread_now);
-            }
             Stmt::Rendezvous { barrier } => {
                 if let Value::Place(p) = barrier {
                     let key = self.canonical(&self.concrete(&st, p));

@@ -159,8 +159,8 @@ impl Lowerer<'_> {
                 // A mapping for writing is a write of the buffer at its unmap (OpenCL 3.0,
                 // 5.5.3), as the Rust frontend reads it.
                 let map_write = role_arg(Role::MapFlags).is_some_and(|f| {
-                    self.mentions_any(f, &["CL_MAP_WRITE", "CL_MAP_WRITE_INVALIDATE_REGION"])
-                        || self.int_lit(f).is_some_and(|v| v & 6 != 0)
+                    self.mentions_any(f, MAP_WRITE_NAMES)
+                        || self.int_lit(f).is_some_and(|v| v & MAP_WRITE_BITS != 0)
                 });
                 let whole =
                     api.whole || role_arg(Role::Offset).is_some_and(|o| self.int_lit(o) == Some(0));

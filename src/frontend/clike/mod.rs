@@ -3693,8 +3693,6 @@ impl Lowerer<'_> {
         let Value::Place(p) = &value else {
             return Value::Scalar;
         };
-        // A counter, bare or a struct's (`ds->nmarks++` indexing an array of events); not
-        // a pointer stepped along host data.
         // `(*nevts)++` of a count a helper is given by pointer: the caller's count.
         let deref = arg.is_some_and(|a| {
             let a = strip(a);
@@ -3702,6 +3700,8 @@ impl Lowerer<'_> {
                 && a.child_by_field_name("operator")
                     .is_some_and(|o| self.txt(o) == "*")
         });
+        // A counter, bare or a struct's (`ds->nmarks++` indexing an array of events); not
+        // a pointer stepped along host data.
         let counter = match p.proj.as_slice() {
             [] if deref => self.vars[p.var].hint == TypeHint::Host(HostKind::Pointer),
             [] => self.vars[p.var].hint == TypeHint::Scalar,

@@ -22,10 +22,8 @@ pub(super) const OUT_OF_ORDER: &[&str] = &[
 ];
 
 /// Map flags that let the host write the mapped region (its contents reach the buffer at
-/// the unmap), as each binding spells them.
+/// the unmap), as the bindings spell them besides the C API's [`MAP_WRITE_NAMES`].
 const MAP_WRITE: &[&str] = &[
-    "CL_MAP_WRITE",
-    "CL_MAP_WRITE_INVALIDATE_REGION",
     "MAP_WRITE",
     "MAP_WRITE_INVALIDATE_REGION",
     "WRITE",
@@ -201,7 +199,9 @@ impl Lowerer<'_, '_> {
                 // object is unmapped before any enqueued kernels or commands that read from or
                 // write to this memory object [..] begin execution" (OpenCL 3.0, 5.5.3).
                 let map_write = role_arg(Role::MapFlags).is_some_and(|e| {
-                    mentions_any(e, MAP_WRITE) || int_lit(e).is_some_and(|f| f & 6 != 0)
+                    mentions_any(e, MAP_WRITE_NAMES)
+                        || mentions_any(e, MAP_WRITE)
+                        || int_lit(e).is_some_and(|f| f & MAP_WRITE_BITS != 0)
                 });
                 let whole =
                     api.whole || role_arg(Role::Offset).is_some_and(|e| int_lit(e) == Some(0));

@@ -511,8 +511,6 @@ impl Lowerer<'_, '_> {
         }
     }
 
-    /// The struct of the crate a constructor call makes (`Band::new(..)?`), including one
-    /// whose name reads like a binding's type (`DeviceSlice`), which the file defines.
     /// The struct of the file every member of a literal list is made as
     /// (`vec![Half::new(..)?, Half::new(..)?]`).
     pub(super) fn listed_struct(&self, e: &Expr) -> Option<String> {
@@ -526,6 +524,8 @@ impl Lowerer<'_, '_> {
         types.all(|t| t.as_ref() == Some(&first)).then_some(first)
     }
 
+    /// The struct of the crate a constructor call makes (`Band::new(..)?`), including one
+    /// whose name reads like a binding's type (`DeviceSlice`), which the file defines.
     pub(super) fn made_struct(&self, e: &Expr) -> Option<String> {
         let defined = callee_type(e).filter(|t| self.cx.structs.contains_key(t));
         // A tuple struct's constructor: `Raw(queue)`.

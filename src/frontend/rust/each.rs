@@ -372,9 +372,8 @@ impl Lowerer<'_, '_> {
                             _ => {}
                         }
                     }
-                    // Skipped as many as not known: some of the list's members.
+                    // Skipped from a walk of some members: some of the list's members.
                     if let Some(shape) = self.among(shape, sources) {
-                        self.expr(&mc.args[0]);
                         return shape;
                     }
                     // Anything else skipped: what is walked is not known.

@@ -357,8 +357,6 @@ impl Lowerer<'_, '_> {
         true
     }
 
-    /// Whether `e` names a variable, or a field of one, that is a collection of OpenCL
-    /// handles by its type (`out: [cl_event; 2]`, `queues: &[CommandQueue]`, `self.done`).
     /// Whether `e` is a local of no known type and `v` a handle of the program's: a list
     /// that holds what is stored into it.
     fn takes_handle(&self, e: &Expr, v: &Value) -> bool {
@@ -371,6 +369,8 @@ impl Lowerer<'_, '_> {
         handle && local.is_some_and(|l| self.vars[l].hint == TypeHint::Unknown)
     }
 
+    /// Whether `e` names a variable, or a field of one, that is a collection of OpenCL
+    /// handles by its type (`out: [cl_event; 2]`, `queues: &[CommandQueue]`, `self.done`).
     pub(super) fn holds_handles(&self, e: &Expr) -> bool {
         let (base, field) = match strip(e) {
             Expr::Path(p) => (p, None),
