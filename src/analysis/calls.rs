@@ -698,13 +698,21 @@ impl<'f> Analyzer<'f> {
                     self.ext_alias.insert(v, Place::var(root));
                 }
                 None => {
-                    self.globals.insert(key, v);
+                    self.globals.insert(key.clone(), v);
                     let (hint, name) = (self.vars[v].hint, self.vars[v].name.clone());
                     // A count as the function finds it is the caller's (`loops::assume_count`).
                     let value = match hint {
                         TypeHint::Scalar => AVal::External,
                         _ => self.hinted(hint, &name),
                     };
+                    // A kernel every function that sets the global gives the same name.
+                    if let (AVal::Obj(o), TypeHint::Kernel) = (&value, hint) {
+                        let o = *o;
+                        let kernel = self.index.crate_kernels().kernel_of_global(&key);
+                        if let Some(sig) = kernel.and_then(|k| self.kernel_sig(None, k)) {
+                            self.objs[o].kind = ObjKind::Kernel { sig: Some(sig) };
+                        }
+                    }
                     st.env.insert(Place::var(v), value);
                 }
             }

@@ -68,11 +68,12 @@ impl CrateKernels {
                 .entry(f.name.clone())
                 .and_modify(|x| *x = None)
                 .or_insert(s);
+            agree(&mut seen.makers, f.name.clone(), maker(f));
         }
         for f in functions {
             let mut names = HashMap::new();
             let mut built = HashMap::new();
-            seen.block(&f.body, &mut names);
+            seen.block(&f.body, &f.vars, &mut names);
             let setter = seen.setters.get(&f.name).is_some_and(Option::is_some);
             seen.built(&f.body, &mut built, &f.params, &mut HashMap::new(), setter);
         }
@@ -173,6 +174,12 @@ impl CrateKernels {
         }
     }
 
+    /// The kernel the crate keeps in global `key` (`static cl_kernel k_reduce;`), where
+    /// every function that sets it gives it the same.
+    pub fn kernel_of_global(&self, key: &str) -> Option<&str> {
+        self.by_field.get(&global_key(key))?.as_deref()
+    }
+
     /// The signature of kernel `name` in the crate's program sources, when exactly one is
     /// declared.
     pub fn sig(&self, name: &str) -> Option<KernelSig> {
@@ -214,8 +221,47 @@ struct Seen {
     /// Functions that only set an argument of the kernel they are given, by name (`None`
     /// where two functions share the name).
     setters: HashMap<String, Option<Setter>>,
+    /// Functions that return the kernel named by one of their parameters, with that
+    /// parameter's index (`cl_kernel make_kernel(const char *name)`); `None` where two
+    /// functions share the name or they differ.
+    makers: HashMap<String, Option<usize>>,
     /// Whether the crate registers a function to run at exit (`atexit(cleanup)`).
     exit_handler: bool,
+}
+
+/// The parameter whose string names the kernel `f` creates and returns: `return
+/// clCreateKernel(prog, name, &err)`, or the local it was created into.
+fn maker(f: &Function) -> Option<usize> {
+    let mut made: HashMap<Var, usize> = HashMap::new();
+    let named = |v: &Value| match v {
+        Value::New(NewObject::Kernel {
+            name: None,
+            name_at: Some(at),
+            ..
+        }) if at.proj.is_empty() => f.params.iter().position(|p| *p == at.var),
+        _ => None,
+    };
+    let mut returned = None;
+    for s in &f.body {
+        match s {
+            Stmt::Assign { dst, value, .. } if dst.proj.is_empty() => match named(value) {
+                Some(i) => {
+                    made.insert(dst.var, i);
+                }
+                None => {
+                    made.remove(&dst.var);
+                }
+            },
+            Stmt::Return { value, .. } => {
+                returned = match value {
+                    Value::Place(p) if p.proj.is_empty() => made.get(&p.var).copied(),
+                    v => named(v),
+                };
+            }
+            _ => {}
+        }
+    }
+    returned
 }
 
 /// A function that sets argument `index` of its parameter `kernel` to its parameter
@@ -527,14 +573,33 @@ impl Seen {
         }
     }
 
-    fn block(&mut self, body: &[Stmt], names: &mut HashMap<Var, Option<String>>) {
+    /// Local `v` holds `kernel`; where `v` is a global, every function may find it there.
+    fn local(
+        &mut self,
+        v: Var,
+        vars: &[VarInfo],
+        kernel: Option<String>,
+        names: &mut HashMap<Var, Option<String>>,
+    ) {
+        if let Some(key) = &vars[v].global {
+            let key = global_key(key);
+            self.given.insert(key.clone());
+            match &kernel {
+                Some(k) => self.record(key, k.clone()),
+                None => agree(&mut self.by_field, key, None),
+            }
+        }
+        agree(names, v, kernel);
+    }
+
+    fn block(&mut self, body: &[Stmt], vars: &[VarInfo], names: &mut HashMap<Var, Option<String>>) {
         for s in body {
             match s {
                 Stmt::Assign { dst, value, .. } => {
                     self.value(value, names);
                     let kernel = self.kernel(value, names);
                     match dst.proj.last() {
-                        None => agree(names, dst.var, kernel),
+                        None => self.local(dst.var, vars, kernel, names),
                         Some(Proj::Field(f)) => {
                             self.given.insert(f.clone());
                             if let Some(k) = kernel {
@@ -567,24 +632,44 @@ impl Seen {
                         _ => self.kernel(recv, names),
                     };
                     if dst.proj.is_empty() {
-                        agree(names, dst.var, kernel);
+                        self.local(dst.var, vars, kernel, names);
                     }
                 }
-                Stmt::Return { value, .. } => self.value(value, names),
-                Stmt::Branch(arms) => arms.iter().for_each(|a| self.block(a, names)),
-                Stmt::Loop(b) => self.block(b, names),
+                // The program's own kernel maker, given the kernel's name.
+                Stmt::Call {
+                    callee, args, dst, ..
+                } if dst.proj.is_empty() => {
+                    let kernel = match self.makers.get(callee) {
+                        Some(Some(i)) => match args.get(*i) {
+                            Some(Value::Str(n)) => Some(n.clone()),
+                            _ => None,
+                        },
+                        _ => None,
+                    };
+                    self.local(dst.var, vars, kernel, names);
+                }
+                Stmt::Return { value, .. } | Stmt::Push { item: value, .. } => {
+                    self.value(value, names)
+                }
+                Stmt::Branch(arms) => arms.iter().for_each(|a| self.block(a, vars, names)),
+                Stmt::Loop(b) => self.block(b, vars, names),
                 Stmt::ForEach { body, tail, .. } => {
-                    self.block(body, names);
+                    self.block(body, vars, names);
                     self.value(tail, names);
                 }
                 Stmt::Spawn { body, value, .. } | Stmt::Closure { body, value, .. } => {
-                    self.block(body, names);
+                    self.block(body, vars, names);
                     self.value(value, names);
                 }
                 _ => {}
             }
         }
     }
+}
+
+/// A global's key among the fields (a field's name has no space).
+fn global_key(key: &str) -> String {
+    format!("global {key}")
 }
 
 /// Records `value` for `key` where every earlier value agrees with it; where they differ,
