@@ -247,3 +247,16 @@ fn listed(context: &Context) -> Result<()> {
     }
     Ok(())
 }
+
+// A tuple of host data from a function of the file: each part is host data, cut in pieces.
+fn samples(n: usize) -> (Vec<f32>, Vec<f32>) {
+    (vec![0.0; n], vec![1.0; n])
+}
+
+fn split_tuple(context: &Context) -> Result<()> {
+    let (xs, ws) = samples(1024);
+    for (x, w) in xs.chunks(512).zip(ws.chunks(512)) {
+        let _b = Buffer::<f32>::create(context, CL_MEM_READ_ONLY, x.len() + w.len(), ptr::null_mut())?;
+    }
+    Ok(())
+}

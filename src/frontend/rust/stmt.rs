@@ -116,11 +116,28 @@ impl Lowerer<'_, '_> {
                 self.let_pattern(&l.pat, value, span);
                 // `let signal = make_signal(n);` of a function of the file that returns host
                 // data (`-> Vec<f32>`): the local is host data, walked in pieces by `chunks`.
-                if let (Pat::Ident(pi), Some(init)) = (&l.pat, &l.init) {
-                    let returned = self.returned_hint(&init.expr);
-                    if let (Some(h @ TypeHint::Host(_)), Some(v)) =
-                        (returned, self.lookup(&pi.ident.to_string()))
-                    {
+                // So are the host data of `let (xs, ws) = make_samples(n);` of one that
+                // returns `(Vec<f32>, Vec<f32>)`.
+                let parts: Vec<(&Pat, Option<&syn::Type>)> = match (&l.pat, &l.init) {
+                    (Pat::Ident(_), Some(init)) => vec![(&l.pat, self.returned_type(&init.expr))],
+                    (Pat::Tuple(pt), Some(init)) => match self.returned_type(&init.expr) {
+                        Some(syn::Type::Tuple(tt)) if tt.elems.len() == pt.elems.len() => {
+                            pt.elems.iter().zip(tt.elems.iter().map(Some)).collect()
+                        }
+                        _ => Vec::new(),
+                    },
+                    _ => Vec::new(),
+                };
+                let hints: Vec<(String, TypeHint)> = (parts.into_iter())
+                    .filter_map(|(pat, ty)| match (pat, ty) {
+                        (Pat::Ident(pi), Some(ty)) => {
+                            Some((pi.ident.to_string(), self.hint_of(ty)))
+                        }
+                        _ => None,
+                    })
+                    .collect();
+                for (name, hint) in hints {
+                    if let (h @ TypeHint::Host(_), Some(v)) = (hint, self.lookup(&name)) {
                         if self.vars[v].hint == TypeHint::Unknown {
                             self.vars[v].hint = h;
                         }
@@ -462,9 +479,8 @@ impl Lowerer<'_, '_> {
         }
     }
 
-    /// What a call of a function of the file returns, by its declared type through
-    /// `Result` and `Option` (`make_signal(n)` of `fn make_signal(n: usize) -> Vec<f32>`).
-    fn returned_hint(&self, e: &Expr) -> Option<TypeHint> {
+    /// The type a call of a function of the file returns, through `Result` and `Option`.
+    fn returned_type(&self, e: &Expr) -> Option<&syn::Type> {
         let Expr::Call(c) = strip(e) else {
             return None;
         };
@@ -477,7 +493,7 @@ impl Lowerer<'_, '_> {
             .free_fns
             .get(&super::index::qualify(self.prefix.as_deref(), &name))?;
         match &f.sig.output {
-            syn::ReturnType::Type(_, t) => Some(self.hint_of(super::ok_type(t))),
+            syn::ReturnType::Type(_, t) => Some(super::ok_type(t)),
             syn::ReturnType::Default => None,
         }
     }
