@@ -68,7 +68,11 @@ pub(crate) const MAX_WAIT_ELEMS: u64 = 64;
 pub(crate) fn arith(op: Option<ArithOp>, l: Value, r: Value) -> Value {
     let operand = |v: &Value| match v {
         Value::Int(_) | Value::Arith { .. } | Value::Len(_) => true,
-        Value::Place(p) => p.proj.is_empty(),
+        // A local, or a field of one (`self.next + 1`).
+        Value::Place(p) => p
+            .proj
+            .iter()
+            .all(|x| matches!(x, crate::ir::Proj::Field(_))),
         _ => false,
     };
     match op {

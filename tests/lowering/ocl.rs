@@ -156,3 +156,17 @@ fn strided(kernel: &Kernel, tiles: &[Tile], first: usize, stride: usize) -> ocl:
     }
     Ok(())
 }
+
+struct Dealer {
+    queues: Vec<Queue>,
+    next: usize,
+}
+
+impl Dealer {
+    // Arithmetic on a field: the next member in turn.
+    fn deal(&mut self) -> usize {
+        let i = self.next;
+        self.next = (self.next + 1) % self.queues.len();
+        i
+    }
+}
