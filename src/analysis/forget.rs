@@ -29,10 +29,36 @@ impl<'f> Analyzer<'f> {
                             .filter(|(k, _)| k.proj.len() > p.proj.len())
                             .map(|(_, x)| x.clone()),
                     );
+                } else {
+                    self.forget_inits_within(st, &p.definite_base());
                 }
             }
         }
         self.forget_vals(st, &vals);
+    }
+
+    /// A member at an index not known (`self.lanes[idx]`) went where the analysis does not
+    /// follow: whichever member it is may have had its buffers written, so none of the
+    /// members' buffers is known to still hold what initialized it.
+    fn forget_inits_within(&mut self, st: &mut State, base: &Place) {
+        let mut objs = Vec::new();
+        // Members of a list from outside are where they were first named.
+        let found = (self.found.range(base.clone()..))
+            .take_while(|(k, _)| k.var == base.var && k.proj.starts_with(&base.proj));
+        let mut held: Vec<AVal> = (st.env.within(base))
+            .chain(found)
+            .map(|(_, x)| x.clone())
+            .collect();
+        // And the list where it is part of a struct held whole (`sched` as built).
+        held.push(self.resolve_place(st, base, None));
+        for v in &held {
+            buffers_in(v, &mut objs);
+        }
+        for o in objs {
+            if matches!(self.objs[o].kind, ObjKind::Buffer) {
+                st.init.remove(&o);
+            }
+        }
     }
 
     /// Forgets what is known of the objects and events these values reach.
@@ -239,5 +265,15 @@ impl<'f> Analyzer<'f> {
             AVal::Unknown | AVal::External => st.live_raw.clear(),
             _ => self.hand_on(st, a),
         }
+    }
+}
+
+/// The objects a value holds, however deep in its lists and structs.
+fn buffers_in(v: &AVal, out: &mut Vec<ObjId>) {
+    match v {
+        AVal::Obj(o) => out.push(*o),
+        AVal::List(items) => items.iter().for_each(|x| buffers_in(x, out)),
+        AVal::Struct(fields) => fields.values().for_each(|x| buffers_in(x, out)),
+        _ => {}
     }
 }

@@ -505,11 +505,18 @@ impl<'f> Analyzer<'f> {
                 }
                 // `let dev = &self.devs[d];` of an outside value: another name for that place,
                 // so that what it is found to be (`dev.queue`) is one object wherever named.
-                if let (true, AVal::External, Value::Place(src)) = (dst.proj.is_empty(), &v, value)
+                // So is `let shard = &shards[pick(key)];`, a member not known: what is done
+                // through it is done to some member.
+                if let (true, AVal::External | AVal::Unknown, Value::Place(src)) =
+                    (dst.proj.is_empty(), &v, value)
                 {
                     let src = self.canonical(&self.concrete(&st, src));
                     let temp = self.vars[src.var].name.starts_with('%');
-                    if src.is_definite() && src.var != dst.var && !temp {
+                    let named = match v {
+                        AVal::External => src.is_definite(),
+                        _ => !src.is_definite(),
+                    };
+                    if named && src.var != dst.var && !temp {
                         self.overwrite(&mut st, dst);
                         remove_parts(&mut st.env, dst, false);
                         remove_parts(&mut self.found, dst, true);

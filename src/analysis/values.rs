@@ -556,7 +556,12 @@ impl<'f> Analyzer<'f> {
         }
     }
 
-    fn resolve_place(&mut self, st: &mut State, p: &Place, role: Option<RoleHint>) -> AVal {
+    pub(super) fn resolve_place(
+        &mut self,
+        st: &mut State,
+        p: &Place,
+        role: Option<RoleHint>,
+    ) -> AVal {
         let p = &self.canonical(p);
         if let Some(v) = st.env.get(p) {
             if *v == AVal::External {
