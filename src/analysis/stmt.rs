@@ -607,7 +607,12 @@ impl<'f> Analyzer<'f> {
                     && !self.params.contains(&dst.var)
                     && !self.callee_params.contains(&dst.var)
                     && matches!(st.env.get(&Place::var(dst.var)), Some(AVal::Unknown));
+                // Written into a struct's field where a type of the crate releases its
+                // events when dropped (`slot.computed = Some(k)`): the struct's.
+                let into_struct = dst.proj.iter().any(|p| matches!(p, Proj::Field(_)))
+                    && self.index.crate_kernels().drop_releases();
                 let root_outside = self.outside_global(dst.var)
+                    || into_struct
                     || !dst.proj.is_empty()
                         && !own_list
                         && st
