@@ -316,6 +316,7 @@ impl<'f> Analyzer<'f> {
                 }
             }
         }
+        self.walked_in_place.clear();
         let mut walks = Vec::new();
         for src in sources {
             walks.push(self.walk_of(&mut st, src).unwrap_or(Walk::Opaque));
@@ -360,6 +361,19 @@ impl<'f> Analyzer<'f> {
             for (p, part) in binds {
                 let v = match part {
                     EachPart::Member(src) => match &walks[*src] {
+                        // A struct member is another name for the list's member: what the
+                        // pass stores into its fields (`sh.done = Some(ev)` over
+                        // `shards.iter_mut()`) is stored into the list's.
+                        Walk::Known(items, Some((l, from)))
+                            if p.proj.is_empty() && matches!(items[k], AVal::Struct(_)) =>
+                        {
+                            remove_parts(&mut s.env, p, true);
+                            s.env.remove(p);
+                            let mut member = l.clone();
+                            member.proj.push(Proj::Index(k as u64 + from));
+                            self.ext_alias.insert(p.var, member);
+                            continue;
+                        }
                         // A member object is shown as the list's member (`queues[1]`).
                         Walk::Known(items, Some((l, from))) => {
                             if let AVal::Obj(o) = items[k] {
@@ -444,6 +458,23 @@ impl<'f> Analyzer<'f> {
             self.collecting.remove(&k);
         }
         let complete = cur.is_some() && values.len() == n && (!unknown_count || made);
+        // Lists whose members were bound in place in every pass.
+        let bound_lists = binds.iter().filter(|(p, _)| p.proj.is_empty());
+        let in_place: Vec<Place> = (bound_lists.filter_map(|(_, part)| match part {
+            EachPart::Member(src) => walks.get(*src),
+            _ => None,
+        }))
+        .filter_map(|w| match w {
+            Walk::Outside(l, _) => Some(l.clone()),
+            Walk::Known(items, Some((l, _)))
+                if items.iter().all(|i| matches!(i, AVal::Struct(_))) =>
+            {
+                Some(l.clone())
+            }
+            _ => None,
+        })
+        .collect();
+        self.walked_in_place = in_place.into_iter().collect();
         exits.extend(cur);
         let mut out = self.join_all(exits)?;
         if let Some(d) = dst {

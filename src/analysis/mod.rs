@@ -503,6 +503,10 @@ struct Analyzer<'f> {
     /// Raw events a walk's passes gave to the collection it builds (`.map(|..| { let ev =
     /// launch(..)?; Ok(ev) }).collect()`): the next pass's `ev` loses none of them.
     collecting: BTreeSet<RawKey>,
+    /// The lists whose members the last loop run pass by pass walked as places of the list
+    /// (a loop's struct item is another name for the member): what it stored into their
+    /// fields is in the members, not to be forgotten after it.
+    walked_in_place: HashSet<Place>,
 }
 
 /// Analyzes one function. Calls of functions in `index` (the crate) are followed: the
@@ -575,6 +579,7 @@ pub fn analyze<'f>(func: &Function, index: &'f Index<'f>, kernels: &mut Kernels)
         untracked_event: None,
         unknown_queue: None,
         collecting: BTreeSet::new(),
+        walked_in_place: HashSet::new(),
         // Nothing runs after `main` returns but what the crate registers to run at exit: a
         // raw event `main` leaves in a `static` of its file is lost.
         owns_statics: func.name == "main" && !index.crate_kernels().exit_handler(),

@@ -834,8 +834,27 @@ impl<'f> Analyzer<'f> {
                 }
             },
             Stmt::Forget { values, .. } => {
-                self.forget(&mut st, values);
-                self.forget_places(&mut st, values);
+                // A field of every member of a list the loop before walked in place
+                // (`shards[_].done` after `for sh in shards.iter_mut() { sh.done = .. }`):
+                // the stores are in the members.
+                let walked = std::mem::take(&mut self.walked_in_place);
+                let values: Vec<Value> = (values.iter())
+                    .filter(|v| match v {
+                        Value::Place(p) => {
+                            let p = self.canonical(&self.concrete(&st, p));
+                            let base = p.definite_base();
+                            let field_of_each = matches!(
+                                &p.proj[base.proj.len()..],
+                                [Proj::AnyIndex, Proj::Field(_)]
+                            );
+                            !(field_of_each && walked.contains(&base))
+                        }
+                        _ => true,
+                    })
+                    .cloned()
+                    .collect();
+                self.forget(&mut st, &values);
+                self.forget_places(&mut st, &values);
             }
             Stmt::Branch(arms) => {
                 let outs: Vec<State> = arms
