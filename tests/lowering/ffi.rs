@@ -162,3 +162,16 @@ unsafe fn by_value(k: cl_kernel, tint: &[cl_float; 4]) {
     clSetKernelArg(k, 0, mem::size_of_val(tint), tint.as_ptr() as *const c_void);
     clSetKernelArg(k, 1, 4 * mem::size_of::<cl_float>(), tint.as_ptr() as *const c_void);
 }
+
+unsafe fn slot_buffer(ctx: cl_context, bytes: usize) -> cl_mem {
+    let mut err = 0;
+    clCreateBuffer(ctx, CL_MEM_READ_WRITE, bytes, ptr::null_mut(), &mut err)
+}
+
+// A handle from a helper of the file, by its return type, stored into a list of no type.
+unsafe fn helper_slots(ctx: cl_context) {
+    let mut slots = [ptr::null_mut(); 2];
+    for s in 0..2 {
+        slots[s] = slot_buffer(ctx, 64);
+    }
+}

@@ -800,7 +800,16 @@ impl Lowerer<'_, '_> {
         args: Vec<Value>,
         span: Span,
     ) -> Value {
-        let t = self.new_temp(TypeHint::Unknown);
+        // A handle by the declared type of what it returns (`-> cl_mem`), so that storing
+        // it into a list of no known type stores a handle.
+        let hint = match self.cx.free_fns.get(&callee).map(|f| &f.sig.output) {
+            Some(syn::ReturnType::Type(_, t)) => match self.hint_of(super::ok_type(t)) {
+                h if h.is_handle() => h,
+                _ => TypeHint::Unknown,
+            },
+            _ => TypeHint::Unknown,
+        };
+        let t = self.new_temp(hint);
         // What it returns has the methods of its struct (`builder.gain(g).build()?`).
         if let Some(ty) = self.cx.returns.get(&callee) {
             self.struct_of.insert(t, ty.clone());
