@@ -260,3 +260,43 @@ fn split_tuple(context: &Context) -> Result<()> {
     }
     Ok(())
 }
+
+#[derive(Clone, Copy)]
+enum Side {
+    Left,
+    Right,
+}
+
+impl Side {
+    fn index(self) -> usize {
+        match self {
+            Side::Left => 0,
+            Side::Right => 1,
+        }
+    }
+}
+
+struct Pair {
+    queues: Vec<CommandQueue>,
+}
+
+impl Pair {
+    fn queue(&self, s: Side) -> &CommandQueue {
+        &self.queues[s.index()]
+    }
+}
+
+struct Router {
+    pair: Pair,
+}
+
+impl Router {
+    // A method of an enum's variant, one of a field's struct, and a cast of arithmetic.
+    fn route(&self, n: u64) -> Result<()> {
+        let q = self.pair.queue(Side::Right);
+        let slot = (n % 2) as usize;
+        let side = Side::Left.index();
+        q.finish()?;
+        Ok(())
+    }
+}

@@ -237,7 +237,14 @@ impl Lowerer<'_, '_> {
         let recv = self.expr(&mc.receiver);
         // A method the file defines on the receiver's struct (`Raw::get` of a newtype
         // around a raw handle) is followed, whatever a method of that name does elsewhere.
-        let own_method = match self.struct_of_value(&recv) {
+        // `Stage::Denoise.device()` of an enum the file defines: its own method.
+        let of_enum = match path_segments(&mc.receiver).as_deref() {
+            Some([ty, _]) if (self.cx.enums).contains_key(&qualify(self.prefix.as_deref(), ty)) => {
+                Some(ty.clone())
+            }
+            _ => None,
+        };
+        let own_method = match of_enum.or_else(|| self.struct_of_value(&recv)) {
             Some(ty) => Some(qualify(self.prefix.as_deref(), &format!("{ty}::{name}")))
                 .filter(|c| self.cx.defined.contains(c)),
             // Not on a field of `self` (`self.0.push(ev)` in the wrapper's own `push`): the
@@ -507,7 +514,8 @@ impl Lowerer<'_, '_> {
     fn struct_of_value(&self, v: &Value) -> Option<String> {
         match v {
             Value::Place(p) if p.proj.is_empty() => self.var_struct(p.var),
-            _ => self.member_struct(v),
+            // `self.gpus` of `gpus: Gpus`, a struct the file defines.
+            _ => self.member_struct(v).or_else(|| self.place_struct(v)),
         }
     }
 

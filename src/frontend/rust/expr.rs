@@ -482,6 +482,13 @@ impl Lowerer<'_, '_> {
                     {
                         v
                     }
+                    // `(frame_no % 2) as usize`: the same number.
+                    Type::Path(p)
+                        if INT_TYPES.iter().any(|t| p.path.is_ident(t))
+                            && matches!(v, Value::Arith { .. }) =>
+                    {
+                        v
+                    }
                     _ => match v {
                         Value::Int(n) => Value::Int(n),
                         _ => Value::Scalar,

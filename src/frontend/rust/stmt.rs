@@ -500,7 +500,7 @@ impl Lowerer<'_, '_> {
 
     /// The struct of the crate a local or a field of one holds (`cfg`, `self.grading`),
     /// where its type is known.
-    fn place_struct(&self, value: &Value) -> Option<String> {
+    pub(super) fn place_struct(&self, value: &Value) -> Option<String> {
         let Value::Place(p) = value else {
             return None;
         };
