@@ -137,7 +137,56 @@ pub fn run(facts: &[Fact], spelling: Spelling) -> Vec<Finding> {
                 .iter()
                 .filter_map(move |r| (r.check)(f, spelling).map(|x| at_caller(f, x)))
         })
+        .map(without_temporaries)
         .collect()
+}
+
+/// A finding as the user reads it: a field of an object the analysis holds in a
+/// temporary (`%11.kernel_[0]`, the object a constructor call made) is named by the field
+/// alone (`kernel_[0]`), as it is within its class; not where two temporaries would then
+/// read alike (`%8.queue` and `%10.queue`).
+fn without_temporaries(mut f: Finding) -> Finding {
+    let texts = || {
+        [&f.message, &f.primary.message]
+            .into_iter()
+            .chain(f.secondary.iter().map(|l| &l.message))
+            .chain(f.help.iter())
+            .chain(f.note.iter())
+    };
+    let mut temps: Vec<&str> = texts().flat_map(|t| temporaries(t)).collect();
+    temps.sort_unstable();
+    temps.dedup();
+    let [temp] = temps.as_slice() else {
+        return f;
+    };
+    let prefix = format!("{temp}.");
+    let clean = |s: &mut String| *s = s.replace(&prefix, "");
+    clean(&mut f.message);
+    clean(&mut f.primary.message);
+    for l in &mut f.secondary {
+        clean(&mut l.message);
+    }
+    if let Some(h) = &mut f.help {
+        clean(h);
+    }
+    if let Some(n) = &mut f.note {
+        clean(n);
+    }
+    f
+}
+
+/// The temporaries (`%11`) whose fields a text names (`%11.kernel_`).
+fn temporaries(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    for (at, _) in text.match_indices('%') {
+        let after = &text[at + 1..];
+        let digits = after.len() - after.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+        let starts_name = !text[..at].ends_with(|c: char| c.is_alphanumeric() || c == '_');
+        if digits > 0 && starts_name && after[digits..].starts_with('.') {
+            out.push(&text[at..at + 1 + digits]);
+        }
+    }
+    out
 }
 
 /// The call frames of a command, from the analyzed function inwards.
@@ -329,5 +378,52 @@ fn what(c: &CmdInfo) -> String {
     match (&c.kind, &c.kernel) {
         (CommandKind::Kernel, Some(k)) => format!("kernel `{k}`"),
         _ => format!("`{}`", c.api),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn finding(message: &str, label: &str) -> Finding {
+        Finding {
+            code: "CLM007",
+            name: "kernel-arg-mismatch",
+            level: Level::Error,
+            message: message.to_string(),
+            anchor: Span::default(),
+            primary: Label {
+                span: Span::default(),
+                message: label.to_string(),
+            },
+            secondary: Vec::new(),
+            help: None,
+            note: None,
+            fix: None,
+        }
+    }
+
+    #[test]
+    fn a_field_of_one_temporary_is_named_by_the_field() {
+        let f = without_temporaries(finding(
+            "argument 3 of `%11.kernel_[0]` passes 8 bytes",
+            "set on `%11.kernel_[0]`",
+        ));
+        assert_eq!(f.message, "argument 3 of `kernel_[0]` passes 8 bytes");
+        assert_eq!(f.primary.message, "set on `kernel_[0]`");
+    }
+
+    #[test]
+    fn fields_of_two_temporaries_keep_them_apart() {
+        let text = "moves to the device of `%10.queue`, but is enqueued on `%8.queue`";
+        let f = without_temporaries(finding(text, "here"));
+        assert_eq!(f.message, text);
+    }
+
+    #[test]
+    fn a_percent_sign_that_names_no_temporary_stays() {
+        let text = "`frames[i % 2]` of `w%3.x`";
+        let f = without_temporaries(finding(text, "here"));
+        assert_eq!(f.message, text);
     }
 }
