@@ -322,6 +322,23 @@ impl<'f> Analyzer<'f> {
             let host = match (&bu.host, &bu.pattern) {
                 (Some(h), _) => match self.eval(st, h, None, "host") {
                     AVal::Host { id, .. } => Some(id),
+                    // Memory from outside given as a command's host pointer (`const void
+                    // *host` of a library's upload helper): host data of its own, the same
+                    // wherever that place is named until something changes it.
+                    AVal::External => match h {
+                        Value::Place(p) => {
+                            let p = self.canonical(&self.concrete(st, p));
+                            let name = self.place_name(&p);
+                            let id = self.new_host(name);
+                            let v = AVal::Host {
+                                kind: HostKind::Pointer,
+                                id,
+                            };
+                            st.env.insert(p, v);
+                            Some(id)
+                        }
+                        _ => None,
+                    },
                     _ => None,
                 },
                 (None, Some(p)) => Some(self.pattern_host(&p.key, &p.text)),
