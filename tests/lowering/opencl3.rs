@@ -300,3 +300,12 @@ impl Router {
         Ok(())
     }
 }
+
+// A new buffer in either arm of a match is one new buffer; `None` binds nothing.
+fn made_either_way(context: &Context, init: Option<&[cl_float]>, n: usize) -> Result<Buffer<cl_float>> {
+    let buf = match init {
+        Some(h) => unsafe { Buffer::create(context, CL_MEM_COPY_HOST_PTR, h.len(), h.as_ptr() as *mut c_void)? },
+        None => unsafe { Buffer::create(context, CL_MEM_READ_WRITE, n, ptr::null_mut())? },
+    };
+    Ok(buf)
+}

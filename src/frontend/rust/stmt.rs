@@ -258,22 +258,24 @@ impl Lowerer<'_, '_> {
                     out_of_order: b, ..
                 }),
             ) => a == b,
-            (
-                Value::New(NewObject::Buffer {
-                    host_init: None,
-                    undefined: a,
-                    ..
-                }),
-                Value::New(NewObject::Buffer {
-                    host_init: None,
-                    undefined: b,
-                    ..
-                }),
-            ) => a == b,
+            // A new buffer either way (`match init { Some(h) => Buffer::create(.., h),
+            // None => Buffer::create(.., null) }`): one buffer, made from what no arm
+            // alone says.
+            (Value::New(NewObject::Buffer { .. }), Value::New(NewObject::Buffer { .. })) => true,
             _ => false,
         };
         if live.iter().all(|(_, v)| agree(v)) {
+            let buffers: Vec<&Value> = live.iter().map(|(_, v)| v).collect();
             return match first {
+                Value::New(NewObject::Buffer { .. }) if buffers.iter().any(|v| *v != first) => {
+                    Value::New(NewObject::Buffer {
+                        host_init: None,
+                        undefined: false,
+                        in_place: buffers.iter().any(|v| {
+                            matches!(v, Value::New(NewObject::Buffer { in_place: true, .. }))
+                        }),
+                    })
+                }
                 Value::New(NewObject::Queue {
                     device,
                     out_of_order,

@@ -11,6 +11,14 @@ pub(super) fn pat_idents(p: &Pat) -> Vec<(String, bool)> {
     let mut out = Vec::new();
     fn walk(p: &Pat, whole: bool, out: &mut Vec<(String, bool)>) {
         match p {
+            // `None`, a unit variant or a constant matched by name binds nothing.
+            Pat::Ident(i)
+                if i.subpat.is_none()
+                    && i.by_ref.is_none()
+                    && i.mutability.is_none()
+                    && i.ident
+                        .to_string()
+                        .starts_with(|c: char| c.is_ascii_uppercase()) => {}
             Pat::Ident(i) => {
                 out.push((i.ident.to_string(), whole));
                 if let Some((_, sub)) = &i.subpat {
