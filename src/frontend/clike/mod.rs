@@ -973,6 +973,7 @@ impl FileCx {
             event_elems: Vec::new(),
             outs: Outs::default(),
             statuses: HashMap::new(),
+            field_statuses: HashMap::new(),
             elem_types: HashMap::new(),
             declaring: None,
             event_ptrs: HashSet::new(),
@@ -1099,6 +1100,9 @@ struct Lowerer<'c> {
     outs: Outs,
     /// Status variables (`err = clEnqueue..(.., &ev)`) and the commands of those calls.
     statuses: HashMap<Var, Outs>,
+    /// Likewise for a status kept in a field (`p.status = clEnqueue..(.., &up)`), by the
+    /// field as written.
+    field_statuses: HashMap<String, Outs>,
     /// The element type of each `std::vector` variable (`cl::CommandQueue`).
     elem_types: HashMap<Var, String>,
     /// The local a declaration being lowered makes (`sample` of `Sample sample(1, 2);`).
@@ -3884,6 +3888,13 @@ impl Lowerer<'_> {
                     outs.commands.extend(o.commands.iter().copied());
                 }
             }
+            if x.kind() == "field_expression" {
+                if let Some(o) = self.field_statuses.get(self.txt(x)) {
+                    outs.events.extend(o.events.iter().cloned());
+                    outs.commands.extend(o.commands.iter().copied());
+                    continue;
+                }
+            }
             stack.extend(named(x));
         }
         outs
@@ -4146,6 +4157,13 @@ impl Lowerer<'_> {
                     }
                     if dst.proj.is_empty() {
                         self.note_status(dst.var);
+                    } else if left.kind() == "field_expression" {
+                        let outs = std::mem::take(&mut self.outs);
+                        let key = self.txt(left).to_string();
+                        match outs.commands.is_empty() {
+                            true => self.field_statuses.remove(&key),
+                            false => self.field_statuses.insert(key, outs),
+                        };
                     }
                     if let (Some(t), true) = (text, dst.proj.is_empty()) {
                         self.strs.insert(dst.var, t);
