@@ -309,6 +309,13 @@ fn at_caller(fact: &Fact, f: Finding) -> Finding {
             let common = shared(&sites(migration), &[sites(next)]);
             (migration, written_in(migration, migration.flags_from, common))
         }
+        // A helper that migrates a buffer it picks itself (a method's own `self.sums`, a
+        // global) on a queue it picks itself decides where it goes: the fix is in it.
+        Fact::SourceQueueMigration { migration, .. }
+            if !migration.queue_given && (migration.buffers_own || !migration.operands_given) =>
+        {
+            return f
+        }
         // Where the migration is enqueued is wrong for where the buffer goes next: the fix
         // is where the migration and its next use meet, wherever the buffer was before.
         Fact::SourceQueueMigration {
