@@ -367,11 +367,7 @@ impl<'f> Analyzer<'f> {
                         Walk::Known(items, Some((l, from)))
                             if p.proj.is_empty() && matches!(items[k], AVal::Struct(_)) =>
                         {
-                            remove_parts(&mut s.env, p, true);
-                            s.env.remove(p);
-                            let mut member = l.clone();
-                            member.proj.push(Proj::Index(k as u64 + from));
-                            self.ext_alias.insert(p.var, member);
+                            self.bind_in_place(&mut s, p, l, k as u64 + from);
                             continue;
                         }
                         // A member object is shown as the list's member (`queues[1]`).
@@ -389,11 +385,7 @@ impl<'f> Analyzer<'f> {
                         // The member is the list's own place: it is made an object of the
                         // role it plays there, one per index.
                         Walk::Outside(l, from) if p.proj.is_empty() => {
-                            remove_parts(&mut s.env, p, true);
-                            s.env.remove(p);
-                            let mut member = l.clone();
-                            member.proj.push(Proj::Index(k as u64 + from));
-                            self.ext_alias.insert(p.var, member);
+                            self.bind_in_place(&mut s, p, l, k as u64 + from);
                             continue;
                         }
                         Walk::Pieces => AVal::Host {
@@ -497,6 +489,15 @@ impl<'f> Analyzer<'f> {
             out.env.insert(d.clone(), v);
         }
         Some(out)
+    }
+
+    /// Binds a loop's item `p` as another name for member `at` of `list`.
+    fn bind_in_place(&mut self, s: &mut State, p: &Place, list: &Place, at: u64) {
+        remove_parts(&mut s.env, p, true);
+        s.env.remove(p);
+        let mut member = list.clone();
+        member.proj.push(Proj::Index(at));
+        self.ext_alias.insert(p.var, member);
     }
 
     /// Names what `v` holds as the member of a list it became (`lanes[1].state` for the
