@@ -648,10 +648,8 @@ impl<'f> Analyzer<'f> {
                     && !self.ext_alias.contains_key(&root.var);
                 // Written into a struct's field where a type of the crate releases its
                 // event when dropped (`&mut ev.0` of an `Ev` wrapper): the struct's.
-                let into_struct = e.proj.iter().any(|p| matches!(p, Proj::Field(_)))
-                    && self.index.crate_kernels().drop_releases();
                 let root_outside = through_pointer
-                    || into_struct
+                    || self.kept_by_drop(e)
                     || self.outside_global(root.var)
                     || self.params.contains(&root.var) && self.vars[root.var].member.refers()
                     || !e.proj.is_empty()

@@ -3,6 +3,7 @@
 //! or when the function ends.
 
 use super::env::Places;
+use super::join::objects_in;
 use super::values::refers_to;
 use super::*;
 
@@ -43,16 +44,14 @@ impl<'f> Analyzer<'f> {
     fn forget_inits_within(&mut self, st: &mut State, base: &Place) {
         let mut objs = Vec::new();
         // Members of a list from outside are where they were first named.
-        let found = (self.found.range(base.clone()..))
-            .take_while(|(k, _)| k.var == base.var && k.proj.starts_with(&base.proj));
         let mut held: Vec<AVal> = (st.env.within(base))
-            .chain(found)
+            .chain(self.found.within(base))
             .map(|(_, x)| x.clone())
             .collect();
         // And the list where it is part of a struct held whole (`sched` as built).
         held.push(self.resolve_place(st, base, None));
         for v in &held {
-            buffers_in(v, &mut objs);
+            objects_in(v, &mut objs);
         }
         for o in objs {
             if matches!(self.objs[o].kind, ObjKind::Buffer) {
@@ -265,15 +264,5 @@ impl<'f> Analyzer<'f> {
             AVal::Unknown | AVal::External => st.live_raw.clear(),
             _ => self.hand_on(st, a),
         }
-    }
-}
-
-/// The objects a value holds, however deep in its lists and structs.
-fn buffers_in(v: &AVal, out: &mut Vec<ObjId>) {
-    match v {
-        AVal::Obj(o) => out.push(*o),
-        AVal::List(items) => items.iter().for_each(|x| buffers_in(x, out)),
-        AVal::Struct(fields) => fields.values().for_each(|x| buffers_in(x, out)),
-        _ => {}
     }
 }

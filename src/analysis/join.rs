@@ -83,7 +83,7 @@ pub(super) fn distinct_objects(items: &[AVal]) -> bool {
 }
 
 /// The objects a value holds, in its fields and members too.
-fn objects_in(a: &AVal, out: &mut Vec<ObjId>) {
+pub(super) fn objects_in(a: &AVal, out: &mut Vec<ObjId>) {
     match a {
         AVal::Obj(o) => out.push(*o),
         AVal::List(items) => items.iter().for_each(|x| objects_in(x, out)),

@@ -609,10 +609,8 @@ impl<'f> Analyzer<'f> {
                     && matches!(st.env.get(&Place::var(dst.var)), Some(AVal::Unknown));
                 // Written into a struct's field where a type of the crate releases its
                 // events when dropped (`slot.computed = Some(k)`): the struct's.
-                let into_struct = dst.proj.iter().any(|p| matches!(p, Proj::Field(_)))
-                    && self.index.crate_kernels().drop_releases();
                 let root_outside = self.outside_global(dst.var)
-                    || into_struct
+                    || self.kept_by_drop(dst)
                     || !dst.proj.is_empty()
                         && !own_list
                         && st

@@ -127,6 +127,14 @@ impl<'f> Analyzer<'f> {
         (self.vars[v].global.as_deref()).is_some_and(|k| !(self.owns_statics && is_file_local(k)))
     }
 
+    /// Whether a raw event written at `p` is a struct's to release: `p` is in a struct's
+    /// field (`slot.computed`, `&mut ev.0`) and a type of the crate releases its events
+    /// when dropped.
+    pub(super) fn kept_by_drop(&self, p: &Place) -> bool {
+        p.proj.iter().any(|x| matches!(x, Proj::Field(_)))
+            && self.index.crate_kernels().drop_releases()
+    }
+
     /// The type a variable's declaration gives its field `name` (an entry of
     /// [`VarInfo::fields`]).
     fn declared_field(&self, v: Var, name: &str) -> Option<TypeHint> {

@@ -243,20 +243,20 @@ impl Lowerer<'_, '_> {
         }
     }
 
-    /// A walk of a list's members made a walk of some of them (which, not known).
-    fn among(&self, shape: Shape, sources: &mut [EachSource]) -> Option<Shape> {
-        let Shape::Member(i) = shape else {
-            return None;
-        };
-        match &sources[i] {
-            EachSource::Members(v @ Value::Place(_))
+    /// A walk of a list's members made a walk of some of them (which, not known); of
+    /// anything else, a walk of what is not known.
+    fn among(&self, shape: Shape, sources: &mut Vec<EachSource>) -> Shape {
+        if let Shape::Member(i) = shape {
+            if let EachSource::Members(v @ Value::Place(_))
             | EachSource::MembersFrom(v @ Value::Place(_), _)
-            | EachSource::Among(v @ Value::Place(_)) => {
+            | EachSource::Among(v @ Value::Place(_)) = &sources[i]
+            {
                 sources[i] = EachSource::Among(v.clone());
-                Some(shape)
+                return shape;
             }
-            _ => None,
         }
+        sources.push(EachSource::Members(Value::Unknown));
+        Shape::Member(sources.len() - 1)
     }
 
     /// What an iterable walks: its sources and the shape of each item.
@@ -372,24 +372,16 @@ impl Lowerer<'_, '_> {
                             _ => {}
                         }
                     }
-                    // Skipped from a walk of some members: some of the list's members.
-                    if let Some(shape) = self.among(shape, sources) {
-                        return shape;
-                    }
-                    // Anything else skipped: what is walked is not known.
-                    sources.push(EachSource::Members(Value::Unknown));
-                    return Shape::Member(sources.len() - 1);
+                    // Skipped from a walk of some members: some of the list's members;
+                    // anything else skipped: what is walked is not known.
+                    return self.among(shape, sources);
                 }
                 // `frames.iter().step_by(stride)`, `.skip(first)`: some of the list's
                 // members.
                 ("step_by" | "skip", 1) => {
                     let shape = self.iter_shape(&mc.receiver, sources);
                     self.expr(&mc.args[0]);
-                    if let Some(shape) = self.among(shape, sources) {
-                        return shape;
-                    }
-                    sources.push(EachSource::Members(Value::Unknown));
-                    return Shape::Member(sources.len() - 1);
+                    return self.among(shape, sources);
                 }
                 _ => {}
             },
