@@ -56,6 +56,10 @@ pub struct Settings {
     pub prefilter: bool,
     /// How directories are walked: ignore files, directories left out.
     pub walk: discover::WalkOptions,
+    /// Check the library sources of OpenCL binding packages too ([`package::Placement::binding_library`]).
+    /// Without it they are counted, not read: they implement the API rather than use it.
+    /// Their tests, examples and benches are checked either way.
+    pub binding_sources: bool,
     /// Counts the files checked as the run goes, for a progress indicator.
     pub progress: Option<Arc<Progress>>,
 }
@@ -76,6 +80,7 @@ impl Default for Settings {
             baseline: None,
             prefilter: true,
             walk: discover::WalkOptions::default(),
+            binding_sources: false,
             progress: None,
         }
     }
@@ -134,6 +139,9 @@ pub struct Report {
     pub parsed: usize,
     /// How many of `files` are in crates without an OpenCL binding, not parsed at all.
     pub skipped: usize,
+    /// How many of `files` are modules of an OpenCL binding's own library, not parsed at
+    /// all (see [`Settings::binding_sources`]).
+    pub binding_library: usize,
     /// Sorted by file, position and code.
     pub findings: Vec<Finding>,
     pub problems: Vec<Problem>,
@@ -480,6 +488,7 @@ struct Outcome {
     files: Vec<SourceFile>,
     parsed: usize,
     skipped: usize,
+    binding_library: usize,
     findings: Vec<Finding>,
     problems: Vec<Problem>,
     suppressed: usize,
@@ -518,6 +527,7 @@ struct CrateOutcome {
     kept: Vec<(usize, SourceFile)>,
     parsed: usize,
     skipped: usize,
+    binding_library: usize,
     findings: Vec<Finding>,
     problems: Vec<Problem>,
     suppressed: usize,
@@ -577,6 +587,7 @@ fn run(
         }
         out.parsed += r.parsed;
         out.skipped += r.skipped;
+        out.binding_library += r.binding_library;
         out.findings.extend(r.findings);
         out.problems.extend(r.problems);
         out.suppressed += r.suppressed;
@@ -589,9 +600,10 @@ fn run(
 /// selected, then the files of the crate that define or call what those need (until no
 /// file is added), and parses the others for syntax errors only; gives the crate's
 /// functions the fields of its structs, analyzes every function with the index of the
-/// crate, and applies each file's suppression comments and the configured levels.
+/// crate, and applies each file's suppression comments and the configured levels. The
+/// modules of an OpenCL binding's library are counted, not read.
 fn check_crate(
-    mut members: Vec<(usize, Input)>,
+    members: Vec<(usize, Input)>,
     config: &config::Config,
     keep_text: bool,
     cache: &KernelCache,
@@ -604,6 +616,10 @@ fn check_crate(
         out.skipped = members.iter().filter(|(_, i)| i.bytes.is_ok()).count();
         return out;
     }
+    let (library, mut members): (Vec<_>, Vec<_>) = members
+        .into_iter()
+        .partition(|(_, i)| i.placement.binding_library);
+    out.binding_library = library.iter().filter(|(_, i)| i.bytes.is_ok()).count();
     let mut done = vec![false; members.len()];
     let mut given = Given::default();
     let mut next: Vec<usize> = (0..members.len())
@@ -836,6 +852,7 @@ pub fn check(paths: &[PathBuf], settings: &Settings) -> Report {
         .zip(&found.canonical)
         .map(|(p, abs)| {
             let mut placement = locator.place_canonical(abs);
+            placement.binding_library &= !settings.binding_sources;
             // A C or C++ file outside a Cargo package's crates belongs to its build's program.
             if placement.root.is_none() && frontend::Lang::of(p).is_some() {
                 placement.krate = format!("c:{}", programs.of(abs).display());
@@ -852,7 +869,9 @@ pub fn check(paths: &[PathBuf], settings: &Settings) -> Report {
             .par_iter()
             .zip(placements)
             .map_init(Vec::new, |buf, (p, placement)| {
-                let (bytes, scan) = if settings.prefilter {
+                let (bytes, scan) = if placement.binding_library {
+                    (Ok(None), Scan::default())
+                } else if settings.prefilter {
                     match source::read_regular_into(p, source::MAX_FILE_BYTES, buf) {
                         Ok(()) => match Language::of(p).scan(buf, placement.binding) {
                             s if s.anchored => (Ok(Some(buf.clone())), s),
@@ -883,6 +902,7 @@ pub fn check(paths: &[PathBuf], settings: &Settings) -> Report {
         files: out.files,
         parsed: out.parsed,
         skipped: out.skipped,
+        binding_library: out.binding_library,
         findings: out.findings,
         problems,
         missing: found.missing,

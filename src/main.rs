@@ -177,6 +177,12 @@ struct CheckArgs {
     /// they are parsed for syntax errors only).
     #[arg(long)]
     no_prefilter: bool,
+    /// Also check the library sources of OpenCL binding packages (`ocl`, `opencl3`, ..., and
+    /// packages with the `opencl` keyword that are `-sys` crates or in the `api-bindings` or
+    /// `external-ffi-bindings` category); without this flag they are counted, not read.
+    /// Their tests, examples and benches are checked either way.
+    #[arg(long)]
+    binding_sources: bool,
     /// Check the whole crates the given files belong to, so that calls into their other
     /// files are followed, and report only the findings in the given files (what the
     /// pre-commit hook runs on the staged files).
@@ -508,6 +514,7 @@ fn run_check(args: CheckArgs, flags: &[(String, RuleLevel, String)]) -> ExitCode
         config,
         baseline,
         prefilter: !args.no_prefilter,
+        binding_sources: args.binding_sources,
         walk: WalkOptions {
             no_ignore: args.no_ignore,
             one_package,

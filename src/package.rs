@@ -39,6 +39,10 @@ pub struct Placement {
     pub root: Option<PathBuf>,
     /// The package's manifest depends on an OpenCL binding (or is one).
     pub binding: bool,
+    /// The file is a module of an OpenCL binding's library (see [`is_binding_package`]),
+    /// other than its `tests` modules, or a file of the binding package outside its crates:
+    /// it implements the API rather than uses it.
+    pub binding_library: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -46,6 +50,8 @@ struct Manifest {
     edition: Edition,
     has_lib: bool,
     binding: bool,
+    /// The package is an OpenCL binding.
+    is_binding: bool,
 }
 
 /// Finds packages for paths, reading each `Cargo.toml` once and resolving each directory
@@ -90,6 +96,7 @@ impl Locator {
             edition: None,
             root: None,
             binding: false,
+            binding_library: false,
         };
         let Some(d) = abs.parent().and_then(|dir| self.package_of(dir)) else {
             return lone();
@@ -104,21 +111,27 @@ impl Locator {
             .unwrap_or(None);
         // A file outside the package's layout is in none of its crates: its edition is not
         // the package's, its dependencies are.
+        // Of a binding package, such a file is the library's (`include!`d declarations) or
+        // no one's.
         let Some((krate, module)) = rel.and_then(|r| layout(&r, m.has_lib)) else {
             return Placement {
                 binding: m.binding,
+                binding_library: m.is_binding,
                 ..lone()
             };
         };
         // A module file that its parent module does not declare is compiled by no one: no
         // manifest says its edition either.
         let edition = self.declared(abs, &module).then_some(m.edition);
+        let binding_library =
+            m.is_binding && krate == "lib" && !module.iter().any(|c| c == "tests" || c == "test");
         Placement {
             krate: format!("{}#{krate}", d.display()),
             module,
             edition,
             root: Some(d),
             binding: m.binding,
+            binding_library,
         }
     }
 
@@ -193,7 +206,7 @@ impl Locator {
         if let Some(m) = self.manifests.get(dir) {
             return m.clone();
         }
-        let m = read_manifest(dir).map(|(lib, has_edition, binding)| {
+        let m = read_manifest(dir).map(|(lib, has_edition, binding, is_binding)| {
             let edition = match has_edition {
                 EditionKey::Value(e) => e,
                 EditionKey::Workspace => self.workspace_edition(dir),
@@ -204,6 +217,7 @@ impl Locator {
                 edition,
                 has_lib: lib || dir.join("src/lib.rs").is_file(),
                 binding,
+                is_binding,
             }
         });
         self.manifests.insert(dir.to_path_buf(), m.clone());
@@ -266,21 +280,47 @@ fn names_binding(t: &toml::Table) -> bool {
                         .is_some_and(binding)
             })
     };
-    let package_name = t
-        .get("package")
-        .and_then(|p| p.get("name"))
-        .and_then(|n| n.as_str());
-    package_name.is_some_and(binding)
+    is_binding_package(t)
         || tables(t)
         || t.get("target")
             .and_then(|x| x.as_table())
             .is_some_and(|targets| targets.values().filter_map(|v| v.as_table()).any(tables))
 }
 
+/// Whether a manifest's package is an OpenCL binding: one of the bindings the checker reads
+/// (`ocl`, `opencl3`, ..), or a package that says so of itself, with the `opencl` keyword
+/// and either an `api-bindings` or `external-ffi-bindings` category or a `-sys` name (a
+/// fork such as `fil-ocl`, an interop or declaration crate).
+fn is_binding_package(t: &toml::Table) -> bool {
+    let package = t.get("package");
+    let name = package
+        .and_then(|p| p.get("name"))
+        .and_then(|n| n.as_str())
+        .unwrap_or_default();
+    let strings = |key: &str| -> Vec<String> {
+        package
+            .and_then(|p| p.get(key))
+            .and_then(|v| v.as_array())
+            .map(|a| {
+                a.iter()
+                    .filter_map(|v| v.as_str())
+                    .map(str::to_ascii_lowercase)
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let says_so = strings("keywords").iter().any(|k| k == "opencl")
+        && (name.ends_with("-sys")
+            || strings("categories")
+                .iter()
+                .any(|c| c == "api-bindings" || c == "external-ffi-bindings"));
+    crate::prefilter::BINDING_CRATES.contains(&name.replace('-', "_").as_str()) || says_so
+}
+
 /// Whether `dir` is a package root: whether it declares a `[lib]`, its manifest's
-/// `[package]` edition, and whether it names an OpenCL binding. A manifest that does not
+/// `[package]` edition, whether it names an OpenCL binding, and whether it is one. A manifest that does not
 /// parse is not a package.
-fn read_manifest(dir: &Path) -> Option<(bool, EditionKey, bool)> {
+fn read_manifest(dir: &Path) -> Option<(bool, EditionKey, bool, bool)> {
     let path = dir.join("Cargo.toml");
     if !path.is_file() {
         return None;
@@ -297,7 +337,12 @@ fn read_manifest(dir: &Path) -> Option<(bool, EditionKey, bool)> {
         Some(_) => EditionKey::Value(Edition::Later),
         None => EditionKey::Missing,
     };
-    Some((t.contains_key("lib"), edition, names_binding(&t)))
+    Some((
+        t.contains_key("lib"),
+        edition,
+        names_binding(&t),
+        is_binding_package(&t),
+    ))
 }
 
 /// The names `NAME` of the `mod NAME` and `mod r#NAME` in `text` followed by `;` or `{`.
@@ -364,6 +409,31 @@ fn layout(rel: &[&str], has_lib: bool) -> Option<(String, Vec<String>)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn binding_packages_are_named_or_say_so() {
+        let is = |toml: &str| is_binding_package(&toml.parse::<toml::Table>().unwrap());
+        assert!(is("[package]\nname = \"ocl-core\"\n"));
+        assert!(is("[package]\nname = \"opencl3\"\n"));
+        // A fork and a declaration crate that say what they are.
+        assert!(is(
+            "[package]\nname = \"fil-ocl\"\nkeywords = [\"opencl\", \"gpu\"]\n\
+             categories = [\"science\", \"api-bindings\"]\n"
+        ));
+        assert!(is(
+            "[package]\nname = \"open-cl-sys\"\nkeywords = [\"OpenCL\"]\n"
+        ));
+        // An application about OpenCL, a binding of something else, a user of a binding.
+        assert!(!is(
+            "[package]\nname = \"ocl-stream\"\nkeywords = [\"opencl\"]\n"
+        ));
+        assert!(!is(
+            "[package]\nname = \"vk\"\nkeywords = [\"vulkan\"]\ncategories = [\"api-bindings\"]\n"
+        ));
+        assert!(!is(
+            "[package]\nname = \"app\"\n[dependencies]\nocl = \"0.19\"\n"
+        ));
+    }
 
     #[test]
     fn declarations() {

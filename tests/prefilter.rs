@@ -309,3 +309,85 @@ fn an_edition_2015_file_syn_cannot_read_is_a_warning() {
     assert!(!r.problems[0].error && !r.has_errors());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A binding's library implements the API: its modules are counted, not read, and the
+/// summary says so; its `tests` modules, examples and integration tests are checked as any
+/// host code, and `binding_sources` checks the library too. A package that only uses a
+/// binding is checked whole.
+#[test]
+fn a_binding_checks_its_tests_and_examples_not_its_library() {
+    let dir = scratch("binding");
+    let bug = std::fs::read_to_string("fixtures/seed/buggy.rs").unwrap();
+    write(
+        &dir.join("gpu-ocl/Cargo.toml"),
+        "[package]\nname = \"gpu-ocl\"\nedition = \"2021\"\n\
+         keywords = [\"OpenCL\", \"gpu\"]\ncategories = [\"api-bindings\"]\n",
+    );
+    write(
+        &dir.join("gpu-ocl/src/lib.rs"),
+        format!("{bug}\n#[cfg(test)]\nmod tests;\n"),
+    );
+    write(&dir.join("gpu-ocl/src/tests/mod.rs"), &bug);
+    write(&dir.join("gpu-ocl/examples/halo.rs"), &bug);
+    write(&dir.join("gpu-ocl/tests/halo.rs"), &bug);
+    // Declarations the library includes (`include!`), outside the package's crates.
+    write(&dir.join("gpu-ocl/bindgen/decls.rs"), &bug);
+    write(
+        &dir.join("app/Cargo.toml"),
+        "[package]\nname = \"app\"\nedition = \"2021\"\nkeywords = [\"opencl\"]\n\
+         [dependencies]\nopencl3 = \"0.12\"\n",
+    );
+    write(&dir.join("app/src/lib.rs"), &bug);
+    let files_with_findings = |r: &Report| {
+        let mut f: Vec<String> = r
+            .findings
+            .iter()
+            .map(|x| {
+                r.files[x.anchor.file]
+                    .path
+                    .strip_prefix(&dir)
+                    .unwrap()
+                    .display()
+                    .to_string()
+            })
+            .collect();
+        f.dedup();
+        f
+    };
+    let (on, off) = both(std::slice::from_ref(&dir));
+    assert_same(&on, &off, "binding package");
+    assert_eq!(on.files.len(), 6);
+    assert_eq!(on.binding_library, 2);
+    assert_eq!(
+        files_with_findings(&on),
+        [
+            "app/src/lib.rs",
+            "gpu-ocl/examples/halo.rs",
+            "gpu-ocl/src/tests/mod.rs",
+            "gpu-ocl/tests/halo.rs"
+        ]
+    );
+    assert!(report::human::render(&on)
+        .contains("in 6 files checked; 2 files of OpenCL bindings' own libraries skipped"));
+    let all = check(
+        std::slice::from_ref(&dir),
+        &Settings {
+            binding_sources: true,
+            ..Settings::default()
+        },
+    );
+    assert_eq!(all.binding_library, 0);
+    assert!(all.problems.is_empty(), "{:?}", all.problems);
+    assert_eq!(
+        files_with_findings(&all),
+        [
+            "app/src/lib.rs",
+            "gpu-ocl/bindgen/decls.rs",
+            "gpu-ocl/examples/halo.rs",
+            "gpu-ocl/src/lib.rs",
+            "gpu-ocl/src/tests/mod.rs",
+            "gpu-ocl/tests/halo.rs"
+        ]
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

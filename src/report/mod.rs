@@ -40,5 +40,11 @@ pub fn summary(report: &Report) -> String {
             plural(report.skipped, "file")
         ));
     }
+    if report.binding_library > 0 {
+        s.push_str(&format!(
+            "; {} of OpenCL bindings' own libraries skipped",
+            plural(report.binding_library, "file")
+        ));
+    }
     s
 }
