@@ -256,3 +256,19 @@ void wrapper_map(cl::CommandQueue &q, cl::Buffer &b)
     void *p = q.enqueueMapBuffer(b, CL_TRUE, CL_MAP_WRITE, 0, 64);
     q.enqueueUnmapMemObject(b, p);
 }
+
+// `std::thread` started with a lambda, a local bound to one and a function of the program,
+// one by one or into a vector of threads; each joined.
+void chunk(cl::CommandQueue &q) { q.finish(); }
+
+void threads(std::vector<cl::CommandQueue> &qs)
+{
+    std::thread first([&] { qs[0].finish(); });
+    auto drain = [&](size_t d) { qs[d].finish(); };
+    std::vector<std::thread> workers;
+    workers.emplace_back(drain, 1);
+    workers.emplace_back(chunk, std::ref(qs[0]));
+    for (auto &w : workers)
+        w.join();
+    first.join();
+}

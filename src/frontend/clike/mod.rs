@@ -1801,12 +1801,13 @@ impl Lowerer<'_> {
                             // a wrapper class.
                             || (l.proj.is_empty() && self.wrapped.contains_key(&l.var))
                             // `for (auto &q : queues)` over a local `std::vector` of handles
-                            // (`cl::CommandQueue`, `cl::Device`), or of structs of the file
-                            // that hold handles (`std::vector<Stage>`).
+                            // (`cl::CommandQueue`, `cl::Device`), of structs of the file
+                            // that hold handles (`std::vector<Stage>`), or of threads.
                             || (l.proj.is_empty()
                                 && (self.elem_types.get(&l.var)).is_some_and(|t| {
                                     let real = self.cx.real_type(t);
                                     declared_hint(&real, None, 0).is_handle()
+                                        || is_thread(&path_segments(&real))
                                         || (self.cx.structs.get(last_name(&real))).is_some_and(
                                             |fields| fields.iter().any(|(_, h)| h.is_handle()),
                                         )
@@ -3050,6 +3051,11 @@ impl Lowerer<'_> {
 
     fn construct_from(&mut self, ty: &str, items: &[Node<'_>], span: Span) -> Value {
         let segs = path_segments(ty.trim_start_matches("const ").trim());
+        if is_thread(&segs) {
+            if let Some(v) = self.thread_start(items, span) {
+                return v;
+            }
+        }
         if let Some(v) = self.iterator_buffer(&segs, items) {
             return v;
         }
@@ -4329,6 +4335,27 @@ impl Lowerer<'_> {
                 ("at", Value::Place(list)) if args.len() == 1 && self.is_vector(list) => {
                     return self.member_at(Some(rv.clone()), Some(args[0]), n);
                 }
+                // `workers.emplace_back([&, d] {..})` of a `std::vector<std::thread>`.
+                ("emplace_back", Value::Place(list))
+                    if self
+                        .elem_type(list)
+                        .is_some_and(|t| is_thread(&path_segments(&t))) =>
+                {
+                    if let Some(item) = self.thread_start(&args, span) {
+                        self.out.push(Stmt::Push {
+                            list: list.clone(),
+                            item,
+                        });
+                        return Value::Scalar;
+                    }
+                }
+                // `t.join()`, `w.join()` of a loop's item: the thread it holds (every thread
+                // started so far where that is not known).
+                ("join", Value::Place(_)) if args.is_empty() => {
+                    let dst = Place::var(self.new_temp(TypeHint::Unknown));
+                    self.out.push(Stmt::Join { handle: rv, dst });
+                    return Value::Scalar;
+                }
                 ("push_back" | "emplace_back", Value::Place(list)) if args.len() == 1 => {
                     let item = self.aggregate(list, args[0]);
                     // `parts.emplace_back(clCreateBuffer(..))` into a list of a wrapper.
@@ -4464,6 +4491,12 @@ impl Lowerer<'_> {
         }
         let path = self.txt(func).to_string();
         let segs = path_segments(&path);
+        // `std::ref(q)`, `std::cref(prog)`: a reference to the object itself.
+        if let ([s, f], [one]) = (segs.as_slice(), args.as_slice()) {
+            if s == "std" && matches!(f.as_str(), "ref" | "cref") {
+                return self.expr(*one);
+            }
+        }
         if let Some(v) = self.iterator_buffer(&segs, &args) {
             return v;
         }
@@ -4593,6 +4626,9 @@ impl Lowerer<'_> {
     /// of the program; `pthread_join(t, ..)` waits for it; `pthread_barrier_wait(&b)` meets
     /// the other threads at `b`. Returns `None` for other calls.
     fn thread_call(&mut self, name: &str, args: &[Node<'_>], span: Span) -> Option<Value> {
+        if is_thread(&path_segments(name)) {
+            return self.thread_start(args, span);
+        }
         // (function, arity, handle, start routine, its argument)
         const STARTS: &[(&str, usize, usize, usize, usize)] =
             &[("pthread_create", 4, 0, 2, 3), ("thrd_create", 3, 0, 1, 2)];
@@ -4635,6 +4671,68 @@ impl Lowerer<'_> {
             span,
         });
         Some(Value::Scalar)
+    }
+
+    /// `std::thread t(work, d)`, `std::thread([&] {..})`, `workers.emplace_back(worker, &ctx[i])`:
+    /// a host thread runs the callable with the arguments, which are read here, by the
+    /// starting thread. The callable is a lambda, a local bound to one, or a function of the
+    /// program. Returns the thread's handle; `None` (nothing lowered) for another callable.
+    fn thread_start(&mut self, items: &[Node<'_>], span: Span) -> Option<Value> {
+        let (&f, rest) = items.split_first()?;
+        let f = strip(f);
+        let lambda = match f.kind() {
+            "lambda_expression" => Some((None, self.lambda_body(f)?)),
+            "identifier" => (self.lookup(self.txt(f)))
+                .and_then(|v| Some((Some(v), self.lambdas.get(&v)?.clone()))),
+            _ => None,
+        };
+        let body = match lambda {
+            Some((v, (params, body))) => {
+                if params.len() != rest.len() {
+                    return None;
+                }
+                for (p, a) in params.iter().zip(rest) {
+                    let value = self.expr(*a);
+                    self.out.push(Stmt::Assign {
+                        dst: Place::var(*p),
+                        value,
+                        span,
+                    });
+                }
+                let dst = Place::var(self.new_temp(TypeHint::Unknown));
+                vec![Stmt::Closure {
+                    name: v.map(|v| self.vars[v].name.clone()),
+                    params,
+                    body,
+                    value: Value::Unknown,
+                    dst,
+                    span,
+                }]
+            }
+            None => {
+                let callee = self.txt(f).trim_start_matches('&').trim().to_string();
+                if f.kind() != "identifier" || !self.cx.defined.contains(&callee) {
+                    return None;
+                }
+                let args = rest.iter().map(|a| self.expr(*a)).collect();
+                let dst = Place::var(self.new_temp(TypeHint::Unknown));
+                vec![Stmt::Call {
+                    callee,
+                    recv: None,
+                    args,
+                    dst,
+                    span,
+                }]
+            }
+        };
+        let handle = Place::var(self.new_temp(TypeHint::Unknown));
+        self.out.push(Stmt::Spawn {
+            body,
+            value: Value::Unknown,
+            handle: handle.clone(),
+            span,
+        });
+        Some(Value::Place(handle))
     }
 
     /// The `k`th argument of a call of the program's own function `callee`. `&events[i]` is
@@ -5143,6 +5241,12 @@ fn is_int_type(ty: &str) -> bool {
             "float" | "double" | "half" | "cl_float" | "cl_double" | "cl_half"
         )
         && !last.ends_with(|c: char| c.is_ascii_digit())
+}
+
+/// `std::thread` (`thread` after `using namespace std`): a thread that the program joins
+/// (`std::jthread` joins where it goes out of scope, which is not followed).
+fn is_thread(segs: &[String]) -> bool {
+    matches!(segs, [t] if t == "thread") || matches!(segs, [s, t] if s == "std" && t == "thread")
 }
 
 #[cfg(test)]
