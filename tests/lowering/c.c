@@ -251,3 +251,14 @@ void field_status(struct plan *p, const float *host)
         return;
     clReleaseEvent(up);
 }
+
+/* A field declared as host data is host data as a kernel argument, whatever the struct
+ * holds; a `cl_mem` field and a scalar field are not. */
+struct rows { float *h_a; cl_mem d_a; cl_uint n; };
+void host_field_arg(cl_kernel k, void *arg)
+{
+    const struct rows *r = arg;
+    clSetKernelArg(k, 0, sizeof(cl_mem), &r->h_a);
+    clSetKernelArg(k, 1, sizeof(cl_mem), &r->d_a);
+    clSetKernelArg(k, 2, sizeof(cl_uint), &r->n);
+}

@@ -452,7 +452,18 @@ impl Lowerer<'_> {
                     _ => (None, None),
                 };
                 let (value, arg) = match role_arg(Role::ArgValue) {
-                    Some(a) => (role_val(Role::ArgValue), self.arg_span(a)),
+                    // `&A->col_idx` of a field declared `int *col_idx`: host data, whatever
+                    // the struct holds (which host data is not needed to tell).
+                    Some(a) => match role_val(Role::ArgValue) {
+                        Value::Place(p) => (
+                            match self.host_field(&p) {
+                                Some(Value::Host { kind, .. }) => Value::Host { kind, base: None },
+                                _ => Value::Place(p),
+                            },
+                            self.arg_span(a),
+                        ),
+                        v => (v, self.arg_span(a)),
+                    },
                     None => (
                         Value::Scalar,
                         ArgSpan {

@@ -4417,21 +4417,7 @@ impl Lowerer<'_> {
                 // The host data itself, read: a vector field's (`d.h_dist.data()`) is host
                 // data even where the struct's value is not known.
                 ("data", Value::Place(p)) if args.is_empty() => {
-                    let declared = match p.proj.last() {
-                        Some(Proj::Field(f)) => self.vars[p.var]
-                            .fields
-                            .iter()
-                            .find(|(n, _)| n == f)
-                            .map(|(_, h)| *h),
-                        _ => None,
-                    };
-                    if let Some(TypeHint::Host(kind)) = declared {
-                        return Value::Host {
-                            kind,
-                            base: Some(p.clone()),
-                        };
-                    }
-                    return rv;
+                    return self.host_field(p).unwrap_or(rv);
                 }
                 ("data", _) if args.is_empty() => return rv,
                 ("size" | "empty" | "begin" | "end" | "cbegin" | "cend", _) if args.is_empty() => {
@@ -4671,6 +4657,24 @@ impl Lowerer<'_> {
             span,
         });
         Some(Value::Scalar)
+    }
+
+    /// A field declared as host data (`float *h_x`, `std::vector<float> h_dist`) as that
+    /// host data, even where the struct's value is not known.
+    pub(super) fn host_field(&self, p: &Place) -> Option<Value> {
+        let Some(Proj::Field(f)) = p.proj.last() else {
+            return None;
+        };
+        let declared = (self.vars[p.var].fields.iter())
+            .find(|(n, _)| n == f)
+            .map(|(_, h)| *h);
+        match declared {
+            Some(TypeHint::Host(kind)) => Some(Value::Host {
+                kind,
+                base: Some(p.clone()),
+            }),
+            _ => None,
+        }
     }
 
     /// `std::thread t(work, d)`, `std::thread([&] {..})`, `workers.emplace_back(worker, &ctx[i])`:
