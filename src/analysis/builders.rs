@@ -205,6 +205,11 @@ impl<'f> Analyzer<'f> {
                 let mut all = vec![recv.clone()];
                 all.extend(args.iter().cloned());
                 self.forget(st, &all);
+                // A command not followed (`merge.cmd()..enq()` of a kernel not known) may
+                // write any buffer.
+                if op == Op::Enq {
+                    self.forget_unnamed_buffers(st, &BTreeSet::new());
+                }
                 st.env.insert(dst.clone(), AVal::Unknown);
             }
         }
