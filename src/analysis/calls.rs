@@ -469,11 +469,14 @@ impl<'f> Analyzer<'f> {
         for (param, arg) in f.params.iter().zip(&all) {
             let p = Place::var(param + offset);
             self.callee_params.insert(p.var);
+            // What a method reads through its `self` (`self.ready` as a wait list) is its own
+            // pick, whoever stored it there: no caller wrote it for this call.
             if matches!(self.vars[p.var].name.as_str(), "self" | "this") {
                 self.callee_receivers.insert(p.var);
+            } else {
+                let origin = self.origin_of(arg).unwrap_or(here);
+                self.param_origin.insert(p.var, origin);
             }
-            let origin = self.origin_of(arg).unwrap_or(here);
-            self.param_origin.insert(p.var, origin);
             // A raw pointer the caller holds (`new_event_ptr`, not `&mut ev`) given for a
             // Rust `out: *mut cl_event`: where it points is not known; the event written
             // through it is the caller's caller's.
