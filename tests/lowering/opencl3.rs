@@ -309,3 +309,10 @@ fn made_either_way(context: &Context, init: Option<&[cl_float]>, n: usize) -> Re
     };
     Ok(buf)
 }
+
+// A barrier handed by reference is one the caller's threads meet at.
+fn meet(q: &CommandQueue, ready: &std::sync::Barrier) -> Result<()> {
+    q.finish()?;
+    ready.wait();
+    Ok(())
+}

@@ -441,6 +441,10 @@ impl FileCx<'_> {
                     for (ident, _) in pat_idents(&pt.pat) {
                         let v = lw.bind(&ident, hint);
                         lw.type_var(v, ty.clone());
+                        // `ready: &Barrier`: the caller's barrier, which its threads meet at.
+                        if ty.as_deref() == Some("Barrier") {
+                            lw.barriers.insert(v, v);
+                        }
                         if let Some(n) = bytes {
                             lw.scalar_sizes.insert(v, n);
                         }
