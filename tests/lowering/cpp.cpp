@@ -272,3 +272,12 @@ void threads(std::vector<cl::CommandQueue> &qs)
         w.join();
     first.join();
 }
+
+// A member of a member `std::array` of host vectors is host data.
+class Taps {
+public:
+    void bind(cl::Kernel &k) { k.setArg(0, host_[1]); }
+
+private:
+    std::array<std::vector<float>, 2> host_;
+};

@@ -30,7 +30,7 @@ use crate::frontend::sizes::c_type_size;
 use crate::frontend::{list_or_host, swap, Const, Fields, FileIr};
 use crate::ir::*;
 use crate::source::SourceFile;
-use types::{declared_hint, handle_hint, last_name, member_hint, std_array_len};
+use types::{container_elem, declared_hint, handle_hint, last_name, member_hint, std_array_len};
 
 /// The embedded tables of the C API and of the C++ wrapper.
 const TABLES: &[(&str, &str)] = &[
@@ -4662,6 +4662,22 @@ impl Lowerer<'_> {
     /// A field declared as host data (`float *h_x`, `std::vector<float> h_dist`) as that
     /// host data, even where the struct's value is not known.
     pub(super) fn host_field(&self, p: &Place) -> Option<Value> {
+        // `solidHost_[d]` of a member `std::array<std::vector<cl_uchar>, 2> solidHost_`.
+        if let [Proj::Field(f), Proj::Index(_) | Proj::AnyIndex | Proj::Var(_) | Proj::At(_) | Proj::Last] =
+            p.proj.as_slice()
+        {
+            let elem = (self.vars[p.var].name == "this")
+                .then(|| self.member_type(f))
+                .flatten()
+                .and_then(|ty| container_elem(&self.cx.real_type(ty)).map(str::to_string));
+            return match elem.map(|e| declared_hint(&self.cx.real_type(&e), None, 0)) {
+                Some(TypeHint::Host(kind)) => Some(Value::Host {
+                    kind,
+                    base: Some(p.clone()),
+                }),
+                _ => None,
+            };
+        }
         let Some(Proj::Field(f)) = p.proj.last() else {
             return None;
         };

@@ -114,6 +114,15 @@ pub fn declared_hint(ty: &str, array: Option<Option<u64>>, pointers: usize) -> T
     }
 }
 
+/// The type of the members of a `std::vector` or `std::array` (`std::vector<float>` of
+/// `std::array<std::vector<float>, 2>`).
+pub fn container_elem(ty: &str) -> Option<&str> {
+    let ty = ty.trim();
+    template_arg(ty, "vector")
+        .or_else(|| template_arg(ty, "array"))
+        .map(first_arg)
+}
+
 /// What the members of an array, pointer or `std::vector` of OpenCL handles are
 /// (`cl_mem parts[MAX_DEV]`, `cl_command_queue *queues`): `None` for anything else, and for
 /// events, whose lists are wait lists.
@@ -164,6 +173,19 @@ fn template_arg<'t>(ty: &'t str, name: &str) -> Option<&'t str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn members_of_containers() {
+        assert_eq!(
+            container_elem("std::array<std::vector<cl_uchar>, 2>"),
+            Some("std::vector<cl_uchar>")
+        );
+        assert_eq!(
+            container_elem("std::vector<cl::Buffer>"),
+            Some("cl::Buffer")
+        );
+        assert_eq!(container_elem("cl_mem"), None);
+    }
 
     #[test]
     fn declarations_give_hints() {
