@@ -441,14 +441,23 @@ impl<'f> Analyzer<'f> {
         }
         let within_budget = self.insts.len() < MAX_COMMANDS;
         // A command on a queue not known (`queues[l].0` of a wrapper a `macro_rules!` of
-        // the file defines) still makes a raw event to release: it is followed as a command
-        // on a queue of its own that touches no buffer the analysis knows and comes after
-        // everything made so far, so that only its event counts.
-        if let (None, true, true, true) = (r.queue, within_budget, cmd.raw_event, event.is_some()) {
-            for (b, _, _) in &r.uses {
-                self.forget_buffer(st, *b);
+        // the file defines) still makes a raw event to release, and an upload on one still
+        // leaves its host data in its buffers (`w.queue` of workers not known, each writing
+        // the shared table again): it is followed as a command on a queue of its own that
+        // comes after everything made so far, so that only its event and what its uploads
+        // leave count. It is ordered with nothing: how its buffers were used is forgotten.
+        let uploads = r.uses.iter().any(|(_, mode, info)| {
+            *mode == Mode::Write && info.host.is_some() && initializes(cmd.kind, info)
+        });
+        let untracked =
+            r.queue.is_none() && within_budget && (uploads || (cmd.raw_event && event.is_some()));
+        if untracked {
+            if !uploads {
+                for (b, _, _) in &r.uses {
+                    self.forget_buffer(st, *b);
+                }
+                r.uses.clear();
             }
-            r.uses.clear();
             r.waits = None;
             let q = *self.unknown_queue.get_or_insert_with(|| {
                 self.objs.push(Obj {
@@ -581,6 +590,15 @@ impl<'f> Analyzer<'f> {
             passed: self.passed.clone(),
             after_message: self.messaged.contains(&self.thread_now),
         });
+        if untracked {
+            for (b, mode, info) in &r.uses {
+                let init = st.init.remove(b);
+                self.forget_buffer(st, *b);
+                st.init.extend(init.map(|init| (*b, init)));
+                self.record_init(st, i, *b, *mode, info);
+            }
+            r.uses.clear();
+        }
         for (b, _, _) in &r.uses {
             self.touch_element(st, *b);
         }
@@ -693,6 +711,65 @@ impl<'f> Analyzer<'f> {
         }
     }
 
+    /// What a command leaves in `b` of host data: an upload from host data (`initializes`)
+    /// holds it, another write leaves what the buffer holds unknown; a second upload of what
+    /// it already holds is CLM004. A read's host data is filled from the buffer.
+    fn record_init(&mut self, st: &mut State, i: usize, b: ObjId, mode: Mode, info: &UseInfo) {
+        let (kind, cmd_id, cmd_span) = {
+            let c = &self.insts[i].cmd;
+            (c.kind, c.id, c.span)
+        };
+        let host = info.host.filter(|_| initializes(kind, info));
+        match (mode, host) {
+            (Mode::Write, Some(h)) => {
+                let version = self.host_version(st, h);
+                let mut uploads = Rc::default();
+                let mut repeats = false;
+                if let Some(init) = st.init.remove(&b) {
+                    if init.host == h && init.version == version {
+                        repeats = true;
+                        if self.seen.insert((4, cmd_id, 0)) {
+                            self.raw.push(RawFact::Reinit {
+                                write: i,
+                                first: Init {
+                                    uploads: Rc::default(),
+                                    ..init.clone()
+                                },
+                                buffer: b,
+                            });
+                        }
+                        uploads = init.uploads;
+                    }
+                }
+                Rc::make_mut(&mut uploads).push(i);
+                if repeats {
+                    self.rewrites.insert(i, uploads.clone());
+                }
+                st.init.insert(
+                    b,
+                    Init {
+                        host: h,
+                        version,
+                        site: cmd_span,
+                        queue: Some(self.insts[i].queue_name.clone()),
+                        frames: self.frames_of(self.insts[i].frame),
+                        uploads,
+                    },
+                );
+                st.host_buffers.entry(h).or_default().insert(b);
+            }
+            (Mode::Write | Mode::MaybeWrite, _) => {
+                st.init.remove(&b);
+            }
+            _ => {}
+        }
+        if kind == CommandKind::Read {
+            if let Some(h) = info.host {
+                st.host_buffers.entry(h).or_default().insert(b);
+            }
+        }
+    }
+
     fn check_buffer(
         &mut self,
         st: &mut State,
@@ -702,10 +779,7 @@ impl<'f> Analyzer<'f> {
         mode: Mode,
         info: &UseInfo,
     ) {
-        let (kind, cmd_id, cmd_span) = {
-            let c = &self.insts[i].cmd;
-            (c.kind, c.id, c.span)
-        };
+        let kind = self.insts[i].cmd.kind;
         // Races with earlier accesses: report the latest unordered ones, since waiting on
         // them orders the earlier ones too.
         let before = self.insts[i].before.clone();
@@ -966,56 +1040,7 @@ impl<'f> Analyzer<'f> {
                 st.init.remove(&r);
             }
         }
-        // Initialization from host data.
-        let host = info.host.filter(|_| initializes(kind, info));
-        match (mode, host) {
-            (Mode::Write, Some(h)) => {
-                let version = self.host_version(st, h);
-                let mut uploads = Rc::default();
-                let mut repeats = false;
-                if let Some(init) = st.init.remove(&b) {
-                    if init.host == h && init.version == version {
-                        repeats = true;
-                        if self.seen.insert((4, cmd_id, 0)) {
-                            self.raw.push(RawFact::Reinit {
-                                write: i,
-                                first: Init {
-                                    uploads: Rc::default(),
-                                    ..init.clone()
-                                },
-                                buffer: b,
-                            });
-                        }
-                        uploads = init.uploads;
-                    }
-                }
-                Rc::make_mut(&mut uploads).push(i);
-                if repeats {
-                    self.rewrites.insert(i, uploads.clone());
-                }
-                st.init.insert(
-                    b,
-                    Init {
-                        host: h,
-                        version,
-                        site: cmd_span,
-                        queue: Some(self.insts[i].queue_name.clone()),
-                        frames: self.frames_of(self.insts[i].frame),
-                        uploads,
-                    },
-                );
-                st.host_buffers.entry(h).or_default().insert(b);
-            }
-            (Mode::Write | Mode::MaybeWrite, _) => {
-                st.init.remove(&b);
-            }
-            _ => {}
-        }
-        if kind == CommandKind::Read {
-            if let Some(h) = info.host {
-                st.host_buffers.entry(h).or_default().insert(b);
-            }
-        }
+        self.record_init(st, i, b, mode, info);
 
         // Earlier accesses that this one covers: ordered before it with everything
         // ordered before them, and conflicting with a later access only where this one
