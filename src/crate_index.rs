@@ -295,13 +295,17 @@ impl CrateIndex {
                 ))
             },
         );
-        let mut findings = Vec::new();
+        let mut found = Vec::new();
         for r in analyzed {
             match r {
-                Ok(f) => findings.extend(f.into_iter().filter(|f| f.anchor.file == id)),
+                Ok(f) => found.extend(f),
                 Err(p) => out.problems.push(p),
             }
         }
+        let mut findings: Vec<Finding> = crate::without_moved_twins(found)
+            .into_iter()
+            .filter(|f| f.anchor.file == id)
+            .collect();
         crate::dedup(&mut findings);
         let config = &self.config;
         let applied = suppress::apply(id, src, crate::with_levels(findings, config), &|r| {

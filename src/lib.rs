@@ -720,16 +720,16 @@ fn check_crate(
                 .collect::<Vec<Finding>>())
         },
     );
-    let mut by_file: HashMap<usize, Vec<Finding>> = HashMap::new();
+    let mut found: Vec<Finding> = Vec::new();
     for r in analyzed {
         match r {
-            Ok(findings) => {
-                for f in findings {
-                    by_file.entry(f.anchor.file).or_default().push(f);
-                }
-            }
+            Ok(findings) => found.extend(findings),
             Err(p) => out.problems.push(p),
         }
+    }
+    let mut by_file: HashMap<usize, Vec<Finding>> = HashMap::new();
+    for f in without_moved_twins(found) {
+        by_file.entry(f.anchor.file).or_default().push(f);
     }
     for l in &lowered {
         let mut findings = by_file.remove(&l.id).unwrap_or_default();
@@ -942,6 +942,23 @@ pub fn check_source(path: &Path, text: &str, settings: &Settings) -> Report {
 
 /// Sorts findings into report order and keeps one of each bug: the analysis of a helper
 /// and of each of its callers can find the same command pair, named as each sees it.
+/// Drops a finding placed on a helper's call where the helper's own analysis reports the
+/// same rule on the command itself: the helper is wrong for every caller, and one finding,
+/// in it, says so (an upload loop over the helper's own queues, which a caller's analysis
+/// sees repeat what the caller created the buffer from).
+pub(crate) fn without_moved_twins(findings: Vec<Finding>) -> Vec<Finding> {
+    let anchors: HashSet<(&str, Span)> = (findings.iter())
+        .filter(|f| f.moved_from.is_none())
+        .map(|f| (f.code, f.anchor))
+        .collect();
+    let twins: Vec<bool> = (findings.iter())
+        .map(|f| f.moved_from.is_some_and(|m| anchors.contains(&(f.code, m))))
+        .collect();
+    (findings.into_iter().zip(twins))
+        .filter_map(|(f, twin)| (!twin).then_some(f))
+        .collect()
+}
+
 pub(crate) fn dedup(findings: &mut Vec<Finding>) {
     findings.sort_by(|a, b| {
         (a.primary.span, a.code, &a.message).cmp(&(b.primary.span, b.code, &b.message))

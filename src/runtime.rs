@@ -306,6 +306,7 @@ fn read_output(text: &str) -> (Report, bool) {
                 call_stack(&stack)
             )),
             fix: None,
+            moved_from: None,
         };
         let duplicate = findings.iter().any(|f| {
             f.code == finding.code

@@ -76,6 +76,8 @@ pub struct Finding {
     pub help: Option<String>,
     pub note: Option<String>,
     pub fix: Option<Fix>,
+    /// Where a finding placed on a helper's call was found: the helper's command.
+    pub moved_from: Option<Span>,
 }
 
 /// A rule: its identity, its spec and its check.
@@ -359,6 +361,7 @@ fn to_call(mut f: Finding, call: Span, callee: &str, inner: &str) -> Finding {
         span: call,
         message: format!("in this call of `{callee}`"),
     };
+    f.moved_from = Some(f.anchor);
     f.anchor = call;
     f
 }
@@ -376,6 +379,7 @@ impl Rule {
             help: None,
             note: None,
             fix: None,
+            moved_from: None,
         }
     }
 }
@@ -407,6 +411,7 @@ mod tests {
             help: None,
             note: None,
             fix: None,
+            moved_from: None,
         }
     }
 
