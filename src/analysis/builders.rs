@@ -208,7 +208,7 @@ impl<'f> Analyzer<'f> {
                 // A command not followed (`merge.cmd()..enq()` of a kernel not known) may
                 // write any buffer.
                 if op == Op::Enq {
-                    self.forget_unnamed_buffers(st, &BTreeSet::new());
+                    self.forget_unnamed_buffers(st, &BTreeSet::new(), false);
                 }
                 st.env.insert(dst.clone(), AVal::Unknown);
             }

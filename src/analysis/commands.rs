@@ -435,7 +435,7 @@ impl<'f> Analyzer<'f> {
         }
         let named = r.uses.iter().map(|(b, _, _)| *b).collect();
         if r.unknown_buffers || r.writes_unnamed {
-            self.forget_unnamed_buffers(st, &named);
+            self.forget_unnamed_buffers(st, &named, cmd.kind.is_device_use());
         } else if r.outside_buffers {
             self.forget_outside_buffers(st, &named);
         }
@@ -449,10 +449,14 @@ impl<'f> Analyzer<'f> {
         let uploads = r.uses.iter().any(|(_, mode, info)| {
             *mode == Mode::Write && info.host.is_some() && initializes(cmd.kind, info)
         });
-        let untracked =
-            r.queue.is_none() && within_budget && (uploads || (cmd.raw_event && event.is_some()));
+        // So does a device command on one that uses a buffer migrated to the host (CLM002).
+        let after_host_move = cmd.kind.is_device_use()
+            && (r.uses.iter()).any(|(b, _, _)| st.pending_host.contains_key(b));
+        let untracked = r.queue.is_none()
+            && within_budget
+            && (uploads || after_host_move || (cmd.raw_event && event.is_some()));
         if untracked {
-            if !uploads {
+            if !uploads && !after_host_move {
                 for (b, _, _) in &r.uses {
                     self.forget_buffer(st, *b);
                 }
@@ -564,10 +568,11 @@ impl<'f> Analyzer<'f> {
             .declined_wait
             .filter(|_| lists.as_ref().is_none_or(Vec::is_empty) || waits_nothing));
         let flags_from = cmd.flags.as_deref().and_then(|f| self.origin_of(f));
-        let queue_name = self
-            .shown
-            .get(&q)
-            .cloned()
+        // A queue not known is named as the code writes it (`s.queue`, `w.queue()`).
+        let written = (cmd.queue_arg.as_ref())
+            .filter(|_| untracked)
+            .map(|a| a.text.clone());
+        let queue_name = (written.or_else(|| self.shown.get(&q).cloned()))
             .unwrap_or_else(|| self.objs[q].name.clone());
         self.latest.insert(cmd.id, self.insts.len());
         self.insts.push(Inst {
@@ -592,6 +597,7 @@ impl<'f> Analyzer<'f> {
         });
         if untracked {
             for (b, mode, info) in &r.uses {
+                self.follow_host_move(st, i, *b, info);
                 let init = st.init.remove(b);
                 self.forget_buffer(st, *b);
                 st.init.extend(init.map(|init| (*b, init)));
@@ -766,6 +772,37 @@ impl<'f> Analyzer<'f> {
         if kind == CommandKind::Read {
             if let Some(h) = info.host {
                 st.host_buffers.entry(h).or_default().insert(b);
+            }
+        }
+    }
+
+    /// A pending migration of `b` to the host, now followed by command `i`'s use of it: a
+    /// device use (a kernel, fill or copy, a migration to a device) is CLM002.
+    fn follow_host_move(&mut self, st: &mut State, i: usize, b: ObjId, info: &UseInfo) {
+        let kind = self.insts[i].cmd.kind;
+        let device_use = kind.is_device_use() || (kind == CommandKind::Migrate && !info.to_host);
+        let Some(ms) = st.pending_host.remove(&b) else {
+            return;
+        };
+        if !device_use {
+            return;
+        }
+        // One the host waited for has done what the flag is for: the host had the buffer
+        // (`CL_MEM_USE_HOST_PTR` memory it then reads in place, or one from outside, which
+        // may be such). Not one made here otherwise: the host reaches that only through a
+        // command.
+        let root = self.parents.get(&b).copied().unwrap_or(b);
+        let in_place = self.in_place.contains(&root) || self.outside.contains(&root);
+        for m in ms
+            .into_iter()
+            .filter(|&m| !(in_place && st.completed.contains(m)))
+        {
+            if self.seen.insert((2, self.insts[m].cmd.id, 0)) {
+                self.raw.push(RawFact::HostMigration {
+                    migration: m,
+                    next: i,
+                    buffer: b,
+                });
             }
         }
     }
@@ -967,30 +1004,7 @@ impl<'f> Analyzer<'f> {
             }
         }
 
-        // A pending migration to the host, now followed by this use.
-        let device_use = kind.is_device_use() || (kind == CommandKind::Migrate && !info.to_host);
-        if let Some(ms) = st.pending_host.remove(&b) {
-            if device_use {
-                // One the host waited for has done what the flag is for: the host had the
-                // buffer (`CL_MEM_USE_HOST_PTR` memory it then reads in place, or one from
-                // outside, which may be such). Not one made here otherwise: the host reaches
-                // that only through a command.
-                let root = self.parents.get(&b).copied().unwrap_or(b);
-                let in_place = self.in_place.contains(&root) || self.outside.contains(&root);
-                for m in ms
-                    .into_iter()
-                    .filter(|&m| !(in_place && st.completed.contains(m)))
-                {
-                    if self.seen.insert((2, self.insts[m].cmd.id, 0)) {
-                        self.raw.push(RawFact::HostMigration {
-                            migration: m,
-                            next: i,
-                            buffer: b,
-                        });
-                    }
-                }
-            }
-        }
+        self.follow_host_move(st, i, b, info);
         // A pending migration enqueued where the buffer already was, now used on another
         // device. A migration next is no use: it moves the buffer on itself.
         let pending_src = st.pending_src.remove(&b);

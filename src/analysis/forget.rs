@@ -135,14 +135,23 @@ impl<'f> Analyzer<'f> {
 
     /// A command touched buffers the analysis cannot name: forgets what every buffer holds
     /// and where it is. Of the buffers in `named`, which the command uses by name (and so
-    /// checks and records itself), only how they were initialized is forgotten.
-    pub(super) fn forget_unnamed_buffers(&mut self, st: &mut State, named: &BTreeSet<ObjId>) {
+    /// checks and records itself), only how they were initialized is forgotten. A command
+    /// that runs on a device only (`on_device`: a kernel, fill or copy) is no host use of
+    /// a buffer migrated to the host: such a migration still waits for its next use.
+    pub(super) fn forget_unnamed_buffers(
+        &mut self,
+        st: &mut State,
+        named: &BTreeSet<ObjId>,
+        on_device: bool,
+    ) {
         if trace::on() {
             trace::line("  forget every buffer".into());
         }
         self.unknown_writes += 1;
         st.init.clear();
-        st.pending_host.retain(|b, _| named.contains(b));
+        if !on_device {
+            st.pending_host.retain(|b, _| named.contains(b));
+        }
         st.pending_src.retain(|b, _| named.contains(b));
         st.residency.retain(|b, _| named.contains(b));
     }
