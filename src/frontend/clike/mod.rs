@@ -237,6 +237,7 @@ pub fn lower_file(file_id: usize, src: &SourceFile, lang: Lang) -> Result<FileIr
         defined: HashSet::new(),
         indexed: HashSet::new(),
         releasing: HashSet::new(),
+        variadic: HashMap::new(),
         status_params: HashSet::new(),
         structs: HashMap::new(),
         field_types: HashMap::new(),
@@ -355,6 +356,9 @@ struct FileCx {
     /// Defined functions that release their first parameter (an event callback doing
     /// `clReleaseEvent(ev)`).
     releasing: HashSet<String>,
+    /// Functions of the program that take variable arguments (`log(const char *fmt, ...)`),
+    /// with the number of their named parameters.
+    variadic: HashMap<String, usize>,
     /// The parameters, by position, through which a defined function reports the status of
     /// an OpenCL call (`*err = clEnqueueNDRangeKernel(..)` of `cl_int *err`).
     status_params: HashSet<(String, usize)>,
@@ -520,6 +524,9 @@ impl FileCx {
                         }
                         if uses.releases_first {
                             self.releasing.insert(name.clone());
+                        }
+                        if let Some(n) = named_params_of_variadic(c) {
+                            self.variadic.insert(name.clone(), n);
                         }
                         self.defined.insert(name);
                     }
@@ -4568,6 +4575,20 @@ impl Lowerer<'_> {
 
     /// A call of a function of the program, followed where the program defines it.
     fn helper_call(&mut self, name: String, args: &[Node<'_>], span: Span) -> Value {
+        // `shrLog(fmt, i, name, plan[i].n)` of a function taking `...`: it is called with
+        // its named parameters; the others are read here, and what they point to may change.
+        let args = match self.cx.variadic.get(&name) {
+            Some(&n) if args.len() > n => {
+                let passed: Vec<Node<'_>> = (args[n..].iter())
+                    .copied()
+                    .filter(|a| !self.expr_is_scalar_var(*a))
+                    .collect();
+                let extra: Vec<Value> = passed.into_iter().map(|a| self.expr(a)).collect();
+                self.forget(extra, span);
+                &args[..n]
+            }
+            _ => args,
+        };
         // An OpenCL function the tables do not model (`clBuildProgram(prog, ndev, ..)`)
         // takes its integers by value: it cannot change `ndev`.
         let api = name.starts_with("cl") && !self.cx.defined.contains(&name);
@@ -5267,6 +5288,24 @@ fn is_int_type(ty: &str) -> bool {
 /// (`std::jthread` joins where it goes out of scope, which is not followed).
 fn is_thread(segs: &[String]) -> bool {
     matches!(segs, [t] if t == "thread") || matches!(segs, [s, t] if s == "std" && t == "thread")
+}
+
+/// The number of named parameters of a function definition that takes variable arguments
+/// (`void log(const char *fmt, ...)`); `None` for one that does not.
+fn named_params_of_variadic(def: Node<'_>) -> Option<usize> {
+    let mut d = def.child_by_field_name("declarator");
+    while let Some(x) = d.filter(|x| x.kind() != "function_declarator") {
+        d = x.child_by_field_name("declarator");
+    }
+    let params = named(d?.child_by_field_name("parameters")?);
+    params
+        .iter()
+        .any(|p| p.kind() == "variadic_parameter")
+        .then(|| {
+            (params.iter())
+                .filter(|p| p.kind() == "parameter_declaration")
+                .count()
+        })
 }
 
 #[cfg(test)]
