@@ -4454,23 +4454,9 @@ impl Lowerer<'_> {
                     .map(|b| (v, b.clone()))
             });
             if let Some((v, (params, body))) = lambda {
-                for (p, a) in params.iter().zip(&args) {
-                    let value = self.expr(*a);
-                    self.out.push(Stmt::Assign {
-                        dst: Place::var(*p),
-                        value,
-                        span,
-                    });
-                }
-                let dst = Place::var(self.new_temp(TypeHint::Unknown));
-                self.out.push(Stmt::Closure {
-                    name: Some(self.vars[v].name.clone()),
-                    params,
-                    body,
-                    value: Value::Unknown,
-                    dst: dst.clone(),
-                    span,
-                });
+                let name = Some(self.vars[v].name.clone());
+                let (run, dst) = self.lambda_run(name, params, body, &args, span);
+                self.out.push(run);
                 return Value::Place(dst);
             }
         }
@@ -4714,6 +4700,36 @@ impl Lowerer<'_> {
         }
     }
 
+    /// A lambda's body run with its parameters bound to `args`, which are read here (before
+    /// the body): the binding is emitted, the run is returned with where its value goes.
+    fn lambda_run(
+        &mut self,
+        name: Option<String>,
+        params: Vec<Var>,
+        body: Vec<Stmt>,
+        args: &[Node<'_>],
+        span: Span,
+    ) -> (Stmt, Place) {
+        for (p, a) in params.iter().zip(args) {
+            let value = self.expr(*a);
+            self.out.push(Stmt::Assign {
+                dst: Place::var(*p),
+                value,
+                span,
+            });
+        }
+        let dst = Place::var(self.new_temp(TypeHint::Unknown));
+        let run = Stmt::Closure {
+            name,
+            params,
+            body,
+            value: Value::Unknown,
+            dst: dst.clone(),
+            span,
+        };
+        (run, dst)
+    }
+
     /// `std::thread t(work, d)`, `std::thread([&] {..})`, `workers.emplace_back(worker, &ctx[i])`:
     /// a host thread runs the callable with the arguments, which are read here, by the
     /// starting thread. The callable is a lambda, a local bound to one, or a function of the
@@ -4732,23 +4748,8 @@ impl Lowerer<'_> {
                 if params.len() != rest.len() {
                     return None;
                 }
-                for (p, a) in params.iter().zip(rest) {
-                    let value = self.expr(*a);
-                    self.out.push(Stmt::Assign {
-                        dst: Place::var(*p),
-                        value,
-                        span,
-                    });
-                }
-                let dst = Place::var(self.new_temp(TypeHint::Unknown));
-                vec![Stmt::Closure {
-                    name: v.map(|v| self.vars[v].name.clone()),
-                    params,
-                    body,
-                    value: Value::Unknown,
-                    dst,
-                    span,
-                }]
+                let name = v.map(|v| self.vars[v].name.clone());
+                vec![self.lambda_run(name, params, body, rest, span).0]
             }
             None => {
                 let callee = self.txt(f).trim_start_matches('&').trim().to_string();
