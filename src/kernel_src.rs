@@ -379,7 +379,7 @@ fn written_at_offsets(name: &str, body: &[Tok], scalars: &[String]) -> bool {
                 .find(|&j| is_punct(body.get(j), ";"))
                 .unwrap_or(body.len());
             let init = &body[i + 2..end];
-            let offsets = (0..init.len()).any(|k| {
+            let offsets = outside_brackets(init).any(|k| {
                 summand(init, k)
                     || matches!(&init[k], Tok::Ident(s) if derived.contains(s.as_str()))
             });
@@ -395,12 +395,18 @@ fn written_at_offsets(name: &str, body: &[Tok], scalars: &[String]) -> bool {
         }
         let close = close_of(body, i + 1);
         let prev = if i > 0 { body.get(i - 1) } else { None };
-        let written = is_assign(body.get(close)) || is_punct(prev, "++") || is_punct(prev, "--");
+        // `atomic_inc(&bins[base + v])`, `atom_add(&z[i], x)`: the atomic writes the element.
+        let atomic = is_punct(prev, "&")
+            && i >= 3
+            && is_punct(body.get(i - 2), "(")
+            && matches!(body.get(i - 3), Some(Tok::Ident(f)) if f.starts_with("atomic_") || f.starts_with("atom_"));
+        let written =
+            is_assign(body.get(close)) || is_punct(prev, "++") || is_punct(prev, "--") || atomic;
         if !written {
             continue;
         }
         let index = &body[i + 2..close.saturating_sub(1).max(i + 2)];
-        let offset = (0..index.len()).any(|k| {
+        let offset = outside_brackets(index).any(|k| {
             summand(index, k) || matches!(&index[k], Tok::Ident(s) if derived.contains(s.as_str()))
         });
         if !offset {
@@ -409,6 +415,20 @@ fn written_at_offsets(name: &str, body: &[Tok], scalars: &[String]) -> bool {
         writes += 1;
     }
     writes > 0
+}
+
+/// The positions of `toks` outside square brackets: an offset inside an index of another
+/// array (`v = data[gid + offset]`, `bins[remap[i]]`) offsets that read, not this index.
+fn outside_brackets(toks: &[Tok]) -> impl Iterator<Item = usize> + '_ {
+    let mut depth = 0usize;
+    (0..toks.len()).filter(move |&k| {
+        if is_punct(toks.get(k), "[") {
+            depth += 1;
+        } else if is_punct(toks.get(k), "]") {
+            depth = depth.saturating_sub(1);
+        }
+        depth == 0
+    })
 }
 
 /// Whether the body reads or writes through pointer `name`.
@@ -560,6 +580,16 @@ mod tests {
              kernel void mixed(global float* z, uint offset) {\n\
                  z[get_global_id(0) + offset] = 1.0f;\n\
                  z[0] = 2.0f;\n\
+             }\n\
+             kernel void bins(global const uchar* px, global uint* bins, uint base) {\n\
+                 atomic_inc(&bins[base + px[get_global_id(0)]]);\n\
+             }\n\
+             kernel void all_bins(global const uchar* px, global uint* bins) {\n\
+                 atomic_inc(&bins[px[get_global_id(0)]]);\n\
+             }\n\
+             kernel void loaded(global const uint* data, global uint* bins, uint offset) {\n\
+                 uint v = data[get_global_id(0) + offset];\n\
+                 atomic_inc(&bins[v & 255]);\n\
              }\n",
         );
         let region = |k: usize, p: usize| sigs[k].params[p].region;
@@ -572,6 +602,12 @@ mod tests {
         );
         assert!(!region(3, 0), "out[gid * n + ..]: n is a stride");
         assert!(!region(4, 0), "z[0] is written whatever the offset");
+        assert!(region(5, 1), "atomic_inc(&bins[base + ..])");
+        assert!(!region(6, 1), "atomic_inc(&bins[..]) with no offset");
+        assert!(
+            !region(7, 1),
+            "bins[v & 255] of a value read at an offset is not offset"
+        );
     }
 
     const SRC: &str = r#"
