@@ -368,8 +368,15 @@ fn written_at_offsets(name: &str, body: &[Tok], scalars: &[String]) -> bool {
             && !scales(next)
             && (adds(prev) || adds(next))
     };
+    // An expression that adds one, itself or through a local that does, outside the
+    // indices of other arrays.
+    let offsets = |toks: &[Tok], derived: &HashSet<&str>| {
+        outside_brackets(toks).any(|k| {
+            summand(toks, k) || matches!(&toks[k], Tok::Ident(s) if derived.contains(s.as_str()))
+        })
+    };
     let mut derived: HashSet<&str> = HashSet::new();
-    // Locals assigned from an expression that adds one (`const size_t i = gid + offset;`).
+    // Locals assigned from such an expression (`const size_t i = gid + offset;`).
     for _ in 0..3 {
         for (i, t) in body.iter().enumerate() {
             let (Tok::Ident(x), true) = (t, is_punct(body.get(i + 1), "=")) else {
@@ -378,12 +385,7 @@ fn written_at_offsets(name: &str, body: &[Tok], scalars: &[String]) -> bool {
             let end = (i + 2..body.len())
                 .find(|&j| is_punct(body.get(j), ";"))
                 .unwrap_or(body.len());
-            let init = &body[i + 2..end];
-            let offsets = outside_brackets(init).any(|k| {
-                summand(init, k)
-                    || matches!(&init[k], Tok::Ident(s) if derived.contains(s.as_str()))
-            });
-            if offsets {
+            if offsets(&body[i + 2..end], &derived) {
                 derived.insert(x.as_str());
             }
         }
@@ -405,11 +407,7 @@ fn written_at_offsets(name: &str, body: &[Tok], scalars: &[String]) -> bool {
         if !written {
             continue;
         }
-        let index = &body[i + 2..close.saturating_sub(1).max(i + 2)];
-        let offset = outside_brackets(index).any(|k| {
-            summand(index, k) || matches!(&index[k], Tok::Ident(s) if derived.contains(s.as_str()))
-        });
-        if !offset {
+        if !offsets(&body[i + 2..close.saturating_sub(1).max(i + 2)], &derived) {
             return false;
         }
         writes += 1;

@@ -265,19 +265,17 @@ fn read_toml(path: &Path) -> Option<toml::Table> {
 /// Whether a manifest's package is an OpenCL binding or depends on one (`[dependencies]`,
 /// dev-, build- and target-specific ones, under its own name or renamed with `package`).
 fn names_binding(t: &toml::Table) -> bool {
-    let binding =
-        |name: &str| crate::prefilter::BINDING_CRATES.contains(&name.replace('-', "_").as_str());
     let tables = |t: &toml::Table| {
         ["dependencies", "dev-dependencies", "build-dependencies"]
             .into_iter()
             .filter_map(|k| t.get(k).and_then(|d| d.as_table()))
             .flat_map(|d| d.iter())
             .any(|(name, spec)| {
-                binding(name)
+                is_binding_name(name)
                     || spec
                         .get("package")
                         .and_then(|p| p.as_str())
-                        .is_some_and(binding)
+                        .is_some_and(is_binding_name)
             })
     };
     is_binding_package(t)
@@ -314,7 +312,13 @@ fn is_binding_package(t: &toml::Table) -> bool {
             || strings("categories")
                 .iter()
                 .any(|c| c == "api-bindings" || c == "external-ffi-bindings"));
-    crate::prefilter::BINDING_CRATES.contains(&name.replace('-', "_").as_str()) || says_so
+    is_binding_name(name) || says_so
+}
+
+/// Whether a package name is one of the bindings the checker reads (`ocl-core` or
+/// `ocl_core`).
+fn is_binding_name(name: &str) -> bool {
+    crate::prefilter::BINDING_CRATES.contains(&name.replace('-', "_").as_str())
 }
 
 /// Whether `dir` is a package root: whether it declares a `[lib]`, its manifest's

@@ -4,6 +4,7 @@
 
 use super::env::Places;
 use super::facts::conflict;
+use super::forget::forget_uses;
 use super::values::{flatten_buffers, remove_parts};
 use super::*;
 
@@ -598,9 +599,7 @@ impl<'f> Analyzer<'f> {
         if untracked {
             for (b, mode, info) in &r.uses {
                 self.follow_host_move(st, i, *b, info);
-                let init = st.init.remove(b);
-                self.forget_buffer(st, *b);
-                st.init.extend(init.map(|init| (*b, init)));
+                forget_uses(st, *b);
                 self.record_init(st, i, *b, *mode, info);
             }
             r.uses.clear();

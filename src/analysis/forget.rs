@@ -127,10 +127,7 @@ impl<'f> Analyzer<'f> {
 
     pub(super) fn forget_buffer(&mut self, st: &mut State, b: ObjId) {
         st.init.remove(&b);
-        st.pending_host.remove(&b);
-        st.pending_src.remove(&b);
-        st.accesses.remove(&b);
-        st.residency.remove(&b);
+        forget_uses(st, b);
     }
 
     /// A command touched buffers the analysis cannot name: forgets what every buffer holds
@@ -274,4 +271,13 @@ impl<'f> Analyzer<'f> {
             _ => self.hand_on(st, a),
         }
     }
+}
+
+/// Forgets how a buffer was used and where it is, not what it holds: the migrations that
+/// wait for its next use, its accesses, its residency.
+pub(super) fn forget_uses(st: &mut State, b: ObjId) {
+    st.pending_host.remove(&b);
+    st.pending_src.remove(&b);
+    st.accesses.remove(&b);
+    st.residency.remove(&b);
 }

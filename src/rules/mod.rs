@@ -148,33 +148,32 @@ pub fn run(facts: &[Fact], spelling: Spelling) -> Vec<Finding> {
 /// alone (`kernel_[0]`), as it is within its class; not where two temporaries would then
 /// read alike (`%8.queue` and `%10.queue`).
 fn without_temporaries(mut f: Finding) -> Finding {
-    let texts = || {
-        [&f.message, &f.primary.message]
-            .into_iter()
-            .chain(f.secondary.iter().map(|l| &l.message))
-            .chain(f.help.iter())
-            .chain(f.note.iter())
-    };
-    let mut temps: Vec<&str> = texts().flat_map(|t| temporaries(t)).collect();
+    let mut temps: Vec<String> = (texts(&mut f))
+        .flat_map(|t| {
+            temporaries(t)
+                .into_iter()
+                .map(str::to_string)
+                .collect::<Vec<_>>()
+        })
+        .collect();
     temps.sort_unstable();
     temps.dedup();
-    let [temp] = temps.as_slice() else {
-        return f;
-    };
-    let prefix = format!("{temp}.");
-    let clean = |s: &mut String| *s = s.replace(&prefix, "");
-    clean(&mut f.message);
-    clean(&mut f.primary.message);
-    for l in &mut f.secondary {
-        clean(&mut l.message);
-    }
-    if let Some(h) = &mut f.help {
-        clean(h);
-    }
-    if let Some(n) = &mut f.note {
-        clean(n);
+    if let [temp] = temps.as_slice() {
+        let prefix = format!("{temp}.");
+        for t in texts(&mut f) {
+            *t = t.replace(&prefix, "");
+        }
     }
     f
+}
+
+/// The texts of a finding a user reads: its message, labels, help and note.
+fn texts(f: &mut Finding) -> impl Iterator<Item = &mut String> {
+    [&mut f.message, &mut f.primary.message]
+        .into_iter()
+        .chain(f.secondary.iter_mut().map(|l| &mut l.message))
+        .chain(f.help.iter_mut())
+        .chain(f.note.iter_mut())
 }
 
 /// The temporaries (`%11`) whose fields a text names (`%11.kernel_`).

@@ -806,11 +806,7 @@ impl FileCx {
 
     /// The name a function definition is known by: `f`, `Class::method`.
     fn function_name(&self, def: Node<'_>, class: Option<&str>) -> Option<String> {
-        let mut d = def.child_by_field_name("declarator")?;
-        while d.kind() != "function_declarator" {
-            d = d.child_by_field_name("declarator")?;
-        }
-        let name = d.child_by_field_name("declarator")?;
+        let name = function_declarator(def)?.child_by_field_name("declarator")?;
         // `void CL_CALLBACK done(..)`: C++ takes the calling-convention macro into the
         // declarator's name.
         let name = match self.txt(name).rsplit_once(char::is_whitespace) {
@@ -831,12 +827,8 @@ impl FileCx {
     /// The positions of the parameters a function's body indexes (`ev[1]` of `cl_event *ev`),
     /// and of those it stores an OpenCL call's status through (`*err = clEnqueue..(..)`).
     fn param_uses(&self, def: Node<'_>) -> ParamUses {
-        let mut d = def.child_by_field_name("declarator");
-        while let Some(x) = d.filter(|x| x.kind() != "function_declarator") {
-            d = x.child_by_field_name("declarator");
-        }
         let (Some(params), Some(body)) = (
-            d.and_then(|d| d.child_by_field_name("parameters")),
+            function_declarator(def).and_then(|d| d.child_by_field_name("parameters")),
             def.child_by_field_name("body"),
         ) else {
             return ParamUses::default();
@@ -4641,24 +4633,14 @@ impl Lowerer<'_> {
             return Some(Value::Scalar);
         }
         let &(_, _, h, f, a) = STARTS.iter().find(|s| s.0 == name && s.1 == args.len())?;
-        let routine = strip(args[f]);
-        let callee = self.txt(routine).trim_start_matches('&').trim().to_string();
         let Value::Place(handle) = self.expr(args[h]) else {
             return None;
         };
-        if routine.kind() != "identifier" || !self.cx.defined.contains(&callee) {
-            return None;
-        }
+        let callee = self.program_function(args[f])?;
         let arg = self.expr(args[a]);
-        let dst = Place::var(self.new_temp(TypeHint::Unknown));
+        let call = self.call_stmt(callee, vec![arg], span);
         self.out.push(Stmt::Spawn {
-            body: vec![Stmt::Call {
-                callee,
-                recv: None,
-                args: vec![arg],
-                dst,
-                span,
-            }],
+            body: vec![call],
             value: Value::Unknown,
             handle,
             span,
@@ -4670,33 +4652,46 @@ impl Lowerer<'_> {
     /// host data, even where the struct's value is not known.
     pub(super) fn host_field(&self, p: &Place) -> Option<Value> {
         // `solidHost_[d]` of a member `std::array<std::vector<cl_uchar>, 2> solidHost_`.
-        if let [Proj::Field(f), Proj::Index(_) | Proj::AnyIndex | Proj::Var(_) | Proj::At(_) | Proj::Last] =
-            p.proj.as_slice()
-        {
-            let elem = (self.vars[p.var].name == "this")
-                .then(|| self.member_type(f))
-                .flatten()
-                .and_then(|ty| container_elem(&self.cx.real_type(ty)).map(str::to_string));
-            return match elem.map(|e| declared_hint(&self.cx.real_type(&e), None, 0)) {
-                Some(TypeHint::Host(kind)) => Some(Value::Host {
-                    kind,
-                    base: Some(p.clone()),
-                }),
-                _ => None,
-            };
-        }
-        let Some(Proj::Field(f)) = p.proj.last() else {
-            return None;
+        let declared = match p.proj.as_slice() {
+            [Proj::Field(f), Proj::Index(_) | Proj::AnyIndex | Proj::Var(_) | Proj::At(_) | Proj::Last] => {
+                (self.vars[p.var].name == "this")
+                    .then(|| self.member_type(f))
+                    .flatten()
+                    .and_then(|ty| container_elem(&self.cx.real_type(ty)).map(str::to_string))
+                    .map(|e| declared_hint(&self.cx.real_type(&e), None, 0))
+            }
+            [.., Proj::Field(f)] => (self.vars[p.var].fields.iter())
+                .find(|(n, _)| n == f)
+                .map(|(_, h)| *h),
+            _ => None,
         };
-        let declared = (self.vars[p.var].fields.iter())
-            .find(|(n, _)| n == f)
-            .map(|(_, h)| *h);
         match declared {
             Some(TypeHint::Host(kind)) => Some(Value::Host {
                 kind,
                 base: Some(p.clone()),
             }),
             _ => None,
+        }
+    }
+
+    /// The function of the program an expression names (`worker` given to `pthread_create`
+    /// or `std::thread`).
+    fn program_function(&self, n: Node<'_>) -> Option<String> {
+        let n = strip(n);
+        let name = self.txt(n).to_string();
+        (n.kind() == "identifier" && self.cx.defined.contains(&name)).then_some(name)
+    }
+
+    /// A call of `callee` with `args`, its value in a new temporary: the body of a thread
+    /// that runs it.
+    fn call_stmt(&mut self, callee: String, args: Vec<Value>, span: Span) -> Stmt {
+        let dst = Place::var(self.new_temp(TypeHint::Unknown));
+        Stmt::Call {
+            callee,
+            recv: None,
+            args,
+            dst,
+            span,
         }
     }
 
@@ -4752,19 +4747,9 @@ impl Lowerer<'_> {
                 vec![self.lambda_run(name, params, body, rest, span).0]
             }
             None => {
-                let callee = self.txt(f).trim_start_matches('&').trim().to_string();
-                if f.kind() != "identifier" || !self.cx.defined.contains(&callee) {
-                    return None;
-                }
+                let callee = self.program_function(f)?;
                 let args = rest.iter().map(|a| self.expr(*a)).collect();
-                let dst = Place::var(self.new_temp(TypeHint::Unknown));
-                vec![Stmt::Call {
-                    callee,
-                    recv: None,
-                    args,
-                    dst,
-                    span,
-                }]
+                vec![self.call_stmt(callee, args, span)]
             }
         };
         let handle = Place::var(self.new_temp(TypeHint::Unknown));
@@ -5291,14 +5276,20 @@ fn is_thread(segs: &[String]) -> bool {
     matches!(segs, [t] if t == "thread") || matches!(segs, [s, t] if s == "std" && t == "thread")
 }
 
+/// The `function_declarator` of a function definition, under its pointer and reference
+/// declarators (`cl_event *make(..)`).
+fn function_declarator(def: Node<'_>) -> Option<Node<'_>> {
+    let mut d = def.child_by_field_name("declarator")?;
+    while d.kind() != "function_declarator" {
+        d = d.child_by_field_name("declarator")?;
+    }
+    Some(d)
+}
+
 /// The number of named parameters of a function definition that takes variable arguments
 /// (`void log(const char *fmt, ...)`); `None` for one that does not.
 fn named_params_of_variadic(def: Node<'_>) -> Option<usize> {
-    let mut d = def.child_by_field_name("declarator");
-    while let Some(x) = d.filter(|x| x.kind() != "function_declarator") {
-        d = x.child_by_field_name("declarator");
-    }
-    let params = named(d?.child_by_field_name("parameters")?);
+    let params = named(function_declarator(def)?.child_by_field_name("parameters")?);
     params
         .iter()
         .any(|p| p.kind() == "variadic_parameter")
