@@ -175,3 +175,13 @@ unsafe fn helper_slots(ctx: cl_context) {
         slots[s] = slot_buffer(ctx, 64);
     }
 }
+
+unsafe fn typed_queue_array(context: cl_context, devices: &[cl_device_id]) {
+    let mut err: cl_int = 0;
+    let mut queues: [cl_command_queue; 2] = [ptr::null_mut(); 2];
+    let mut kernels = vec![ptr::null_mut(); 2];
+    for d in 0..2 {
+        queues[d] = clCreateCommandQueue(context, devices[d], 0, &mut err);
+        kernels[d] = clCreateKernel(ptr::null_mut(), c"step".as_ptr(), &mut err);
+    }
+}

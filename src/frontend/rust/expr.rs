@@ -364,8 +364,11 @@ impl Lowerer<'_, '_> {
             return false;
         };
         let local = (p.path.get_ident()).and_then(|i| self.lookup(&i.to_string()));
-        let handle =
-            matches!(v, Value::Place(h) if h.proj.is_empty() && self.vars[h.var].hint.is_handle());
+        let handle = match v {
+            Value::Place(h) => h.proj.is_empty() && self.vars[h.var].hint.is_handle(),
+            Value::New(_) => true,
+            _ => false,
+        };
         handle && local.is_some_and(|l| self.vars[l].hint == TypeHint::Unknown)
     }
 

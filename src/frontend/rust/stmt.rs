@@ -9,7 +9,7 @@ use super::apply::OUT_OF_ORDER;
 use super::syntax::{
     int_lit, member_name, mentions_any, pat_idents, pat_type, strip, strip_pat_type,
 };
-use super::types::{first_type_arg, type_bytes, unwrapped};
+use super::types::{first_type_arg, member_hint, type_bytes, unwrapped};
 use super::{floats, spans, Lowerer};
 use crate::ir::*;
 
@@ -467,10 +467,16 @@ impl Lowerer<'_, '_> {
         if idents.len() != 1 || !idents[0].1 {
             self.forget(vec![value.clone()], span);
         }
+        // `let mut queues: [cl_command_queue; 2] = [ptr::null_mut(); 2];`: a list of
+        // handles by its type, whose members are stored one by one.
+        let members = pat_type(pat).map_or(TypeHint::Unknown, member_hint);
         for (name, whole) in idents {
             let v = self.bind(&name, hint);
             if whole {
                 self.note_member_struct(v, &value);
+                if members != TypeHint::Unknown {
+                    self.vars[v].fields.push((members_of(""), members));
+                }
             }
             let value = if whole { value.clone() } else { Value::Unknown };
             self.out.push(Stmt::Assign {
