@@ -274,3 +274,15 @@ void logged(cl_command_queue q)
         note("pass %d %p\n", i, &count);
     clFinish(q);
 }
+
+/* A table of structs holding handles, initialized by position or by designator: each
+ * member is a struct with those fields. `{0}` and structs of no handles stay as they were. */
+struct stage_entry { const char *name; cl_command_queue queue; cl_kernel kernel; };
+struct dims { int w; int h; };
+void stage_table(cl_command_queue q)
+{
+    struct stage_entry stages[2] = { { "blur" }, { "sharpen", q } };
+    struct stage_entry one = { .queue = q, .name = "gain" };
+    struct stage_entry zeroed = {0};
+    struct dims d = { 640, 480 };
+}

@@ -2853,6 +2853,17 @@ impl Lowerer<'_> {
                 {
                     self.construct(&ty, init, span)
                 }
+                // `struct stage stages[3] = { { "blur", NULL }, .. }` of a struct of the file:
+                // its members are structs with those fields.
+                (Some(init), None)
+                    if init.kind() == "initializer_list"
+                        && shape.pointers == 0
+                        && (shape.array.is_none() || shape.dims == 1)
+                        && self.struct_fields(&ty).is_some() =>
+                {
+                    self.struct_init(&ty, init, shape.array.is_some())
+                        .unwrap_or_else(|| self.expr(init))
+                }
                 (Some(init), None) => {
                     text = self.str_value(init);
                     self.expr(init)
@@ -3238,6 +3249,67 @@ impl Lowerer<'_> {
                 .and_then(|ty| vector_elem(&self.cx.real_type(ty)).map(str::to_string)),
             _ => None,
         }
+    }
+
+    /// The fields of a struct of the file that holds OpenCL handles, in declaration order.
+    fn struct_fields(&self, ty: &str) -> Option<Vec<String>> {
+        let fields = (self.cx.structs).get(last_name(&self.cx.real_type(ty)))?;
+        if !fields.iter().any(|(_, h)| h.is_handle()) {
+            return None;
+        }
+        Some(
+            (fields.iter())
+                .filter(|(f, _)| !f.ends_with("[]"))
+                .map(|(f, _)| f.clone())
+                .collect(),
+        )
+    }
+
+    /// The value of `{ "blur", 1.0f, NULL }` or `{ .queue = q }` initializing a struct of
+    /// the file (a list of them where `list`): the fields it names, by position or by
+    /// designator. `None` where it is not one the lowering can read field by field (more
+    /// values than fields, positions after designators, nested designators).
+    fn struct_init<'t>(&mut self, ty: &str, init: Node<'t>, list: bool) -> Option<Value> {
+        let fields = self.struct_fields(ty)?;
+        let pairs = |n: Node<'t>| -> Option<Vec<(String, Node<'t>)>> {
+            let items: Vec<Node<'t>> = (named(n).into_iter())
+                .filter(|c| c.kind() != "comment")
+                .collect();
+            let designated = items.iter().any(|c| c.kind() == "initializer_pair");
+            // `= {0}`: every field zero, whatever its type; not read field by field.
+            let zero = matches!(items.as_slice(), [c] if self.txt(*c) == "0");
+            if (items.len() > fields.len() || items.is_empty() || zero) && !designated {
+                return None;
+            }
+            (items.into_iter().enumerate())
+                .map(|(k, c)| match (designated, c.kind()) {
+                    (false, _) => Some((fields[k].clone(), c)),
+                    (true, "initializer_pair") => {
+                        let d = c.child_by_field_name("designator")?;
+                        let name = (d.kind() == "field_designator")
+                            .then(|| self.txt(d).trim_start_matches('.').trim().to_string())?;
+                        Some((name, c.child_by_field_name("value")?))
+                    }
+                    (true, _) => None,
+                })
+                .collect()
+        };
+        let members: Vec<Vec<(String, Node<'t>)>> = if list {
+            (named(init).into_iter())
+                .filter(|c| c.kind() != "comment")
+                .map(|c| (c.kind() == "initializer_list").then(|| pairs(c)).flatten())
+                .collect::<Option<_>>()?
+        } else {
+            vec![pairs(init)?]
+        };
+        let mut values: Vec<Value> = (members.into_iter())
+            .map(|m| Value::Struct(m.into_iter().map(|(f, x)| (f, self.expr(x))).collect()))
+            .collect();
+        Some(if list {
+            Value::List(values)
+        } else {
+            values.pop()?
+        })
     }
 
     /// An element pushed into `list`: `{d, cl::CommandQueue(ctx, d), kernel}` of a
