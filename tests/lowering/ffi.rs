@@ -185,3 +185,15 @@ unsafe fn typed_queue_array(context: cl_context, devices: &[cl_device_id]) {
         kernels[d] = clCreateKernel(ptr::null_mut(), c"step".as_ptr(), &mut err);
     }
 }
+
+unsafe fn tested_in_if(q: cl_command_queue, k: cl_kernel, n: usize) -> cl_int {
+    let mut done: [cl_event; 4] = [ptr::null_mut(); 4];
+    let gws = [64usize];
+    if clEnqueueNDRangeKernel(q, k, 1, ptr::null(), gws.as_ptr(), ptr::null(), 0, ptr::null(), &mut done[0]) != CL_SUCCESS {
+        return -1;
+    }
+    for ev in &done[..n] {
+        clReleaseEvent(*ev);
+    }
+    0
+}

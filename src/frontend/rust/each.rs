@@ -403,6 +403,20 @@ impl Lowerer<'_, '_> {
                         sources.push(EachSource::MembersFrom(v, from));
                         return Shape::Member(sources.len() - 1);
                     }
+                    // `&evs[..launched]` of a list of events, up to a count not known (those
+                    // made so far): each event it may hold, as releasing or waiting on a
+                    // prefix is done for the events made.
+                    if r.start.as_deref().is_none_or(|x| int_lit(x) == Some(0))
+                        && r.end.as_deref().is_some_and(|x| int_lit(x).is_none())
+                        && self.holds_events(&ix.expr)
+                    {
+                        for x in r.end.iter() {
+                            self.expr(x);
+                        }
+                        let v = self.expr(&ix.expr);
+                        sources.push(EachSource::Members(v));
+                        return Shape::Member(sources.len() - 1);
+                    }
                 }
             }
             // `0..n`, `0..list.len()`, `1..list.len()`: the indices up to a count, or those

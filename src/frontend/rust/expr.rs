@@ -372,6 +372,16 @@ impl Lowerer<'_, '_> {
         handle && local.is_some_and(|l| self.vars[l].hint == TypeHint::Unknown)
     }
 
+    /// Whether `e` names a local list of events by its type (`[cl_event; MAX_DEV]`).
+    pub(super) fn holds_events(&self, e: &Expr) -> bool {
+        let Expr::Path(p) = strip(e) else {
+            return false;
+        };
+        (p.path.get_ident())
+            .and_then(|i| self.lookup(&i.to_string()))
+            .is_some_and(|v| self.vars[v].hint == TypeHint::EventList)
+    }
+
     /// Whether `e` names a variable, or a field of one, that is a collection of OpenCL
     /// handles by its type (`out: [cl_event; 2]`, `queues: &[CommandQueue]`, `self.done`).
     pub(super) fn holds_handles(&self, e: &Expr) -> bool {
@@ -787,18 +797,20 @@ impl Lowerer<'_, '_> {
                         value: v,
                         some: null_then,
                     }));
+                // A condition with effects (`if launch(q, k, &mut ev) != 0 { .. }`) runs
+                // before either arm; the events of the calls it tests for failure exist only
+                // on the arm where they succeeded.
+                let tested = match (&*i.cond, &null_test) {
+                    (Expr::Let(_), _) | (_, Some(_)) => None,
+                    _ => Some(self.tested_calls(&i.cond)),
+                };
                 self.scopes.push(HashMap::new());
                 let saved = std::mem::take(&mut self.out);
-                match (&*i.cond, scrutinee) {
-                    (Expr::Let(l), Some(v)) => {
-                        self.assume_option(&l.pat, &v);
-                        self.assume_failed(&l.pat, &v);
-                        let span = self.span(spans::pat(&l.pat));
-                        self.let_pattern(&l.pat, v, span);
-                    }
-                    // `x.is_null()` only reads the handle.
-                    _ if null_test.is_some() => {}
-                    _ => self.cond(&i.cond),
+                if let (Expr::Let(l), Some(v)) = (&*i.cond, scrutinee) {
+                    self.assume_option(&l.pat, &v);
+                    self.assume_failed(&l.pat, &v);
+                    let span = self.span(spans::pat(&l.pat));
+                    self.let_pattern(&l.pat, v, span);
                 }
                 if let Some((v, null_then)) = null_test {
                     self.out.push(Stmt::Assume {
@@ -826,7 +838,11 @@ impl Lowerer<'_, '_> {
                 let mut arms = vec![then_arm, else_arm];
                 // `if status != CL_SUCCESS { return .. }`: on the arm that leaves, the calls
                 // behind `status` failed and made no events.
-                if let Some((events, failed_then)) = self.failed_calls(&i.cond) {
+                let failed = (self.failed_calls(&i.cond)).or_else(|| {
+                    let (events, failed_then) = tested?;
+                    (!events.is_empty()).then_some((events, failed_then?))
+                });
+                if let Some((events, failed_then)) = failed {
                     let arm = &mut arms[usize::from(!failed_then)];
                     if leaves(arm) {
                         for e in events.into_iter().rev() {

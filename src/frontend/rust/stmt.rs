@@ -572,25 +572,39 @@ impl Lowerer<'_, '_> {
     /// The events of the calls a condition finds failed (`status != CL_SUCCESS`), and whether
     /// that is where the condition holds (else where it does not: `status == CL_SUCCESS`).
     pub(super) fn failed_calls(&self, cond: &Expr) -> Option<(Vec<Place>, bool)> {
-        let Expr::Binary(b) = strip(cond) else {
+        let (Expr::Path(status), failed_then) = status_test(cond)? else {
             return None;
-        };
-        let failed_then = match b.op {
-            syn::BinOp::Ne(_) => true,
-            syn::BinOp::Eq(_) => false,
-            _ => return None,
-        };
-        let success = |e: &Expr| {
-            int_lit(e) == Some(0)
-                || matches!(strip(e), Expr::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "CL_SUCCESS"))
-        };
-        let status = match (strip(&b.left), strip(&b.right)) {
-            (Expr::Path(p), r) if success(r) => p,
-            (l, Expr::Path(p)) if success(l) => p,
-            _ => return None,
         };
         let v = self.lookup(&status.path.get_ident()?.to_string())?;
         Some((self.statuses.get(&v)?.clone(), failed_then))
+    }
+
+    /// Lowers a condition in place: the raw events its calls make (out-parameters of the
+    /// API's commands, and events given by `&mut` to the program's functions), and, where
+    /// it compares a call's status with success (`launch(..) != CL_SUCCESS`), whether it
+    /// holds where the call failed.
+    pub(super) fn tested_calls(&mut self, cond: &Expr) -> (Vec<Place>, Option<bool>) {
+        self.event_outs.clear();
+        let from = self.out.len();
+        self.cond(cond);
+        let mut events = std::mem::take(&mut self.event_outs);
+        for s in &self.out[from..] {
+            if let Stmt::Call { args, .. } = s {
+                for a in args {
+                    let Value::Place(p) = a else { continue };
+                    let hint = self.vars[p.var].hint;
+                    if (hint == TypeHint::Event && p.proj.is_empty())
+                        || (hint == TypeHint::EventList && !p.proj.is_empty())
+                    {
+                        events.push(p.clone());
+                    }
+                }
+            }
+        }
+        let failed_then = status_test(cond)
+            .filter(|(e, _)| matches!(e, Expr::Call(_) | Expr::MethodCall(_)))
+            .map(|(_, f)| f);
+        (events, failed_then)
     }
 
     /// An `if`/`while` condition: `let` bindings are visible in the following block.
@@ -659,4 +673,26 @@ pub(super) fn option_pattern(pat: &Pat) -> Option<bool> {
 /// Whether an expression is a `collect()` (through `?`, `unwrap` and `expect`).
 fn ends_in_collect(e: &Expr) -> bool {
     matches!(unwrapped(e), Expr::MethodCall(m) if m.method == "collect")
+}
+
+/// `x != CL_SUCCESS` (or `!= 0`), `x == CL_SUCCESS`: the status tested, and whether the
+/// condition holds where it is a failure.
+fn status_test(cond: &Expr) -> Option<(&Expr, bool)> {
+    let Expr::Binary(b) = strip(cond) else {
+        return None;
+    };
+    let failed_then = match b.op {
+        syn::BinOp::Ne(_) => true,
+        syn::BinOp::Eq(_) => false,
+        _ => return None,
+    };
+    let success = |e: &Expr| {
+        int_lit(e) == Some(0)
+            || matches!(strip(e), Expr::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "CL_SUCCESS"))
+    };
+    match (strip(&b.left), strip(&b.right)) {
+        (l, r) if success(r) => Some((l, failed_then)),
+        (l, r) if success(l) => Some((r, failed_then)),
+        _ => None,
+    }
 }
