@@ -991,9 +991,13 @@ impl<'f> Analyzer<'f> {
             }
             Stmt::Failed { value, commands } => {
                 st.failed = true;
-                let mut failed: Vec<usize> = match self.eval(&mut st, value, None, "result") {
+                let events = |v: &AVal| match v {
                     AVal::Events(evs) => evs.iter().copied().collect(),
                     _ => Vec::new(),
+                };
+                let mut failed: Vec<usize> = match self.eval(&mut st, value, None, "result") {
+                    AVal::List(items) => items.iter().flat_map(events).collect(),
+                    v => events(&v),
                 };
                 // A command named by id: its latest instance, the one the test is on.
                 failed.extend(commands.iter().filter_map(|c| self.latest.get(c)));

@@ -286,3 +286,18 @@ void stage_table(cl_command_queue q)
     struct stage_entry zeroed = {0};
     struct dims d = { 640, 480 };
 }
+
+/* A status kept in a struct's field, of a function of the program given an event to write:
+ * on the arm that leaves the loop after a failure, the event was not made. */
+static cl_int enqueue_one(cl_command_queue q, cl_kernel k, cl_event *done);
+struct worker_state { cl_int status; };
+void status_field_break(struct worker_state *w, cl_command_queue q, cl_kernel k, int n)
+{
+    for (int i = 0; i < n; i++) {
+        cl_event ev = NULL;
+        w->status = enqueue_one(q, k, &ev);
+        if (w->status != CL_SUCCESS)
+            break;
+        clReleaseEvent(ev);
+    }
+}

@@ -2500,16 +2500,19 @@ impl Lowerer<'_> {
             match error_exit_at_return(arm) {
                 true => {}
                 // The program goes on where the commands failed (an error it
-                // provoked on purpose, a fallback): they did nothing.
-                false if goes_on && !checked.commands.is_empty() => arm.insert(
-                    0,
-                    Stmt::Failed {
-                        value: Value::List(
-                            checked.events.iter().cloned().map(Value::Place).collect(),
-                        ),
-                        commands: checked.commands.clone(),
-                    },
-                ),
+                // provoked on purpose, a fallback, a `break` out of a worker's loop): they
+                // did nothing, and made no events.
+                false if goes_on && !(checked.commands.is_empty() && checked.events.is_empty()) => {
+                    arm.insert(
+                        0,
+                        Stmt::Failed {
+                            value: Value::List(
+                                checked.events.iter().cloned().map(Value::Place).collect(),
+                            ),
+                            commands: checked.commands.clone(),
+                        },
+                    )
+                }
                 // An `if` of a run on one status that the function then returns: where an
                 // earlier call failed, it skips the rest of the run and returns that
                 // failure.
@@ -3946,7 +3949,7 @@ impl Lowerer<'_> {
             self.statuses.insert(err, made);
             return;
         }
-        if outs.commands.is_empty() {
+        if outs.commands.is_empty() && outs.events.is_empty() {
             self.statuses.remove(&status);
         } else {
             self.statuses.insert(status, outs);
@@ -4237,7 +4240,7 @@ impl Lowerer<'_> {
                     } else if left.kind() == "field_expression" {
                         let outs = std::mem::take(&mut self.outs);
                         let key = self.txt(left).to_string();
-                        match outs.commands.is_empty() {
+                        match outs.commands.is_empty() && outs.events.is_empty() {
                             true => self.field_statuses.remove(&key),
                             false => self.field_statuses.insert(key, outs),
                         };
@@ -4879,6 +4882,18 @@ impl Lowerer<'_> {
         args: Vec<Value>,
         span: Span,
     ) -> Value {
+        // `run_tile(q, k, &ev)`: the events it is given to write are what its status
+        // reports on (`if (run_tile(..) != CL_SUCCESS) break;` made none).
+        for a in &args {
+            if let Value::Place(p) = a {
+                let hint = self.vars[p.var].hint;
+                if (hint == TypeHint::Event && p.proj.is_empty())
+                    || (hint == TypeHint::EventList && p.proj.len() == 1 && p.is_definite())
+                {
+                    self.outs.events.push(p.clone());
+                }
+            }
+        }
         let t = self.new_temp(TypeHint::Unknown);
         self.out.push(Stmt::Call {
             callee,
