@@ -301,3 +301,15 @@ void status_field_break(struct worker_state *w, cl_command_queue q, cl_kernel k,
         clReleaseEvent(ev);
     }
 }
+
+/* Arguments set in one `if` chain of assignments: each call runs only where those before
+ * it succeeded, and the arm that returns the status leaves on an error. */
+cl_int chained_args(cl_command_queue q, cl_kernel k, cl_mem in, cl_mem out)
+{
+    size_t g = 64;
+    cl_int err;
+    if ((err = clSetKernelArg(k, 0, sizeof(cl_mem), &in)) ||
+        (err = clSetKernelArg(k, 1, sizeof(cl_mem), &out)))
+        return err;
+    return clEnqueueNDRangeKernel(q, k, 1, NULL, &g, NULL, 0, NULL, NULL);
+}

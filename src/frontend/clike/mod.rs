@@ -2444,25 +2444,8 @@ impl Lowerer<'_> {
     fn if_statement(&mut self, n: Node<'_>, cond: Option<Node<'_>>, rest: &[Node<'_>]) {
         let consequence = n.child_by_field_name("consequence");
         let alternative = n.child_by_field_name("alternative");
-        if let Some((or, left, right)) = cond.and_then(|c| self.short_circuit(c, n)) {
-            let cond_value = self.condition(left);
-            let decided = self.separate(|l| match (or, consequence) {
-                (true, Some(t)) => l.stmt(t),
-                (false, _) => l.if_statement(n, Some(right), &[]),
-                (true, None) => {}
-            });
-            let undecided = self.separate(|l| match or {
-                true => l.if_statement(n, Some(right), &[]),
-                false => l.else_arm(alternative),
-            });
-            let mut arms = [decided, undecided];
-            self.guard(&cond_value, &mut arms);
-            // `rc != CL_SUCCESS || ..`: where the left side says a call failed and the arm
-            // returns, the function leaves on an error, as for a whole condition.
-            if let Some(failed) = self.status_failed_arm(left) {
-                error_exit_at_return(&mut arms[failed]);
-            }
-            self.out.push(Stmt::Branch(arms.into()));
+        if let Some((or, ops)) = cond.and_then(|c| self.short_circuit(c, n)) {
+            self.short_circuit_if(n, or, &ops);
             return;
         }
         let cond_value = cond.map_or(Value::Unknown, |c| self.condition(c));
@@ -2545,7 +2528,41 @@ impl Lowerer<'_> {
     /// `a || b`, `a && b` as an `if`'s condition, where `b` calls something (`a` is lowered
     /// once, before the choice, calls and all: `(err = init(&c)) != CL_SUCCESS || ..`), and
     /// the arm lowered twice is short: whether it is `||`, and the two sides.
-    fn short_circuit<'t>(&self, c: Node<'t>, n: Node<'t>) -> Option<(bool, Node<'t>, Node<'t>)> {
+    /// An `if` whose condition is a run of one operator, `||` or `&&`, over `ops` (at least
+    /// two): the first decides, else the rest run as an `if` of their own. With `||` the
+    /// `then` arm is lowered on each path that takes it; with `&&` the `else` arm.
+    fn short_circuit_if(&mut self, n: Node<'_>, or: bool, ops: &[Node<'_>]) {
+        let (left, others) = (ops[0], &ops[1..]);
+        let consequence = n.child_by_field_name("consequence");
+        let alternative = n.child_by_field_name("alternative");
+        let cond_value = self.condition(left);
+        let rest = |l: &mut Self| match others {
+            [one] => l.if_statement(n, Some(*one), &[]),
+            _ => l.short_circuit_if(n, or, others),
+        };
+        let decided = self.separate(|l| match (or, consequence) {
+            (true, Some(t)) => l.stmt(t),
+            (false, _) => rest(l),
+            (true, None) => {}
+        });
+        let undecided = self.separate(|l| match or {
+            true => rest(l),
+            false => l.else_arm(alternative),
+        });
+        let mut arms = [decided, undecided];
+        self.guard(&cond_value, &mut arms);
+        // `rc != CL_SUCCESS || ..`: where the left side says a call failed and the arm
+        // returns, the function leaves on an error, as for a whole condition.
+        if let Some(failed) = self.status_failed_arm(left) {
+            error_exit_at_return(&mut arms[failed]);
+        }
+        self.out.push(Stmt::Branch(arms.into()));
+    }
+
+    /// A condition that is a run of `||` (or of `&&`) whose operands after the first make
+    /// calls: the operator, and the operands in order (`(err = a()) || (err = b()) || ..`
+    /// flattened), as many as the arm lowered once per operand allows.
+    fn short_circuit<'t>(&self, c: Node<'t>, n: Node<'t>) -> Option<(bool, Vec<Node<'t>>)> {
         let mut c = c;
         while matches!(c.kind(), "condition_clause" | "parenthesized_expression") {
             let [inner] = named(c)[..] else {
@@ -2561,10 +2578,27 @@ impl Lowerer<'_> {
             Some("&&") => false,
             _ => None?,
         };
-        let (left, right) = (
-            c.child_by_field_name("left")?,
-            c.child_by_field_name("right")?,
-        );
+        let op = |x: Node<'_>| {
+            (x.kind() == "binary_expression")
+                .then(|| x.child_by_field_name("operator"))
+                .flatten()
+                .map(|o| self.txt(o) == if or { "||" } else { "&&" })
+        };
+        // The operands, left to right, through parentheses of the same operator.
+        let mut ops = Vec::new();
+        let mut stack = vec![c];
+        while let Some(x) = stack.pop() {
+            let mut y = x;
+            while y.kind() == "parenthesized_expression" && named(y).len() == 1 {
+                y = named(y)[0];
+            }
+            if op(y) == Some(true) {
+                stack.push(y.child_by_field_name("right")?);
+                stack.push(y.child_by_field_name("left")?);
+            } else {
+                ops.push(x);
+            }
+        }
         let calls = |x: Node<'_>| {
             let mut cur = x.walk();
             let mut stack = vec![x];
@@ -2580,8 +2614,8 @@ impl Lowerer<'_> {
             true => n.child_by_field_name("consequence"),
             false => n.child_by_field_name("alternative"),
         };
-        let short = twice.is_none_or(|t| t.byte_range().len() <= MAX_LOWERED_TWICE);
-        (short && calls(right)).then_some((or, left, right))
+        let lowered = twice.map_or(0, |t| t.byte_range().len()) * (ops.len() - 1);
+        (lowered <= MAX_LOWERED_TWICE && ops[1..].iter().any(|x| calls(*x))).then_some((or, ops))
     }
 
     /// An `if`, `while` or `switch` condition (C++ allows a declaration in it); its value
@@ -4041,6 +4075,20 @@ impl Lowerer<'_> {
     /// `err == CL_SUCCESS`: 1) taken when it reports a failure.
     fn status_failed_arm(&self, c: Node<'_>) -> Option<usize> {
         let c = condition_expr(c)?;
+        // `(err = clSetKernelArg(..))`: the status is not zero where the call failed.
+        if c.kind() == "assignment_expression" {
+            let call = strip(c.child_by_field_name("right")?);
+            let callee = self.txt(
+                call.child_by_field_name("function")
+                    .filter(|_| call.kind() == "call_expression")?,
+            );
+            let status_api = callee.starts_with("cl")
+                && !callee.starts_with("clCreate")
+                && !callee.contains("Map")
+                && !callee.starts_with("clSVMAlloc")
+                && !callee.starts_with("clGetExtensionFunctionAddress");
+            return (status_api || self.cx.defined.contains(callee)).then_some(0);
+        }
         if c.kind() != "binary_expression" {
             return None;
         }
