@@ -380,6 +380,8 @@ struct Analyzer<'f> {
     param_origin: HashMap<Var, usize>,
     objs: Vec<Obj>,
     hosts: Vec<String>,
+    /// The frame each host data was made in (see [`Obj::made_in`]).
+    host_made_in: Vec<usize>,
     insts: Vec<Inst>,
     /// Per command (by id): its latest instance.
     latest: HashMap<usize, usize>,
@@ -523,6 +525,7 @@ pub fn analyze<'f>(func: &Function, index: &'f Index<'f>, kernels: &mut Kernels)
         param_origin: HashMap::new(),
         objs: Vec::new(),
         hosts: Vec::new(),
+        host_made_in: Vec::new(),
         insts: Vec::new(),
         latest: HashMap::new(),
         loops: Vec::new(),

@@ -7,11 +7,14 @@ use super::values::{part_of_value, refers_to, remove_parts};
 use super::*;
 
 impl<'f> Analyzer<'f> {
-    /// Names the host data within `v` that only a temporary names by `path`, the place
-    /// it is kept at, with the fields on the way (`pipe.taps_host`).
+    /// Names the host data within `v` that only a temporary or a helper that made it
+    /// names by `path`, the place it is kept at, with the fields on the way
+    /// (`pipe.taps_host`; `h_pos` of `let (h_pos, h_vel) = initial_state(n)`).
     fn name_temp_hosts(&mut self, v: &AVal, path: &mut String) {
         match v {
-            AVal::Host { id, .. } if self.hosts[*id].starts_with('%') => {
+            AVal::Host { id, .. }
+                if self.hosts[*id].starts_with('%') || self.host_made_in[*id] > self.frame() =>
+            {
                 self.hosts[*id] = path.clone();
             }
             AVal::Struct(fields) => {

@@ -168,6 +168,7 @@ impl<'f> Analyzer<'f> {
 
     pub(super) fn new_host(&mut self, name: String) -> HostId {
         self.hosts.push(name);
+        self.host_made_in.push(self.frame());
         self.hosts.len() - 1
     }
 
