@@ -321,7 +321,13 @@ impl<'f> Analyzer<'f> {
         for src in sources {
             walks.push(self.walk_of(&mut st, src).unwrap_or(Walk::Opaque));
         }
-        if walks.iter().all(|w| matches!(w, Walk::Opaque)) {
+        // A list the analysis lost (`ids` after `ids.truncate(nd)`) mapped into a new one
+        // (`ids.iter().map(|&d| make_queue(d)).collect()`): as many passes as a list from
+        // outside has, each member not known, each value one of the new list's.
+        if walks.iter().all(|w| matches!(w, Walk::Opaque))
+            && !(dst.is_some()
+                && sources.iter().all(|s| matches!(s, EachSource::Members(Value::Place(_)))))
+        {
             walks.clear();
         }
         let unknown_count = walks.iter().any(|w| !matches!(w, Walk::Known(..)));
