@@ -1043,7 +1043,15 @@ impl<'f> Analyzer<'f> {
                 st.residency.insert(b, (i, self.home(q)));
             }
         } else {
-            st.residency.insert(b, (i, self.home(q)));
+            // A part written here (a launch's rows at a by-value offset, a region) while
+            // another device may hold the rest: no one device holds the buffer.
+            let part = mode.writes() && info.offset.is_some() && !info.whole;
+            let here = self.home(q);
+            if !part || st.residency.get(&b).is_some_and(|&(_, at)| at == here) {
+                st.residency.insert(b, (i, here));
+            } else {
+                st.residency.remove(&b);
+            }
         }
 
         // A write of a sub-buffer changes bytes of its parent, and one of a parent bytes of

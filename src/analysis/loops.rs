@@ -326,7 +326,9 @@ impl<'f> Analyzer<'f> {
         // outside has, each member not known, each value one of the new list's.
         if walks.iter().all(|w| matches!(w, Walk::Opaque))
             && !(dst.is_some()
-                && sources.iter().all(|s| matches!(s, EachSource::Members(Value::Place(_)))))
+                && sources
+                    .iter()
+                    .all(|s| matches!(s, EachSource::Members(Value::Place(_)))))
         {
             walks.clear();
         }

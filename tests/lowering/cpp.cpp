@@ -281,3 +281,16 @@ public:
 private:
     std::array<std::vector<float>, 2> host_;
 };
+
+// A local struct moved into a vector is the vector's member.
+struct MovedPart { cl_command_queue q; cl_kernel k; };
+void moved_into_vector(cl_context ctx, cl_device_id dev, cl_program prog)
+{
+    std::vector<MovedPart> parts;
+    cl_int err;
+    MovedPart p;
+    p.q = clCreateCommandQueueWithProperties(ctx, dev, nullptr, &err);
+    p.k = clCreateKernel(prog, "step", &err);
+    parts.push_back(std::move(p));
+    clFinish(parts[0].q);
+}

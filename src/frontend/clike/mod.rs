@@ -4479,7 +4479,9 @@ impl Lowerer<'_> {
                     return Value::Scalar;
                 }
                 ("push_back" | "emplace_back", Value::Place(list)) if args.len() == 1 => {
-                    let item = self.aggregate(list, args[0]);
+                    // `slices.push_back(std::move(s))`: the local moved in is the member.
+                    let arg = self.moved_local(args[0]).unwrap_or(args[0]);
+                    let item = self.aggregate(list, arg);
                     // `parts.emplace_back(clCreateBuffer(..))` into a list of a wrapper.
                     let item = match self.wrapped.get(&list.var) {
                         Some(_) if list.proj.is_empty() && !matches!(item, Value::Struct(_)) => {
@@ -4803,6 +4805,20 @@ impl Lowerer<'_> {
         let n = strip(n);
         let name = self.txt(n).to_string();
         (n.kind() == "identifier" && self.cx.defined.contains(&name)).then_some(name)
+    }
+
+    /// `x` of `std::move(x)` for a local `x`.
+    fn moved_local<'t>(&self, n: Node<'t>) -> Option<Node<'t>> {
+        let n = strip(n);
+        if n.kind() != "call_expression"
+            || self.txt(n.child_by_field_name("function")?) != "std::move"
+        {
+            return None;
+        }
+        let [x] = named(n.child_by_field_name("arguments")?)[..] else {
+            return None;
+        };
+        (x.kind() == "identifier" && self.lookup(self.txt(x)).is_some()).then_some(x)
     }
 
     /// A call of `callee` with `args`, its value in a new temporary: the body of a thread
