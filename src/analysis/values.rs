@@ -893,6 +893,12 @@ impl<'f> Analyzer<'f> {
             Value::Str(t) => AVal::Str(t.clone()),
             Value::Len(list) => match self.eval(st, list, None, "list") {
                 AVal::List(items) => AVal::Int(items.len() as u64),
+                // A list from outside is walked as one of `ASSUMED_COUNT` members (each its
+                // own object, `stages[0]`, `stages[1]`); its length agrees, so
+                // `stages[n - 1]` and `(d + 1) % n` name those members.
+                AVal::External if matches!(&**list, Value::Place(_)) => {
+                    AVal::Int(super::loops::ASSUMED_COUNT)
+                }
                 _ => AVal::Scalar,
             },
             Value::Arith { op, lhs, rhs } => {
