@@ -604,8 +604,9 @@ impl<'f> Analyzer<'f> {
             }
             r.uses.clear();
         }
-        for (b, _, _) in &r.uses {
-            self.touch_element(st, *b);
+        let named: Vec<ObjId> = r.uses.iter().map(|(b, _, _)| *b).collect();
+        for b in &named {
+            self.touch_element(st, *b, &named);
         }
         for (b, mode, info) in &r.uses {
             // The host writes a region mapped for writing between the map and the unmap, and
@@ -700,7 +701,7 @@ impl<'f> Analyzer<'f> {
 
     /// A command on an element at an index not known may be on any of its members, and one
     /// on a member on that element: what was known of the others no longer holds.
-    fn touch_element(&mut self, st: &mut State, b: ObjId) {
+    fn touch_element(&mut self, st: &mut State, b: ObjId, named: &[ObjId]) {
         if self.elements.is_empty() {
             return;
         }
@@ -711,7 +712,8 @@ impl<'f> Analyzer<'f> {
                 .map(|(e, _)| *e)
                 .collect(),
         };
-        for o in others {
+        // One the command names itself is checked, and its state updated, as itself.
+        for o in others.into_iter().filter(|o| !named.contains(o)) {
             self.forget_buffer(st, o);
         }
     }
