@@ -610,3 +610,69 @@ fn one_fix_at_a_time_makes_what_fix_makes() {
         assert_eq!(one, fix_in_memory(path, &text));
     }
 }
+
+/// CLM005's fix writes the destination queue in the form the migration's queue has: a
+/// receiver gets no `&`. Where the destination is written as the source is (`slab.queue`
+/// of another loop's member), the text names the source here, and no edit is offered.
+#[test]
+fn the_queue_fix_keeps_the_form_of_the_migrations_queue() {
+    let head = r#"
+use opencl3::command_queue::CommandQueue;
+use opencl3::kernel::{ExecuteKernel, Kernel};
+use opencl3::memory::{Buffer, ClMem};
+const SRC: &str = "__kernel void k(__global float *b) { b[get_global_id(0)] += 1.0f; }";
+"#;
+    let pair = format!(
+        "{head}{}",
+        r#"
+pub struct Pair { first: CommandQueue, second: CommandQueue }
+pub fn hand_over(pair: &Pair, k: &Kernel, b: &Buffer<f32>) -> opencl3::Result<()> {
+    let made = unsafe { ExecuteKernel::new(k).set_arg(b).set_global_work_size(64).enqueue_nd_range(&pair.first)? };
+    let moved = unsafe { pair.first.enqueue_migrate_mem_object(1, &b.get(), 0, &[made.get()])? };
+    unsafe { ExecuteKernel::new(k).set_arg(b).set_global_work_size(64).set_wait_event(&moved).enqueue_nd_range(&pair.second)? };
+    Ok(())
+}
+"#
+    );
+    let path = Path::new("pair.rs");
+    let report = clmigrate_lint::check_source(path, &pair, &Settings::default());
+    let (edits, refused) = fix::plan(&report, true);
+    assert!(refused.is_empty(), "{refused:?}");
+    let fixed = &edits.first().expect("one file edited").new;
+    assert!(
+        fixed.contains("{ pair.second.enqueue_migrate_mem_object("),
+        "{fixed}"
+    );
+
+    let ring = format!(
+        "{head}{}",
+        r#"
+pub struct Slab { queue: CommandQueue, edge: Buffer<f32> }
+pub fn ring(slabs: &[Slab], k: &Kernel) -> opencl3::Result<()> {
+    let mut made = Vec::new();
+    for slab in slabs {
+        made.push(unsafe { ExecuteKernel::new(k).set_arg(&slab.edge).set_global_work_size(64).enqueue_nd_range(&slab.queue)? });
+    }
+    let mut sent = Vec::new();
+    for (d, slab) in slabs.iter().enumerate() {
+        sent.push(unsafe { slab.queue.enqueue_migrate_mem_object(1, &slab.edge.get(), 0, &[made[d].get()])? });
+    }
+    for (d, slab) in slabs.iter().enumerate() {
+        let from = &slabs[(d + 1) % slabs.len()];
+        unsafe { ExecuteKernel::new(k).set_arg(&from.edge).set_global_work_size(64).set_wait_event(&sent[d]).enqueue_nd_range(&slab.queue)? };
+    }
+    Ok(())
+}
+"#
+    );
+    let path = Path::new("ring.rs");
+    let report = clmigrate_lint::check_source(path, &ring, &Settings::default());
+    assert!(
+        report.findings.iter().any(|f| f.code == "CLM005"),
+        "{:?}",
+        report.findings
+    );
+    let (edits, refused) = fix::plan(&report, true);
+    assert!(refused.is_empty(), "{refused:?}");
+    assert!(edits.is_empty(), "{:?}", edits.first().map(|e| &e.new));
+}

@@ -54,14 +54,25 @@ fn check(fact: &Fact, _: Spelling) -> Option<Finding> {
         next.queue
     ));
     if let (Some(from), Some(to)) = (&migration.queue_arg, &next.queue_arg) {
-        f.fix = Some(Fix {
-            message: format!("enqueue on `{}`", to.text),
-            applicability: Applicability::MaybeIncorrect,
-            edits: vec![Edit {
-                span: from.span,
-                replacement: to.text.clone(),
-            }],
-        });
+        // The destination as the migration writes its queue: `&` where it has one (an
+        // argument), none where it has none (a receiver, `q.enqueue_migrate_mem_object(..)`).
+        let bare = to.text.trim_start_matches('&').trim_start();
+        let replacement = match from.text.starts_with('&') {
+            true => format!("&{bare}"),
+            false => bare.to_string(),
+        };
+        // The same text names another queue here (`slab.queue` of another loop's member):
+        // no edit can be read off the code.
+        if replacement != from.text {
+            f.fix = Some(Fix {
+                message: format!("enqueue on `{replacement}`"),
+                applicability: Applicability::MaybeIncorrect,
+                edits: vec![Edit {
+                    span: from.span,
+                    replacement,
+                }],
+            });
+        }
     }
     Some(f)
 }
