@@ -613,7 +613,8 @@ fn one_fix_at_a_time_makes_what_fix_makes() {
 
 /// CLM005's fix writes the destination queue in the form the migration's queue has: a
 /// receiver gets no `&`. Where the destination is written as the source is (`slab.queue`
-/// of another loop's member), the text names the source here, and no edit is offered.
+/// of another loop's member), the text names the source here, and no edit is offered;
+/// where it is written with another loop's index, the member the analysis named.
 #[test]
 fn the_queue_fix_keeps_the_form_of_the_migrations_queue() {
     let head = r#"
@@ -675,4 +676,16 @@ pub fn ring(slabs: &[Slab], k: &Kernel) -> opencl3::Result<()> {
     let (edits, refused) = fix::plan(&report, true);
     assert!(refused.is_empty(), "{refused:?}");
     assert!(edits.is_empty(), "{:?}", edits.first().map(|e| &e.new));
+
+    // Written with a loop's index (`queues[d]` in the loop after): the member it names.
+    let path = Path::new("fixtures/host-shapes/typed_handle_arrays_clsys.rs");
+    let text = fs::read_to_string(path).unwrap();
+    let report = clmigrate_lint::check_source(path, &text, &Settings::default());
+    let (edits, refused) = fix::plan(&report, true);
+    assert!(refused.is_empty(), "{refused:?}");
+    let fixed = &edits.first().expect("one file edited").new;
+    assert!(
+        fixed.contains("clEnqueueMigrateMemObjects(queues[0], 1, &halo[1],"),
+        "{fixed}"
+    );
 }
