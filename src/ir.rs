@@ -796,6 +796,12 @@ pub fn member_field(field: &str, inner: &str) -> String {
     format!("{field}[].{inner}")
 }
 
+/// The entry of [`VarInfo::fields`] for a field of a field that is a struct (`cfg.lr` of
+/// `cfg: Config`).
+pub fn nested_field(field: &str, inner: &str) -> String {
+    format!("{field}.{inner}")
+}
+
 /// How a field of a variable is written in the source language.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Member {

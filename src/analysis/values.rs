@@ -650,6 +650,8 @@ impl<'f> Analyzer<'f> {
             // value it is part of was found.
             let field_hint = match p.proj.as_slice() {
                 [Proj::Field(f)] | [Proj::Index(_), Proj::Field(f)] => field(f),
+                // A field of a field that is a struct (`self.cfg.class_weights`).
+                [Proj::Field(f), Proj::Field(g)] => field(&nested_field(f, g)),
                 // A member of a collection of objects: the field's (`self.u[1][0]`), or
                 // the variable's (`queues[1]`).
                 [Proj::Field(f), rest @ ..] if indexes(rest) => field(&members_of(f)),

@@ -9,7 +9,7 @@ use super::types::{elem_type, first_type_arg, member_hint, type_bytes, type_hint
 use super::Lowerer;
 use crate::frontend::bindings::{Api, Bindings};
 use crate::frontend::{Const, Fields};
-use crate::ir::{member_field, members_of, TypeHint};
+use crate::ir::{member_field, members_of, nested_field, TypeHint};
 
 /// The file's constants with a literal value, and in `elements` those that are one
 /// element's size (`const F: usize = size_of::<f32>()`).
@@ -134,6 +134,25 @@ impl Defs {
                             *h = TypeHint::Unknown;
                         }
                     }
+                }
+            }
+        }
+        // A field that is a struct of the file (`cfg: Config`): its fields are the owner's
+        // too (`cfg.class_weights`, a host array).
+        let mut nested: Vec<(String, String, String)> = (self.field_types.iter())
+            .map(|((owner, field), ty)| (owner.clone(), field.clone(), ty.clone()))
+            .collect();
+        nested.sort();
+        for (owner, field, ty) in nested {
+            let Some(inner) = self.structs.get(&ty).cloned() else {
+                continue;
+            };
+            if let Some(fields) = self.structs.get_mut(&owner) {
+                for (g, h) in inner
+                    .iter()
+                    .filter(|(g, _)| !g.contains('.') && !g.ends_with("[]"))
+                {
+                    fields.push((nested_field(&field, g), *h));
                 }
             }
         }
