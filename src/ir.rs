@@ -241,6 +241,13 @@ pub enum Value {
     /// How many members a list has (`queues.len()`): an integer where the analysis knows
     /// the list, else a scalar.
     Len(Box<Value>),
+    /// `count` members of a list from member `from` on (`ndev - 1, &ev[1]` of a wait list):
+    /// those members where the analysis knows the count, else a value not known.
+    Members {
+        list: Place,
+        from: u64,
+        count: Box<Value>,
+    },
     Unknown,
 }
 
@@ -967,6 +974,12 @@ impl fmt::Display for Show<'_, Value> {
                 write!(f, "({} {op:?} {})", Show(func, &**lhs), Show(func, &**rhs))
             }
             Value::Len(list) => write!(f, "len({})", Show(func, &**list)),
+            Value::Members { list, from, count } => write!(
+                f,
+                "{}[{from}..][..{}]",
+                func.place_name(list),
+                Show(func, &**count)
+            ),
             Value::Unknown => write!(f, "?"),
         }
     }

@@ -95,6 +95,11 @@ fn shift_value(v: &Value, by: usize) -> Value {
             rhs: Box::new(shift_value(rhs, by)),
         },
         Value::Len(list) => Value::Len(Box::new(shift_value(list, by))),
+        Value::Members { list, from, count } => Value::Members {
+            list: shift_place(list, by),
+            from: *from,
+            count: Box::new(shift_value(count, by)),
+        },
         Value::Struct(fields) => Value::Struct(
             fields
                 .iter()

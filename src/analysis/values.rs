@@ -893,6 +893,19 @@ impl<'f> Analyzer<'f> {
             ),
             Value::New(obj) => self.create(st, obj, name),
             Value::Str(t) => AVal::Str(t.clone()),
+            Value::Members { list, from, count } => match self.eval(st, count, None, "count") {
+                AVal::Int(n) if n <= crate::frontend::MAX_WAIT_ELEMS => {
+                    let members: Vec<Value> = (*from..from + n)
+                        .map(|j| {
+                            let mut m = list.clone();
+                            m.proj.push(Proj::Index(j));
+                            Value::Place(m)
+                        })
+                        .collect();
+                    self.eval(st, &Value::List(members), role, name)
+                }
+                _ => AVal::Unknown,
+            },
             Value::Len(list) => match self.eval(st, list, None, "list") {
                 AVal::List(items) => AVal::Int(items.len() as u64),
                 // A list from outside is walked as one of `ASSUMED_COUNT` members (each its

@@ -91,8 +91,13 @@ impl Lowerer<'_> {
     /// `n` elements of an array of events (`3, deps`: `deps[0]`, `deps[1]`, `deps[2]`), or
     /// `n` elements from a constant index (`2, &ev[1]`: `ev[1]`, `ev[2]`). A pointer into an
     /// array with a count not known, or from an index not known, names events not known.
-    fn wait_elems(&self, ptr: &Value, count: Option<Node<'_>>) -> Vec<Value> {
-        let count = count.and_then(|c| self.int_lit(c));
+    fn wait_elems(
+        &self,
+        ptr: &Value,
+        count_node: Option<Node<'_>>,
+        count_val: &Value,
+    ) -> Vec<Value> {
+        let count = count_node.and_then(|c| self.int_lit(c));
         let Value::Place(p) = ptr else {
             return vec![ptr.clone()];
         };
@@ -112,6 +117,22 @@ impl Lowerer<'_> {
             (Some(1), _) => vec![ptr.clone()],
             // A whole array, or one event (`&ev`): the analysis resolves it as it is.
             (None, _) if array || !element => vec![ptr.clone()],
+            // `ndev - 1, &sq[1]`: as many members from there as the count comes to where
+            // the analysis knows it (the devices found, as every loop up to it ran).
+            (None, Some((Proj::Index(j), base)))
+                if self.vars[p.var].hint == TypeHint::EventList
+                    && base.len() + 1 == rank
+                    && matches!(count_val, Value::Place(_) | Value::Arith { .. }) =>
+            {
+                vec![Value::Members {
+                    list: Place {
+                        var: p.var,
+                        proj: base.to_vec(),
+                    },
+                    from: *j,
+                    count: Box::new(count_val.clone()),
+                }]
+            }
             _ => vec![Value::Unknown],
         }
     }
@@ -250,7 +271,11 @@ impl Lowerer<'_> {
                     let w = if empty {
                         Vec::new()
                     } else {
-                        self.wait_elems(&vals[i], role_arg(Role::WaitCount))
+                        self.wait_elems(
+                            &vals[i],
+                            role_arg(Role::WaitCount),
+                            &role_val(Role::WaitCount),
+                        )
                     };
                     (Some(w), args.get(i).copied())
                 } else {
@@ -422,9 +447,11 @@ impl Lowerer<'_> {
                 let events = match (&api.receiver, api.arg_index(Role::WaitCount)) {
                     (Some(Role::Event), _) => recv_val,
                     // `clWaitForEvents(2, &ev[1])`: the events of the count.
-                    (_, Some(_)) => Value::List(
-                        self.wait_elems(&role_val(Role::Events), role_arg(Role::WaitCount)),
-                    ),
+                    (_, Some(_)) => Value::List(self.wait_elems(
+                        &role_val(Role::Events),
+                        role_arg(Role::WaitCount),
+                        &role_val(Role::WaitCount),
+                    )),
                     _ => role_val(Role::Events),
                 };
                 self.out.push(Stmt::Wait { events, span });
