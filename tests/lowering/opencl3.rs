@@ -316,3 +316,19 @@ fn meet(q: &CommandQueue, ready: &std::sync::Barrier) -> Result<()> {
     ready.wait();
     Ok(())
 }
+
+pub fn shared_setup(context: &Context) -> CommandQueue {
+    CommandQueue::create_default(context, 0).unwrap()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn through_the_parent_helper() {
+        let context: Context = unimplemented!();
+        let q = shared_setup(&context);
+        q.finish().unwrap();
+    }
+}

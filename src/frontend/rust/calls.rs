@@ -773,8 +773,7 @@ impl Lowerer<'_, '_> {
             [t, f] => Some(format!("{t}::{f}")),
             _ => None,
         }
-        .map(|n| qualify(self.prefix.as_deref(), &n))
-        .filter(|n| self.cx.defined.contains(n));
+        .and_then(|n| self.defined_in_scope(&n));
         if let Some(callee) = local {
             // `ok(create_kernel(..), "what")`: the value the result holds.
             if let (true, Some((first, rest))) =
@@ -798,6 +797,23 @@ impl Lowerer<'_, '_> {
         }
         self.forget(all, span);
         Value::Unknown
+    }
+
+    /// The function of this file a name called in the current module means: the module's
+    /// own, else one of a module it is nested in (`setup()` in `mod tests` with
+    /// `use super::*`: a name the code compiles with and no other file function gives).
+    fn defined_in_scope(&self, name: &str) -> Option<String> {
+        let mut prefix = self.prefix.clone();
+        loop {
+            let full = qualify(prefix.as_deref(), name);
+            if self.cx.defined.contains(&full) {
+                return Some(full);
+            }
+            prefix = prefix?.rsplit_once("::").map(|(up, _)| up.to_string());
+            if prefix.is_none() && !self.cx.defined.contains(name) {
+                return None;
+            }
+        }
     }
 
     /// A call of a function defined in this file; its result goes to a temporary.
