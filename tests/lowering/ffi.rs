@@ -197,3 +197,11 @@ unsafe fn tested_in_if(q: cl_command_queue, k: cl_kernel, n: usize) -> cl_int {
     }
     0
 }
+
+unsafe fn events_through_items(qs: &[cl_command_queue], k: cl_kernel) {
+    let mut done: [cl_event; 2] = [ptr::null_mut(); 2];
+    let gws = [64usize];
+    for (q, e) in qs.iter().zip(done.iter_mut()) {
+        clEnqueueNDRangeKernel(*q, k, 1, ptr::null(), gws.as_ptr(), ptr::null(), 0, ptr::null(), e);
+    }
+}

@@ -324,10 +324,13 @@ impl Lowerer<'_, '_> {
                     .map(|i| match (&vals[i], args.get(i)) {
                         (Value::Place(p), Some(e)) if is_mut_borrow(e) => Some(p.clone()),
                         // A closure's parameter given `&mut ev`: `ev` (also in `Some(done)`).
+                        // An item of a list of events walked mutably (`for (h, e) in
+                        // halves.iter().zip(sum_ev.iter_mut())`): that member of the list.
                         (Value::Place(p), Some(e))
                             if p.proj.is_empty() && matches!(strip_some(e), Expr::Path(_)) =>
                         {
-                            self.mut_refs.get(&p.var).cloned()
+                            (self.mut_refs.get(&p.var).cloned())
+                                .or_else(|| self.item_slots.get(&p.var).cloned())
                         }
                         _ => None,
                     });

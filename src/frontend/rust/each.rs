@@ -101,6 +101,19 @@ impl<'ast> Visit<'ast> for ItemWrites<'_> {
         }
         visit::visit_expr_binary(self, b);
     }
+
+    /// `clEnqueueNDRangeKernel(.., e)` of an item `e: &mut cl_event`: the command stores
+    /// its event through the item, as `*e = ..` does.
+    fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
+        let enqueue = matches!(&*c.func, Expr::Path(p) if p.path.segments.last().is_some_and(|s| {
+            let f = s.ident.to_string();
+            f.starts_with("clEnqueue") || f.starts_with("enqueue_")
+        }));
+        if let (true, Some(last)) = (enqueue, c.args.last()) {
+            self.stores.extend(self.item(last));
+        }
+        visit::visit_expr_call(self, c);
+    }
 }
 
 /// The place of the list a source walks the members of (`queues`, `self.queues`).
