@@ -438,7 +438,7 @@ impl<'f> Analyzer<'f> {
         if r.unknown_buffers || r.writes_unnamed {
             self.forget_unnamed_buffers(st, &named, cmd.kind.is_device_use());
         } else if r.outside_buffers {
-            self.forget_outside_buffers(st, &named);
+            self.forget_outside_buffers(st, &named, cmd.kind.is_device_use());
         }
         let within_budget = self.insts.len() < MAX_COMMANDS;
         // A command on a queue not known (`queues[l].0` of a wrapper a `macro_rules!` of

@@ -158,7 +158,14 @@ impl<'f> Analyzer<'f> {
     /// A buffer made here and kept here is not among them. Of the buffers in `named`, which
     /// the command is known to use (and so checks and records itself), only how they were
     /// initialized is forgotten.
-    pub(super) fn forget_outside_buffers(&mut self, st: &mut State, named: &BTreeSet<ObjId>) {
+    /// As there, a device command (`on_device`) leaves a move to the host pending: it uses
+    /// what it touches on a device too.
+    pub(super) fn forget_outside_buffers(
+        &mut self,
+        st: &mut State,
+        named: &BTreeSet<ObjId>,
+        on_device: bool,
+    ) {
         let held: BTreeSet<ObjId> = (st.init.keys())
             .chain(st.pending_host.keys())
             .chain(st.pending_src.keys())
@@ -169,7 +176,9 @@ impl<'f> Analyzer<'f> {
         for b in held {
             st.init.remove(&b);
             if !named.contains(&b) {
-                st.pending_host.remove(&b);
+                if !on_device {
+                    st.pending_host.remove(&b);
+                }
                 st.pending_src.remove(&b);
                 st.residency.remove(&b);
             }

@@ -294,3 +294,18 @@ void moved_into_vector(cl_context ctx, cl_device_id dev, cl_program prog)
     parts.push_back(std::move(p));
     clFinish(parts[0].q);
 }
+
+// A member vector of structs walked by reference, storing into its members: a loop over
+// its indices, each pass the member at that index.
+struct RangeSlice { cl::CommandQueue queue; cl::Event done; };
+class RangeOwner {
+public:
+    void finish_all()
+    {
+        for (auto &s : slices_)
+            s.queue.enqueueMarkerWithWaitList(nullptr, &s.done);
+    }
+
+private:
+    std::vector<RangeSlice> slices_;
+};

@@ -1784,8 +1784,9 @@ impl Lowerer<'_> {
                 }
                 // A list the function was given (a parameter, a global): each member an
                 // object of its own, as Rust's `for x in &list` takes them.
+                // So is one a parameter holds (`tiles_` of `this`, `cfg->devs`).
                 let given = |p: &Place| {
-                    p.proj.is_empty()
+                    p.proj.iter().all(|x| matches!(x, Proj::Field(_)))
                         && (p.var < self.n_params || self.vars[p.var].global.is_some())
                 };
                 // Walked member by member: the listed values, a list the function was given,
@@ -1834,21 +1835,19 @@ impl Lowerer<'_> {
                     // members of a list walked member by member: a loop over its indices,
                     // `pl` the member at each.
                     (Some(Value::Place(l)), Some(v))
-                        if l.proj.is_empty()
-                            && (self.lens.get(&l.var).is_some_and(|n| *n <= MAX_WALKED_LEN)
-                                || (walked && shape.reference)) =>
+                        if (l.proj.is_empty()
+                            && self.lens.get(&l.var).is_some_and(|n| *n <= MAX_WALKED_LEN))
+                            || (walked && shape.reference) =>
                     {
-                        let count = match self.lens.get(&l.var) {
+                        let count = match self.lens.get(&l.var).filter(|_| l.proj.is_empty()) {
                             Some(&len) if len <= MAX_WALKED_LEN => {
                                 EachSource::Upto(Value::Int(len))
                             }
                             _ => EachSource::UptoLen(0, Value::Place(l.clone())),
                         };
                         let i = self.new_temp(TypeHint::Scalar);
-                        let member = Place {
-                            var: l.var,
-                            proj: vec![Proj::Var(i)],
-                        };
+                        let mut member = l.clone();
+                        member.proj.push(Proj::Var(i));
                         let span = self.span(n);
                         let body = self.separate(|lw| {
                             if shape.reference {
