@@ -194,9 +194,18 @@ impl Lowerer<'_> {
                     .is_some_and(|k| k.contains("sizeof") && !k.contains('*'));
                 // An offset that is a constant (`(NLOC + 1) * sizeof(float)`) by its value, so
                 // that offsets written differently that are one number are one offset.
+                // A copy into a nonzero offset of its destination moves a part: from offset
+                // 0 of its source that is a region too (a ghost block sent from the start).
+                // Its destination from offset 0 may be a small buffer written whole.
+                let part = kind == CommandKind::Copy
+                    && role_arg(Role::DstOffset).is_some_and(|o| self.int_lit(o) != Some(0));
                 let at = |role: Role| {
                     role_arg(role)
-                        .filter(|o| self.int_lit(*o) != Some(0) || element)
+                        .filter(|o| {
+                            self.int_lit(*o) != Some(0)
+                                || element
+                                || (part && role == Role::SrcOffset)
+                        })
                         .map(|o| match self.int_lit(o) {
                             Some(n) => n.to_string(),
                             None => self.txt(o).split_whitespace().collect::<String>(),

@@ -216,9 +216,16 @@ impl Lowerer<'_, '_> {
                         || (self.const_key(e))
                             .is_some_and(|k| k.contains("size_of") && !k.contains('*'))
                 });
+                // A copy into a nonzero offset of its destination moves a part: from offset
+                // 0 of its source that is a region too (a ghost block sent from the start).
+                // Its destination from offset 0 may be a small buffer written whole.
+                let part = kind == CommandKind::Copy
+                    && role_arg(Role::DstOffset).is_some_and(|e| int_lit(e) != Some(0));
                 let at = |role: Role| {
                     role_arg(role)
-                        .filter(|e| int_lit(e) != Some(0) || element)
+                        .filter(|e| {
+                            int_lit(e) != Some(0) || element || (part && role == Role::SrcOffset)
+                        })
                         .map(|e| self.arg_span(e).text.split_whitespace().collect())
                 };
                 let host = api
