@@ -170,3 +170,10 @@ impl Dealer {
         i
     }
 }
+
+fn pairs_of_neighbours(queues: &[Queue]) {
+    let n = queues.len();
+    for d in 0..n.saturating_sub(1) {
+        queues[d + 1].finish().unwrap();
+    }
+}

@@ -456,6 +456,16 @@ impl Lowerer<'_, '_> {
                     return self.take_out(p, Value::Null, span);
                 }
             }
+            // `nd.saturating_sub(1)`, `d.wrapping_add(1)`: integer arithmetic (a result
+            // below 0 is a number not known).
+            ("saturating_sub" | "wrapping_sub" | "saturating_add" | "wrapping_add", 1) => {
+                let op = match name.as_str() {
+                    "saturating_sub" | "wrapping_sub" => ArithOp::Sub,
+                    _ => ArithOp::Add,
+                };
+                let rhs = self.expr(args[0]);
+                return crate::frontend::arith(Some(op), recv, rhs);
+            }
             // `queues.len()` of a list: its count, where the analysis knows the list.
             ("len", 0) if matches!(recv, Value::Place(_)) => return Value::Len(Box::new(recv)),
             ("len" | "is_empty", 0) => return Value::Scalar,
