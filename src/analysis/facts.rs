@@ -400,6 +400,16 @@ impl<'f> Analyzer<'f> {
                     next: self.info(*next, None),
                     buffer: self.objs[*buffer].name.clone(),
                 },
+                // A reset whose later pass wrote what the buffer did not hold (the
+                // loop changed it in between): a reset, not a second initialization.
+                RawFact::Reinit { write, .. }
+                    if self
+                        .upload_fresh
+                        .get(&(self.insts[*write].cmd.id, self.insts[*write].frame))
+                        == Some(&true) =>
+                {
+                    continue;
+                }
                 RawFact::Reinit {
                     write,
                     first,
