@@ -749,7 +749,7 @@ impl<'f> Analyzer<'f> {
                     }
                 }
                 Rc::make_mut(&mut uploads).push(i);
-                (self.upload_fresh).insert((cmd_id, self.insts[i].frame), !repeats);
+                (self.upload_fresh).insert((cmd_id, self.insts[i].frame, b), !repeats);
                 if repeats {
                     self.rewrites.insert(i, uploads.clone());
                 }

@@ -402,11 +402,12 @@ impl<'f> Analyzer<'f> {
                 },
                 // A reset whose later pass wrote what the buffer did not hold (the
                 // loop changed it in between): a reset, not a second initialization.
-                RawFact::Reinit { write, .. }
-                    if self
-                        .upload_fresh
-                        .get(&(self.insts[*write].cmd.id, self.insts[*write].frame))
-                        == Some(&true) =>
+                RawFact::Reinit { write, buffer, .. }
+                    if (self.upload_fresh).get(&(
+                        self.insts[*write].cmd.id,
+                        self.insts[*write].frame,
+                        *buffer,
+                    )) == Some(&true) =>
                 {
                     continue;
                 }

@@ -476,10 +476,10 @@ struct Analyzer<'f> {
     /// Uploads of the bytes their buffer already held (CLM004): they change nothing. Each
     /// with the uploads of those bytes so far, itself last, ascending.
     rewrites: HashMap<usize, Rc<Vec<usize>>>,
-    /// Per upload command and invocation: whether its latest run wrote data the buffer
-    /// did not hold. A reset at the top of a loop (`fill(0)` before the kernels that count
-    /// into the buffer) repeats only in its first pass, and is no CLM004.
-    upload_fresh: HashMap<(usize, usize), bool>,
+    /// Per upload command, invocation and buffer: whether its latest run wrote data the
+    /// buffer did not hold. A reset at the top of a loop (`fill(0)` before the kernels that
+    /// count into the buffer) repeats only in its first pass, and is no CLM004.
+    upload_fresh: HashMap<(usize, usize, ObjId), bool>,
     /// Unordered pairs reported so far, as (producer, consumer) instances.
     unordered: Vec<(usize, usize)>,
     /// The variable that holds each global (file-level) variable, by its key: the first
