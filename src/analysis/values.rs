@@ -639,7 +639,18 @@ impl<'f> Analyzer<'f> {
                     return project(v, rest);
                 }
             } else if *v != AVal::External || !p.is_definite() {
-                return AVal::Unknown;
+                // A field declared as host data of a value not known (`job.pixels` of a
+                // `Job` received over a channel) given where a buffer goes: host data.
+                let host = match p.proj.as_slice() {
+                    [Proj::Field(f)] if *v == AVal::Unknown => self.declared_field(p.var, f),
+                    _ => None,
+                };
+                return match (role, host) {
+                    (Some(RoleHint::Buffer), Some(h @ TypeHint::Host(_))) => {
+                        self.hinted(h, &self.place_name(p))
+                    }
+                    _ => AVal::Unknown,
+                };
             }
             // A field of the variable, or of a member of a list of structs.
             let field = |name: &str| self.declared_field(p.var, name);

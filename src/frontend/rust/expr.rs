@@ -372,6 +372,38 @@ impl Lowerer<'_, '_> {
         handle && local.is_some_and(|l| self.vars[l].hint == TypeHint::Unknown)
     }
 
+    /// `Ok(job)` of `rx.recv()` (or `try_recv`, `recv_timeout`) on a receiver of a struct
+    /// of the crate: `job` is that struct, with its fields' types.
+    fn type_received(&mut self, pat: &syn::Pat, e: &Expr) {
+        let Expr::MethodCall(mc) = strip(e) else {
+            return;
+        };
+        if !matches!(
+            mc.method.to_string().as_str(),
+            "recv" | "try_recv" | "recv_timeout"
+        ) {
+            return;
+        }
+        let Expr::Path(rx) = strip(&mc.receiver) else {
+            return;
+        };
+        let Some(msg) = (rx.path.get_ident())
+            .and_then(|i| self.lookup(&i.to_string()))
+            .and_then(|v| self.received.get(&v).cloned())
+        else {
+            return;
+        };
+        let syn::Pat::TupleStruct(t) = pat else {
+            return;
+        };
+        let [syn::Pat::Ident(pi)] = (t.elems.iter().collect::<Vec<_>>())[..] else {
+            return;
+        };
+        if let Some(v) = self.lookup(&pi.ident.to_string()) {
+            self.type_var(v, Some(msg));
+        }
+    }
+
     /// Whether `e` names a local list of events by its type (`[cl_event; MAX_DEV]`).
     pub(super) fn holds_events(&self, e: &Expr) -> bool {
         let Expr::Path(p) = strip(e) else {
@@ -811,6 +843,7 @@ impl Lowerer<'_, '_> {
                     self.assume_failed(&l.pat, &v);
                     let span = self.span(spans::pat(&l.pat));
                     self.let_pattern(&l.pat, v, span);
+                    self.type_received(&l.pat, &l.expr);
                 }
                 if let Some((v, null_then)) = null_test {
                     self.out.push(Stmt::Assume {
@@ -992,6 +1025,7 @@ impl Lowerer<'_, '_> {
                 self.assume_option(&l.pat, &v);
                 let span = self.span(spans::expr(e));
                 self.let_pattern(&l.pat, v, span);
+                self.type_received(&l.pat, &l.expr);
                 Value::Scalar
             }
             _ => Value::Unknown,

@@ -40,8 +40,8 @@ use closures::Closure;
 use index::{collect_consts, collect_defs, collect_uses, qualify, Defs, Uses};
 use syntax::pat_idents;
 use types::{
-    elem_bytes, elem_type, first_type_arg, hint_from_name, member_hint, type_bytes, type_hint,
-    type_name, STD_TYPES,
+    elem_bytes, elem_type, first_type_arg, hint_from_name, member_hint, received_struct,
+    type_bytes, type_hint, type_name, STD_TYPES,
 };
 
 /// Lowers every function and method of a parsed file that is module `module` of its crate
@@ -389,6 +389,7 @@ impl FileCx<'_> {
             mapped: std::collections::HashSet::new(),
             item_slots: HashMap::new(),
             barriers: HashMap::new(),
+            received: HashMap::new(),
             scalar_sizes: HashMap::new(),
             elem_sizes: HashMap::new(),
             struct_of: HashMap::new(),
@@ -441,6 +442,10 @@ impl FileCx<'_> {
                     for (ident, _) in pat_idents(&pt.pat) {
                         let v = lw.bind(&ident, hint);
                         lw.type_var(v, ty.clone());
+                        // `rx: mpsc::Receiver<Job>`: what `rx.recv()` gives is a `Job`.
+                        if let Some(msg) = received_struct(&pt.ty) {
+                            lw.received.insert(v, msg);
+                        }
                         // `ready: &Barrier`: the caller's barrier, which its threads meet at.
                         if ty.as_deref() == Some("Barrier") {
                             lw.barriers.insert(v, v);
@@ -570,6 +575,9 @@ struct Lowerer<'c, 'a> {
     item_slots: HashMap<Var, Place>,
     /// Locals holding a `std::sync::Barrier` (or a shared handle to one), each with the
     /// local that made it: every thread's `wait()` on it meets at that one.
+    /// Channel receivers given as parameters (`rx: mpsc::Receiver<Job>`): the struct of the
+    /// crate each message is.
+    received: HashMap<Var, String>,
     barriers: HashMap<Var, Var>,
     /// The size in bytes of each local of a known scalar type (`n: u32`, `let n = c.len()`):
     /// what `set_arg(&n)` passes.

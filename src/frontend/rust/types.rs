@@ -346,3 +346,17 @@ pub(super) fn constructed_type(e: &Expr) -> Option<String> {
         _ => None,
     }
 }
+
+/// The message type of a channel receiver (`mpsc::Receiver<Job>`, `&Receiver<Job>`):
+/// `Job`.
+pub(super) fn received_struct(t: &Type) -> Option<String> {
+    match t {
+        Type::Reference(r) => received_struct(&r.elem),
+        Type::Path(p) => {
+            let seg = p.path.segments.last()?;
+            (seg.ident == "Receiver").then_some(())?;
+            type_name(first_type_arg(seg)?)
+        }
+        _ => None,
+    }
+}
