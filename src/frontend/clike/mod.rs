@@ -2524,12 +2524,10 @@ impl Lowerer<'_> {
         }
     }
 
-    /// `a || b`, `a && b` as an `if`'s condition, where `b` calls something (`a` is lowered
-    /// once, before the choice, calls and all: `(err = init(&c)) != CL_SUCCESS || ..`), and
-    /// the arm lowered twice is short: whether it is `||`, and the two sides.
     /// An `if` whose condition is a run of one operator, `||` or `&&`, over `ops` (at least
-    /// two): the first decides, else the rest run as an `if` of their own. With `||` the
-    /// `then` arm is lowered on each path that takes it; with `&&` the `else` arm.
+    /// two): the first decides (lowered once, before the choice, calls and all: `(err =
+    /// init(&c)) != CL_SUCCESS || ..`), else the rest run as an `if` of their own. With `||`
+    /// the `then` arm is lowered on each path that takes it; with `&&` the `else` arm.
     fn short_circuit_if(&mut self, n: Node<'_>, or: bool, ops: &[Node<'_>]) {
         let (left, others) = (ops[0], &ops[1..]);
         let consequence = n.child_by_field_name("consequence");
@@ -2560,7 +2558,7 @@ impl Lowerer<'_> {
 
     /// A condition that is a run of `||` (or of `&&`) whose operands after the first make
     /// calls: the operator, and the operands in order (`(err = a()) || (err = b()) || ..`
-    /// flattened), as many as the arm lowered once per operand allows.
+    /// flattened), where the arm lowered once per operand stays short.
     fn short_circuit<'t>(&self, c: Node<'t>, n: Node<'t>) -> Option<(bool, Vec<Node<'t>>)> {
         let mut c = c;
         while matches!(c.kind(), "condition_clause" | "parenthesized_expression") {

@@ -820,9 +820,6 @@ impl Lowerer<'_, '_> {
                 return Some(full);
             }
             prefix = prefix?.rsplit_once("::").map(|(up, _)| up.to_string());
-            if prefix.is_none() && !self.cx.defined.contains(name) {
-                return None;
-            }
         }
     }
 

@@ -573,11 +573,11 @@ struct Lowerer<'c, 'a> {
     /// Items of a loop over a list walked mutably, each with the member it is in the
     /// current pass (`b` of `for b in bufs.iter_mut()`: `bufs[pass]`): `*b = ..` stores there.
     item_slots: HashMap<Var, Place>,
-    /// Locals holding a `std::sync::Barrier` (or a shared handle to one), each with the
-    /// local that made it: every thread's `wait()` on it meets at that one.
     /// Channel receivers given as parameters (`rx: mpsc::Receiver<Job>`): the struct of the
     /// crate each message is.
     received: HashMap<Var, String>,
+    /// Locals holding a `std::sync::Barrier` (or a shared handle to one), each with the
+    /// local that made it: every thread's `wait()` on it meets at that one.
     barriers: HashMap<Var, Var>,
     /// The size in bytes of each local of a known scalar type (`n: u32`, `let n = c.len()`):
     /// what `set_arg(&n)` passes.
