@@ -681,7 +681,7 @@ impl<'f> Analyzer<'f> {
                     r.uses.push((d, Mode::Write, UseInfo::default()));
                 }
             }
-            CommandKind::Kernel => self.add_launch(st, &AVal::Obj(c.target), &mut r),
+            CommandKind::Kernel => self.add_launch(st, &AVal::Obj(c.target), span, &mut r),
             // A mapping is an access of the buffer: a read, or a write when the host writes
             // the mapped region.
             CommandKind::Map => {

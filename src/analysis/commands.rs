@@ -374,7 +374,7 @@ impl<'f> Analyzer<'f> {
                 Some(v) => self.eval(st, v, Some(RoleHint::Kernel), "kernel"),
                 None => AVal::Unknown,
             };
-            self.add_launch(st, &k, &mut r);
+            self.add_launch(st, &k, cmd.span, &mut r);
         }
         r
     }
@@ -1048,7 +1048,7 @@ impl<'f> Analyzer<'f> {
         } else {
             // A part written here (a launch's rows at a by-value offset, a region) while
             // another device may hold the rest: no one device holds the buffer.
-            let part = mode.writes() && info.offset.is_some() && !info.whole;
+            let part = mode.writes() && info.offset.is_some_and(|o| !o.unseen) && !info.whole;
             let here = self.home(q);
             if !part || st.residency.get(&b).is_some_and(|&(_, at)| at == here) {
                 st.residency.insert(b, (i, here));

@@ -240,7 +240,7 @@ impl<'f> Analyzer<'f> {
     }
 
     /// The buffers a launch touches and how, its wait list and the kernel's name.
-    fn launch_accesses(&self, st: &State, kernel: &AVal) -> LaunchInfo {
+    fn launch_accesses(&self, st: &State, kernel: &AVal, at: Span) -> LaunchInfo {
         let AVal::Obj(o) = kernel else {
             return LaunchInfo::untracked(Some(BTreeSet::new()), None);
         };
@@ -312,11 +312,17 @@ impl<'f> Analyzer<'f> {
             };
             match a {
                 Arg::Buffer(b) => {
-                    let region = sig
-                        .as_ref()
-                        .zip(param)
-                        .filter(|(_, p)| p.region)
-                        .map(|(s, p)| OffsetKey::of(&format!("{}({})", s.name, p.name)));
+                    let region = match (&sig, param) {
+                        (Some(s), Some(p)) if p.region => {
+                            Some(OffsetKey::of(&format!("{}({})", s.name, p.name)))
+                        }
+                        // A kernel whose source is not seen may write any part of the
+                        // buffer: one launch statement run on several queues (a loop over
+                        // the devices) is taken to split the work between them, as launches
+                        // a by-value argument offsets do.
+                        (None, _) => Some(OffsetKey::unseen(at, i)),
+                        _ => None,
+                    };
                     let mode = match param {
                         Some(p) => match p.access {
                             ParamAccess::Read => Mode::Read,
@@ -331,7 +337,11 @@ impl<'f> Analyzer<'f> {
                         Mode::MaybeWrite if self.contents_undefined(st, b) => Mode::Write,
                         m => m,
                     };
-                    out.push((b, mode, region.filter(|_| mode == Mode::Write)));
+                    out.push((
+                        b,
+                        mode,
+                        region.filter(|_| mode == Mode::Write || sig.is_none()),
+                    ));
                 }
                 Arg::Other | Arg::Host(_) => {}
                 // A value the kernel takes by value touches no buffer, whatever it is.
@@ -359,15 +369,16 @@ impl<'f> Analyzer<'f> {
             && st.accesses.get(&b).is_none_or(Vec::is_empty)
     }
 
-    /// Adds a launch's buffer accesses and wait list to a command.
-    pub(super) fn add_launch(&self, st: &State, kernel: &AVal, r: &mut Resolved) {
+    /// Adds the accesses and wait list of a launch, enqueued by the statement at `at`, to
+    /// a command.
+    pub(super) fn add_launch(&self, st: &State, kernel: &AVal, at: Span, r: &mut Resolved) {
         let LaunchInfo {
             uses,
             waits,
             kernel: name,
             partial,
             writes_unnamed,
-        } = self.launch_accesses(st, kernel);
+        } = self.launch_accesses(st, kernel, at);
         r.kernel_name = name;
         if let AVal::Obj(o) = kernel {
             r.launch_waits = st.launches.get(o).map_or(Vec::new(), |ls| ls.lists.clone());

@@ -287,6 +287,9 @@ struct Thread {
 struct OffsetKey {
     text: u64,
     number: bool,
+    /// The launch of a kernel whose source is not seen: not known to write a part, but
+    /// taken to write apart from the same statement's other launches.
+    unseen: bool,
 }
 
 impl OffsetKey {
@@ -297,6 +300,16 @@ impl OffsetKey {
         OffsetKey {
             text: h.finish(),
             number: text.parse::<u64>().is_ok(),
+            unseen: false,
+        }
+    }
+
+    /// The key of argument `arg` of the launch statement at `statement`, whose kernel
+    /// source is not seen.
+    fn unseen(statement: Span, arg: u64) -> OffsetKey {
+        OffsetKey {
+            unseen: true,
+            ..OffsetKey::of(&format!("{statement:?} {arg}"))
         }
     }
 }
