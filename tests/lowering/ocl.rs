@@ -1,4 +1,5 @@
 // Every modeled ocl API. Read by `debug ir` only.
+use ocl::builders::{BufferBuilder, KernelBuilder, ProQueBuilder, ProgramBuilder};
 use ocl::{Buffer, Event, EventList, Kernel, ProQue, Program, Queue};
 
 fn objects(context: &Context, device: Device, data: &[f32]) {
@@ -38,6 +39,11 @@ fn objects(context: &Context, device: Device, data: &[f32]) {
         .arg_sampler_named("x", None)
         .build()?;
     kernel.set_arg("n", 8u32)?;
+    let by_new = KernelBuilder::new().program(&program).name("k").queue(q.clone()).arg(&buffer).build()?;
+    by_new.cmd().enq()?;
+    let made = BufferBuilder::<f32>::new().queue(q.clone()).len(64).copy_host_slice(data).build()?;
+    let built = ProgramBuilder::new().src(SRC).devices(device).build(context)?;
+    let pq = ProQueBuilder::new().src(SRC).dims(64).build()?;
     kernel.set_default_queue(q.clone());
     let pro_que = ProQue::builder().platform(platform).device(device).context(context.clone()).queue_properties(props).src(SRC).dims(64).build()?;
     let pq_queue = pro_que.queue();
