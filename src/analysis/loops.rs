@@ -449,11 +449,21 @@ impl<'f> Analyzer<'f> {
         // device): the members of the passes run, as the passes stand for the devices.
         // Threads spawned per pass are as much its own as objects made per pass.
         let threads = values.iter().all(|v| matches!(v, AVal::Thread(_)));
-        // So are the events of the commands each pass enqueued (`.map(|q| launch(q, ..))`).
-        let events = (values.iter()).all(|v| matches!(v, AVal::Events(e) if e.len() == 1));
+        // So are the events of the commands each pass enqueued (`.map(|q| launch(q, ..))`),
+        // also where a pass's event is one of several of its own (the last of a chain of
+        // launches a loop of its own makes).
+        let events = (values.iter().enumerate()).all(|(k, v)| match v {
+            AVal::Events(e) => {
+                !e.is_empty()
+                    && (values[..k].iter())
+                        .all(|w| matches!(w, AVal::Events(f) if e.is_disjoint(f)))
+            }
+            _ => false,
+        });
         let made = values.iter().all(|v| matches!(v, AVal::Struct(_)))
             || super::join::distinct_objects(&values)
-            || ((threads || events) && super::join::distinct(&values));
+            || events
+            || (threads && super::join::distinct(&values));
         for k in handed {
             self.collecting.remove(&k);
         }

@@ -245,8 +245,11 @@ impl Lowerer<'_, '_> {
             _ => None,
         };
         let own_method = match of_enum.or_else(|| self.struct_of_value(&recv)) {
+            // Also one a module of the file defines for a type used here by its own name
+            // (`backends[0].queue()` of `gpu::ClDevice`, imported by `use gpu::ClDevice`).
             Some(ty) => Some(qualify(self.prefix.as_deref(), &format!("{ty}::{name}")))
-                .filter(|c| self.cx.defined.contains(c)),
+                .filter(|c| self.cx.defined.contains(c))
+                .or_else(|| self.cx.methods.get(&format!("{ty}::{name}")).cloned()),
             // Not on a field of `self` (`self.0.push(ev)` in the wrapper's own `push`): the
             // struct's fields have types of their own.
             None if matches!(&recv, Value::Place(p)

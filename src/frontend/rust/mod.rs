@@ -78,6 +78,7 @@ pub fn lower_file(file_id: usize, src: &SourceFile, ast: &syn::File, module: &[S
         .map(str::to_string)
         .collect();
     let newtype_methods = newtype_methods(&defs.functions, &defs.structs);
+    let methods = type_methods(&defs.functions);
     let sole_impls = (defs.implementors.into_iter())
         .filter_map(|(tr, tys)| match tys.as_slice() {
             [ty] if defs.structs.contains_key(ty) => Some((tr, ty.clone())),
@@ -97,6 +98,7 @@ pub fn lower_file(file_id: usize, src: &SourceFile, ast: &syn::File, module: &[S
         element_consts,
         uses,
         defined: defs.functions,
+        methods,
         result_methods,
         modules: defs.modules,
         structs: defs.structs,
@@ -157,6 +159,9 @@ struct FileCx<'a> {
     uses: Uses,
     /// Functions and methods defined in the file, by qualified name (`helper`, `Halo::step`).
     defined: std::collections::HashSet<String>,
+    /// The methods of the file, by type and name (`ClDevice::queue`), where one module
+    /// alone defines that type's method: its qualified name (`gpu::ClDevice::queue`).
+    methods: HashMap<String, String>,
     /// The methods of the file's tuple structs (`Handle::get` of `struct Handle<T>(T)`, a
     /// `Send` wrapper of a raw handle), by name, where no other struct of the file has a
     /// method of that name: a call on a value whose type is not known is theirs.
@@ -216,6 +221,25 @@ fn newtype_methods(
             .entry(name.to_string())
             .and_modify(|e| *e = None)
             .or_insert_with(|| tuple.then(|| f.clone()));
+    }
+    by_name
+        .into_iter()
+        .filter_map(|(n, f)| Some((n, f?)))
+        .collect()
+}
+
+/// The methods among `functions` by type and name, where one module alone defines them.
+fn type_methods(functions: &std::collections::HashSet<String>) -> HashMap<String, String> {
+    let mut by_name: HashMap<String, Option<String>> = HashMap::new();
+    for f in functions {
+        let mut parts = f.rsplitn(3, "::");
+        let (Some(name), Some(ty)) = (parts.next(), parts.next()) else {
+            continue;
+        };
+        by_name
+            .entry(format!("{ty}::{name}"))
+            .and_modify(|e| *e = None)
+            .or_insert_with(|| Some(f.clone()));
     }
     by_name
         .into_iter()
@@ -423,15 +447,23 @@ impl FileCx<'_> {
                     params.push(v);
                 }
                 syn::FnArg::Typed(pt) => {
-                    let hint = lw.hint_of(&pt.ty);
                     let ty = (lw.cx.sole_impl(&sig.generics, &pt.ty))
                         .or_else(|| type_name(types::pointee(&pt.ty)));
+                    // A list of trait objects whose trait one struct implements
+                    // (`backends: &[Box<dyn GpuBackend>]`): a list of that struct.
+                    let dyn_members = (types::member_type(&pt.ty))
+                        .and_then(|m| lw.cx.sole_impl(&sig.generics, m))
+                        .filter(|s| lw.cx.structs.contains_key(s));
+                    let hint = match dyn_members {
+                        Some(_) => TypeHint::Unknown,
+                        None => lw.hint_of(&pt.ty),
+                    };
                     // A list of structs: its members' fields (`devs[1].queue`), or their
                     // sizes (`frames: &[Frame]` of plain data).
                     let member_struct = match hint {
-                        TypeHint::Unknown | TypeHint::Host(_) => {
+                        TypeHint::Unknown | TypeHint::Host(_) => dyn_members.or_else(|| {
                             elem_type(&pt.ty).filter(|e| lw.cx.structs.contains_key(e))
-                        }
+                        }),
                         _ => None,
                     };
                     let member_fields = (member_struct.as_ref())

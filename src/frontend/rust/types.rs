@@ -228,6 +228,22 @@ fn shared_inner(t: &Type) -> &Type {
     t
 }
 
+/// The type of the members of `Vec<T>`, `[T]`, `[T; N]`, behind references: `T`.
+pub(super) fn member_type(t: &Type) -> Option<&Type> {
+    match t {
+        Type::Reference(r) => member_type(&r.elem),
+        Type::Group(g) => member_type(&g.elem),
+        Type::Paren(p) => member_type(&p.elem),
+        Type::Slice(s) => Some(&s.elem),
+        Type::Array(a) => Some(&a.elem),
+        Type::Path(p) => {
+            let seg = p.path.segments.last()?;
+            (seg.ident == "Vec").then(|| first_type_arg(seg)).flatten()
+        }
+        _ => None,
+    }
+}
+
 /// The element type of `Vec<T>`, `[T]`, `[T; N]`, behind references.
 pub(super) fn elem_type(t: &Type) -> Option<String> {
     match t {
