@@ -18,6 +18,9 @@ pub(super) struct InlineCx {
     pub(super) returns: Vec<(State, AVal)>,
     /// Those at returns after a failed status check ([`Stmt::ErrorExit`]).
     pub(super) error_returns: Vec<(State, AVal)>,
+    /// The place from outside the callee that each of `returns` gives, where it gives one
+    /// (`return *slots_[i];` of the caller's object): another name for that place.
+    pub(super) places: Vec<Option<Place>>,
 }
 
 /// How deep calls are followed.
@@ -568,6 +571,7 @@ impl<'f> Analyzer<'f> {
             vars_from: offset,
             returns: Vec::new(),
             error_returns: Vec::new(),
+            places: Vec::new(),
         });
         let declined = st.declined_wait;
         let first_inst = self.insts.len();
@@ -608,6 +612,24 @@ impl<'f> Analyzer<'f> {
             },
         };
         let mut st = self.join_all(outs.into_iter().map(|(s, _)| s).collect())?;
+        // Every return gives one place from outside (`Slot &dev(size_t i) { return
+        // *slots_[i]; }`): what the caller finds there is one object wherever it is named.
+        let place = match cx.places.split_first() {
+            Some((Some(first), rest)) if rest.iter().all(|p| p.as_ref() == Some(first)) => {
+                Some(first.clone())
+            }
+            _ => None,
+        };
+        if dst.proj.is_empty() {
+            self.ext_alias.remove(&dst.var);
+            if let (Some(place), AVal::External) = (place, &value) {
+                remove_parts(&mut st.env, dst, false);
+                remove_parts(&mut self.found, dst, true);
+                st.env.remove(dst);
+                self.ext_alias.insert(dst.var, place);
+                return Some(st);
+            }
+        }
         st.env.insert(dst.clone(), value);
         Some(st)
     }
@@ -649,6 +671,7 @@ impl<'f> Analyzer<'f> {
             vars_from: usize::MAX,
             returns: Vec::new(),
             error_returns: Vec::new(),
+            places: Vec::new(),
         });
         let end = self.block(body, st);
         let cx = self.inlined.pop()?;

@@ -1121,10 +1121,22 @@ impl<'f> Analyzer<'f> {
                     self.returns.push((st, *span));
                 } else {
                     let v = self.eval(&mut st, value, None, "%returned");
+                    // A definite place of the caller's, or from outside both.
+                    let from = self.inlined.last().map_or(0, |cx| cx.vars_from);
+                    let place = match (value, &v) {
+                        (Value::Place(p), AVal::External) => {
+                            Some(self.canonical(&self.concrete(&st, p)))
+                                .filter(|c| c.is_definite() && c.var < from)
+                        }
+                        _ => None,
+                    };
                     if let Some(cx) = self.inlined.last_mut() {
                         match st.error_exit {
                             true => cx.error_returns.push((st, v)),
-                            false => cx.returns.push((st, v)),
+                            false => {
+                                cx.returns.push((st, v));
+                                cx.places.push(place);
+                            }
                         }
                     }
                 }

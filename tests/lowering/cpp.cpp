@@ -309,3 +309,38 @@ public:
 private:
     std::vector<RangeSlice> slices_;
 };
+
+// Objects owned through `std::make_unique` by a class template, reached through accessors
+// that return references: a call's result is of the class its method returns.
+class OwnedSlot {
+public:
+    OwnedSlot(const cl::Context &ctx, const cl::Device &dev) : queue_(ctx, dev) {}
+    cl::CommandQueue &queue() { return queue_; }
+
+private:
+    cl::CommandQueue queue_;
+};
+template <std::size_t N>
+class SlotOwner {
+public:
+    SlotOwner(const cl::Context &ctx, const std::vector<cl::Device> &devices)
+    {
+        for (std::size_t i = 0; i < N; ++i)
+            slots_[i] = std::make_unique<OwnedSlot>(ctx, devices[i]);
+    }
+    OwnedSlot &slot(std::size_t i) { return *slots_[i]; }
+    void sync()
+    {
+        OwnedSlot &s = slot(1);
+        s.queue().finish();
+        slot(0).queue().finish();
+    }
+
+private:
+    std::array<std::unique_ptr<OwnedSlot>, N> slots_;
+};
+void owned_slots(const cl::Context &ctx, const std::vector<cl::Device> &devices)
+{
+    SlotOwner<2> owner(ctx, devices);
+    owner.sync();
+}

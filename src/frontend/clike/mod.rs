@@ -235,6 +235,7 @@ pub fn lower_file(file_id: usize, src: &SourceFile, lang: Lang) -> Result<FileIr
         value_macros: HashSet::new(),
         member_only_params: HashMap::new(),
         defined: HashSet::new(),
+        returns: HashMap::new(),
         indexed: HashSet::new(),
         releasing: HashSet::new(),
         variadic: HashMap::new(),
@@ -351,6 +352,9 @@ struct FileCx {
     member_only_params: HashMap<String, Vec<Option<Vec<String>>>>,
     /// Functions and methods (`Class::method`) defined in the file.
     defined: HashSet<String>,
+    /// The type each of them returns, as written without qualifiers and template
+    /// arguments (`DeviceSlot` of `DeviceSlot &dev(size_t i)`).
+    returns: HashMap<String, String>,
     /// The parameters, by position, that a defined function's body indexes (`ev[1]`).
     indexed: HashSet<(String, usize)>,
     /// Defined functions that release their first parameter (an event callback doing
@@ -528,6 +532,7 @@ impl FileCx {
                         if let Some(n) = named_params_of_variadic(c) {
                             self.variadic.insert(name.clone(), n);
                         }
+                        self.note_return(c, &name);
                         self.defined.insert(name);
                     }
                 }
@@ -717,6 +722,7 @@ impl FileCx {
                 }
                 "function_definition" => {
                     if let Some(m) = self.function_name(f, Some(&name)) {
+                        self.note_return(f, &m);
                         self.defined.insert(m);
                     }
                 }
@@ -802,6 +808,15 @@ impl FileCx {
         let base = real.trim_start_matches("const ").split('<').next()?.trim();
         let name = last_name(base);
         self.wrappers.contains_key(name).then(|| name.to_string())
+    }
+
+    /// Records the type a function definition returns.
+    fn note_return(&mut self, def: Node<'_>, name: &str) {
+        if let Some(t) = def.child_by_field_name("type") {
+            let ty = self.txt(t).trim_start_matches("const ");
+            let ty = last_name(ty.split('<').next().unwrap_or(ty)).to_string();
+            self.returns.insert(name.to_string(), ty);
+        }
     }
 
     /// The name a function definition is known by: `f`, `Class::method`.
@@ -1008,14 +1023,9 @@ impl FileCx {
             l.vars[v].member = Member::Implicit;
             params.push(v);
         }
-        let mut d = def.child_by_field_name("declarator");
-        while let Some(n) = d {
-            if n.kind() == "function_declarator" {
-                break;
-            }
-            d = n.child_by_field_name("declarator");
-        }
-        if let Some(list) = d.and_then(|f| f.child_by_field_name("parameters")) {
+        if let Some(list) =
+            function_declarator(def).and_then(|f| f.child_by_field_name("parameters"))
+        {
             for p in named(list) {
                 let Some((v, shape, ty)) = l.bind_param(p) else {
                     continue;
@@ -1521,7 +1531,8 @@ impl Lowerer<'_> {
             {
                 last_name(e)
             }
-            _ => last_name(ty),
+            // `Runner<2>` of a class template: the class.
+            _ => last_name(ty.split('<').next().unwrap_or(ty)),
         };
         if let Some(fields) = self.cx.structs.get(name) {
             self.vars[v].fields = fields.clone();
@@ -3035,6 +3046,11 @@ impl Lowerer<'_> {
             }
             if let (true, Value::Place(p)) = (shape.reference, &value) {
                 let p = self.frozen(p.clone(), span);
+                // `Slot &s = dev(i);`: what the call gives is a `Slot`, whose methods are
+                // followed on `s`.
+                if p.proj.is_empty() && self.vars[p.var].ty.is_none() {
+                    self.vars[p.var].ty = self.vars[v].ty.clone();
+                }
                 self.refs.insert(v, p);
                 continue;
             }
@@ -3084,8 +3100,10 @@ impl Lowerer<'_> {
     }
 
     /// The constructor of a class of the file (`LutSample::LutSample`), where it has one.
+    /// A class template's instance (`Runner<2>`) is its class: the template's constructor.
     fn constructor_of(&self, ty: &str) -> Option<String> {
-        Some(format!("{ty}::{}", last_name(ty))).filter(|c| self.cx.defined.contains(c))
+        let class = ty.split('<').next().unwrap_or(ty).trim();
+        Some(format!("{class}::{}", last_name(class))).filter(|c| self.cx.defined.contains(c))
     }
 
     /// `T x(args)` / `T x{args}`: a constructor call of the class `T`.
@@ -3148,6 +3166,7 @@ impl Lowerer<'_> {
     /// a value of its own, whose vectors of handles start empty, given to the constructor
     /// `ctor` as `this`.
     fn construct_class(&mut self, ty: &str, ctor: String, items: &[Node<'_>], span: Span) -> Value {
+        let ty = ty.split('<').next().unwrap_or(ty).trim();
         let prefix = format!("{ty}::");
         let mut fields: Vec<(String, Value)> = (self.cx.field_types.iter())
             .filter_map(|(k, t)| Some((k.strip_prefix(&prefix)?, t)))
@@ -3161,6 +3180,7 @@ impl Lowerer<'_> {
         // Named as the local it is made for, so what the constructor makes is named by that
         // local's fields (`sample.input`).
         let t = self.new_temp(TypeHint::Unknown);
+        self.vars[t].ty = Some(last_name(ty).to_string());
         if let Some(name) = self.declaring.take() {
             self.vars[t].name = name;
         }
@@ -4239,8 +4259,14 @@ impl Lowerer<'_> {
             || matches!(&v, Value::Place(p)
                 if matches!(p.proj.as_slice(), [Proj::Index(_) | Proj::Var(_)])
                     && self.vars[p.var].fields.iter().any(|(n, h)| *n == members_of("") && h.is_handle()));
-        // `wk[d] = (worker_t){0}` into an array of structs: that element, reset.
-        let handle = handle || matches!(v, Value::Struct(_));
+        // `wk[d] = (worker_t){0}` into an array of structs: that element, reset. So is an
+        // object of a class of the file made by its constructor (`slots_[i] =
+        // std::make_unique<Slot>(..)`).
+        let handle = handle
+            || matches!(v, Value::Struct(_))
+            || matches!(&v, Value::Place(p) if p.proj.is_empty()
+                && self.vars[p.var].name.starts_with('%')
+                && (self.vars[p.var].ty.as_deref()).is_some_and(|t| self.constructor_of(t).is_some()));
         // `wait[nw++] = ev` into an array of events, or through a `cl_event *` a helper is
         // given (`prev[d] = next[d]`): that element.
         let handle = handle
@@ -4584,6 +4610,18 @@ impl Lowerer<'_> {
         }
         let path = self.txt(func).to_string();
         let segs = path_segments(&path);
+        // `std::make_unique<Slot>(ctx, dev)`: a `Slot` made by its constructor, which the
+        // pointer owns and `*p`, `p->` reach.
+        if let ([s, f], Some((_, rest))) = (segs.as_slice(), path.split_once('<')) {
+            if s == "std" && matches!(f.as_str(), "make_unique" | "make_shared") {
+                let ty = rest
+                    .rsplit_once('>')
+                    .map_or(rest, |(t, _)| t)
+                    .trim()
+                    .to_string();
+                return self.construct_from(&ty, &args, span);
+            }
+        }
         // `std::ref(q)`, `std::cref(prog)`: a reference to the object itself.
         if let ([s, f], [one]) = (segs.as_slice(), args.as_slice()) {
             if s == "std" && matches!(f.as_str(), "ref" | "cref") {
@@ -4956,6 +4994,11 @@ impl Lowerer<'_> {
             }
         }
         let t = self.new_temp(TypeHint::Unknown);
+        // What a method returns of a class of the file (`dev(0).queue()` of `DeviceSlot
+        // &dev(..)`): that class, whose methods are followed on it.
+        if let Some(ty) = self.cx.returns.get(&callee) {
+            self.type_var(t, &ty.clone(), 0);
+        }
         self.out.push(Stmt::Call {
             callee,
             recv,
@@ -5429,7 +5472,11 @@ fn is_thread(segs: &[String]) -> bool {
 fn function_declarator(def: Node<'_>) -> Option<Node<'_>> {
     let mut d = def.child_by_field_name("declarator")?;
     while d.kind() != "function_declarator" {
-        d = d.child_by_field_name("declarator")?;
+        d = match d.kind() {
+            // `Slot &dev(size_t i)`: C++'s reference declarator names no field.
+            "reference_declarator" => named(d).last().copied()?,
+            _ => d.child_by_field_name("declarator")?,
+        };
     }
     Some(d)
 }
