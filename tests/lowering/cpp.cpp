@@ -344,3 +344,16 @@ void owned_slots(const cl::Context &ctx, const std::vector<cl::Device> &devices)
     SlotOwner<2> owner(ctx, devices);
     owner.sync();
 }
+
+// Building a program changes nothing that is followed; a throw leaves by the error path.
+void built_or_thrown(const cl::Context &ctx, const std::vector<cl::Device> &devices, const std::string &src)
+{
+    cl::Program program(ctx, src);
+    program.build(devices);
+    std::vector<cl::CommandQueue> queues;
+    for (const auto &dev : devices)
+        queues.emplace_back(ctx, dev);
+    if (queues.empty())
+        throw std::runtime_error("no device");
+    queues[0].finish();
+}

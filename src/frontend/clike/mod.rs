@@ -2050,6 +2050,11 @@ impl Lowerer<'_> {
                     }
                     self.in_cleanup = false;
                 }
+                // A throw leaves by the error path, as a failed status check's return does:
+                // a caller goes on only where the function returns.
+                if n.kind() == "throw_statement" {
+                    self.out.push(Stmt::ErrorExit);
+                }
                 self.out.push(Stmt::Return {
                     value: Value::Unknown,
                     span: None,
