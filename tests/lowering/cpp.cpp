@@ -357,3 +357,38 @@ void built_or_thrown(const cl::Context &ctx, const std::vector<cl::Device> &devi
         throw std::runtime_error("no device");
     queues[0].finish();
 }
+
+// Data members of an RAII template's aliases, one in a `std::array`, made by a
+// function-style cast (`QueueOf(clCreate..(..))`) and handed out by `.get()`.
+template <typename T, cl_int (*Release)(T)>
+class OwnedOf {
+public:
+    OwnedOf() = default;
+    explicit OwnedOf(T h) : h_(h) {}
+    ~OwnedOf() { if (h_) Release(h_); }
+    T get() const { return h_; }
+
+private:
+    T h_ = nullptr;
+};
+using QueueOf = OwnedOf<cl_command_queue, clReleaseCommandQueue>;
+using MemOf = OwnedOf<cl_mem, clReleaseMemObject>;
+class OwnedMembers {
+public:
+    OwnedMembers(cl_context ctx, cl_device_id dev)
+    {
+        cl_int err;
+        q_ = QueueOf(clCreateCommandQueueWithProperties(ctx, dev, nullptr, &err));
+        parts_[0] = MemOf(clCreateBuffer(ctx, CL_MEM_READ_WRITE, 64, nullptr, &err));
+    }
+    void drain()
+    {
+        cl_mem first = parts_[0].get();
+        clEnqueueMigrateMemObjects(q_.get(), 1, &first, 0, 0, nullptr, nullptr);
+    }
+    void sync() { clFinish(q_.get()); }
+
+private:
+    QueueOf q_;
+    std::array<MemOf, 2> parts_;
+};

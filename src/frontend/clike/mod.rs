@@ -3461,6 +3461,25 @@ impl Lowerer<'_> {
         }
     }
 
+    /// The wrapper class a data member is declared as (`Queue queue_;` of `using Queue =
+    /// Handle<cl_command_queue, ..>`), where `p` names that member of a class of the file.
+    /// So is a member of a data member that is an array or vector of them (`edge_[0]` of
+    /// `std::array<Mem, 2> edge_`).
+    fn member_wrapper(&self, p: &Place) -> Option<&Wrapper> {
+        let (Proj::Field(f), indices) = p.proj.split_first()? else {
+            return None;
+        };
+        if !(indices.iter()).all(|x| matches!(x, Proj::Index(_) | Proj::Var(_) | Proj::AnyIndex)) {
+            return None;
+        }
+        let class = self.vars[p.var].ty.as_ref()?;
+        let mut ty = self.cx.field_types.get(&format!("{class}::{f}"))?.as_str();
+        for _ in indices {
+            ty = container_elem(ty)?;
+        }
+        self.cx.wrappers.get(&self.cx.wrapper_of(ty)?)
+    }
+
     /// The wrapper class `v` is a value of, or a list of values of.
     fn wrapper_of_var(&self, v: Var) -> Option<&Wrapper> {
         self.cx.wrappers.get(self.wrapped.get(&v)?)
@@ -3477,8 +3496,11 @@ impl Lowerer<'_> {
                 p.proj.as_slice(),
                 [Proj::Index(_) | Proj::Var(_) | Proj::AnyIndex]
             );
-        let w = self.wrapper_of_var(p.var)?;
-        if args != 0 || !direct || !w.methods.contains(method) {
+        let w = match self.wrapper_of_var(p.var).filter(|_| direct) {
+            Some(w) => w,
+            None => self.member_wrapper(p)?,
+        };
+        if args != 0 || !w.methods.contains(method) {
             return None;
         }
         let mut p = p.clone();
@@ -4615,6 +4637,14 @@ impl Lowerer<'_> {
         }
         let path = self.txt(func).to_string();
         let segs = path_segments(&path);
+        // `Queue(clCreateCommandQueueWithProperties(..))` of a wrapper class: the handle it
+        // owns, in its one field.
+        if let ([_, ..], [one]) = (segs.as_slice(), args.as_slice()) {
+            if self.cx.wrapper_of(&path).is_some() {
+                let handle = self.expr(*one);
+                return Value::Struct(vec![(HANDLE_FIELD.to_string(), handle)]);
+            }
+        }
         // `std::make_unique<Slot>(ctx, dev)`: a `Slot` made by its constructor, which the
         // pointer owns and `*p`, `p->` reach.
         if let ([s, f], Some((_, rest))) = (segs.as_slice(), path.split_once('<')) {
