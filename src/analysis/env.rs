@@ -4,8 +4,9 @@
 //! bindings at each would make a function's analysis grow with its bindings times its
 //! branches. Instead the bindings are a base shared by the copies and the changes of
 //! this path since; a join of two paths that share a base looks only at their changes.
-//! The changes are folded into a new base once they outgrow half of it, so that every
-//! operation stays cheap on average.
+//! The changes are folded into a new base once they outgrow an eighth of it, so that every
+//! operation stays cheap on average: a fold costs the base's size, once per that many
+//! changes, while every join walks the changes of both paths.
 
 use super::AVal;
 use crate::ir::{Place, Proj};
@@ -163,7 +164,7 @@ impl Env {
     }
 
     fn fold_if_grown(&mut self) {
-        if self.changes.len() > MIN_FOLD.max(self.base.len() / 2) {
+        if self.changes.len() > MIN_FOLD.max(self.base.len() / 8) {
             let all: BTreeMap<Place, AVal> =
                 self.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
             *self = Env {
@@ -197,8 +198,18 @@ impl Env {
         // The changes come in order, so the joined ones are collected in order and the map
         // is built from them at once.
         let mut joined = Vec::new();
-        for (k, here, there, base) in self.changed(o) {
-            // The same on both paths: a join of a value with itself.
+        for (k, x, y) in merge(self.changes.iter(), o.changes.iter()) {
+            // Changed alike on both paths (most often a change both inherited from before
+            // they split): a join of a value with itself, kept as a change.
+            if let (Some(x), Some(y)) = (x, y) {
+                if x == y {
+                    joined.push((k.clone(), x.clone()));
+                    continue;
+                }
+            }
+            let base = self.base.get(k);
+            let here = x.map_or(base, Option::as_ref);
+            let there = y.map_or(base, Option::as_ref);
             let v = match here == there {
                 true => here.cloned(),
                 false => join(k, here, there),
