@@ -405,6 +405,10 @@ impl Analyzer<'_> {
             )
             .then_some(x);
         }
+        let kernel = |o: ObjId| matches!(self.objs[o].kind, ObjKind::Kernel { .. });
+        if kernel(x) && kernel(y) {
+            return Some(self.kernel_choice(x, y));
+        }
         if !matches!(self.objs[x].kind, ObjKind::Buffer)
             || !matches!(self.objs[y].kind, ObjKind::Buffer)
         {
@@ -424,5 +428,26 @@ impl Analyzer<'_> {
         let c = self.new_obj(ObjKind::Buffer, names.join("` or `"));
         self.elements.insert(c, members);
         Some(c)
+    }
+
+    /// A kernel standing for whichever of kernels `x` and `y` (or the kernels they stand
+    /// for) it is: its launch uses what each of them would.
+    fn kernel_choice(&mut self, x: ObjId, y: ObjId) -> ObjId {
+        let of = |o: ObjId| {
+            self.kernel_choices
+                .get(&o)
+                .cloned()
+                .unwrap_or_else(|| vec![o])
+        };
+        let mut members = of(x);
+        members.extend(of(y));
+        members.sort_unstable();
+        members.dedup();
+        let names: Vec<String> = (members.iter())
+            .map(|m| self.shown.get(m).unwrap_or(&self.objs[*m].name).clone())
+            .collect();
+        let c = self.new_obj(ObjKind::Kernel { sig: None }, names.join("` or `"));
+        self.kernel_choices.insert(c, members);
+        c
     }
 }

@@ -6,10 +6,13 @@ use super::*;
 
 /// What a launch touches: `uses` is `None` when some argument is not known; `waits` is
 /// `None` when its wait list is not known.
+/// A buffer, how a kernel uses it, and the region it writes where a by-value argument
+/// offsets its writes (the kernel's parameter, as a region's key).
+type KernelUse = (ObjId, Mode, Option<OffsetKey>);
+
 struct LaunchInfo {
-    /// Each buffer, how the kernel uses it, and the region it writes where a by-value
-    /// argument offsets its writes (the kernel's parameter, as a region's key).
-    pub(super) uses: Option<Vec<(ObjId, Mode, Option<OffsetKey>)>>,
+    /// Each buffer the kernel uses.
+    pub(super) uses: Option<Vec<KernelUse>>,
     pub(super) waits: Option<BTreeSet<usize>>,
     pub(super) kernel: Option<String>,
     /// Some arguments were set where the analysis does not see.
@@ -20,6 +23,57 @@ struct LaunchInfo {
 }
 
 impl LaunchInfo {
+    /// The launch of one of several kernels: each buffer is used as every one of them uses
+    /// it, else it may be written where one of them writes it (and read where they only
+    /// read it); it waits for what all of them wait for.
+    fn either(infos: Vec<LaunchInfo>, kernel: String) -> LaunchInfo {
+        let n = infos.len();
+        let mut uses: Option<Vec<Vec<KernelUse>>> = Some(Vec::new());
+        let mut waits = Some(BTreeSet::new());
+        let (mut partial, mut writes_unnamed) = (false, false);
+        for info in infos {
+            match (uses.as_mut(), info.uses) {
+                (Some(all), Some(u)) => all.push(u),
+                _ => uses = None,
+            }
+            match (waits.as_mut(), info.waits) {
+                (Some(all), Some(w)) => all.extend(w),
+                _ => waits = None,
+            }
+            partial |= info.partial;
+            writes_unnamed |= info.writes_unnamed;
+        }
+        let uses = uses.map(|all| {
+            // Each buffer, with how each kernel that uses it does.
+            let mut by_buffer: Vec<(ObjId, Vec<KernelUse>)> = Vec::new();
+            for u in all.into_iter().flatten() {
+                match by_buffer.iter_mut().find(|(x, _)| *x == u.0) {
+                    Some((_, seen)) => seen.push(u),
+                    None => by_buffer.push((u.0, vec![u])),
+                }
+            }
+            (by_buffer.into_iter())
+                .map(|(b, seen)| {
+                    let alike = seen.len() == n && seen.iter().all(|s| *s == seen[0]);
+                    match alike {
+                        true => seen[0],
+                        false if seen.iter().any(|s| s.1 != Mode::Read) => {
+                            (b, Mode::MaybeWrite, None)
+                        }
+                        false => (b, Mode::Read, None),
+                    }
+                })
+                .collect()
+        });
+        LaunchInfo {
+            uses,
+            waits,
+            kernel: Some(kernel),
+            partial,
+            writes_unnamed,
+        }
+    }
+
     /// A launch whose buffers are not known: of a kernel the analysis cannot follow, or not
     /// a kernel at all.
     fn untracked(waits: Option<BTreeSet<usize>>, kernel: Option<String>) -> LaunchInfo {
@@ -244,6 +298,12 @@ impl<'f> Analyzer<'f> {
         let AVal::Obj(o) = kernel else {
             return LaunchInfo::untracked(Some(BTreeSet::new()), None);
         };
+        if let Some(members) = self.kernel_choices.get(o) {
+            let infos = (members.iter())
+                .map(|m| self.launch_accesses(st, &AVal::Obj(*m), at))
+                .collect();
+            return LaunchInfo::either(infos, self.objs[*o].name.clone());
+        }
         let (k, args, waits): (ObjId, Vec<(u64, Arg)>, Option<BTreeSet<usize>>) =
             match &self.objs[*o].kind {
                 ObjKind::Kernel { .. } => match st.kernel_args.get(o) {

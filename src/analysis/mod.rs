@@ -388,6 +388,10 @@ struct Analyzer<'f> {
     /// Buffers standing for the element of a list of buffers at an index not known
     /// (`field[cur]` after a loop of ping-pong steps), with the members it may be.
     elements: HashMap<ObjId, Vec<ObjId>>,
+    /// Kernels standing for whichever of several kernels a place holds after paths that
+    /// picked different ones join (`let k = if even { &h.a_to_b } else { &h.b_to_a };`),
+    /// with the kernels they may be.
+    kernel_choices: HashMap<ObjId, Vec<ObjId>>,
     /// Per callee parameter: the frame whose code wrote what it was given (its caller's,
     /// or one further out where the caller passed on a parameter of its own).
     param_origin: HashMap<Var, usize>,
@@ -539,6 +543,7 @@ pub fn analyze<'f>(func: &Function, index: &'f Index<'f>, kernels: &mut Kernels)
         ext_alias: HashMap::new(),
         field_alias: HashMap::new(),
         elements: HashMap::new(),
+        kernel_choices: HashMap::new(),
         param_origin: HashMap::new(),
         objs: Vec::new(),
         hosts: Vec::new(),
