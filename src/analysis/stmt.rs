@@ -491,6 +491,8 @@ impl<'f> Analyzer<'f> {
                     }
                     _ => {}
                 }
+                // `*finished = last;` through a reference parameter (`cl_event *finished`).
+                let through_ref = dst.proj.is_empty() && self.vars[dst.var].member == Member::Ref;
                 let dst = &self.canonical(&self.concrete(&st, dst));
                 let name = self.place_name(dst);
                 let mut v = self.eval(&mut st, value, None, &name);
@@ -612,7 +614,22 @@ impl<'f> Analyzer<'f> {
                     && matches!(st.env.get(&Place::var(dst.var)), Some(AVal::Unknown));
                 // Written into a struct's field where a type of the crate releases its
                 // events when dropped (`slot.computed = Some(k)`): the struct's.
+                // So is one stored through a reference parameter into the caller's place
+                // (`*finished = last;` of `cl_event *finished`), where the function is
+                // analyzed on its own.
+                let through_param = through_ref && self.params.contains(&dst.var);
+                // Into a caller's place, the events live where the caller keeps them: a leak
+                // of one is the caller's, as a returned one's is.
+                if let (true, AVal::Events(evs)) = (through_ref, &v) {
+                    let frame = self.frame_of_var(dst.var);
+                    let name = self.place_name(dst);
+                    for &i in evs {
+                        self.event_home.insert(i, dst.var);
+                        self.event_vars.entry((i, frame)).or_insert(name.clone());
+                    }
+                }
                 let root_outside = self.outside_global(dst.var)
+                    || through_param
                     || self.kept_by_drop(dst)
                     || !dst.proj.is_empty()
                         && !own_list

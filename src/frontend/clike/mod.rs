@@ -4309,6 +4309,25 @@ impl Lowerer<'_> {
                             || (self.elem_types.get(&b))
                                 .is_some_and(|t| handle_hint(last_name(t)).is_handle())
                     }));
+        // `*finished = last;` of an event through a `cl_event *` parameter: a store into the
+        // caller's event, as one through a C++ reference parameter is.
+        if left.kind() == "pointer_expression" {
+            let param = (left.child_by_field_name("argument"))
+                .filter(|a| a.kind() == "identifier")
+                .and_then(|a| self.lookup(self.txt(a)))
+                .filter(|&p| p < self.n_params && self.event_ptrs.contains(&p));
+            let event = matches!(&v, Value::Place(e) if self.vars[e.var].hint == TypeHint::Event)
+                || matches!(v, Value::Null);
+            if let (Some(p), true) = (param, event) {
+                self.vars[p].member = Member::Ref;
+                self.out.push(Stmt::Assign {
+                    dst: Place::var(p),
+                    value: v.clone(),
+                    span,
+                });
+                return v;
+            }
+        }
         match left.kind() {
             "subscript_expression" if !handle => {
                 let base = left
