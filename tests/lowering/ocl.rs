@@ -183,3 +183,8 @@ fn pairs_of_neighbours(queues: &[Queue]) {
         queues[d + 1].finish().unwrap();
     }
 }
+
+// A slice of `ProQue`s is a list of them, not host data.
+fn lanes_of(lanes: &[ProQue]) -> ocl::Result<()> {
+    lanes[0].queue().finish()
+}

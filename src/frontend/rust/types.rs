@@ -104,6 +104,8 @@ const HANDLE_TYPES: &[&str] = &[
     "EventList",
     "Mem",
     "DeviceId",
+    // ocl's queue and program in one (`lanes: &[ProQue]`).
+    "ProQue",
 ];
 
 pub(super) fn hint_from_name(name: &str) -> TypeHint {
