@@ -392,3 +392,10 @@ private:
     QueueOf q_;
     std::array<MemOf, 2> parts_;
 };
+
+// A file-level constant passed by `setArg` has its declared type's size.
+constexpr std::size_t kTypedSlots = 256;
+void typed_constant_arg(cl::Kernel &k)
+{
+    k.setArg(2, kTypedSlots);
+}

@@ -231,6 +231,7 @@ pub fn lower_file(file_id: usize, src: &SourceFile, lang: Lang) -> Result<FileIr
         lang,
         text: text.clone(),
         consts: HashMap::new(),
+        const_sizes: HashMap::new(),
         exiting_macros: HashSet::new(),
         value_macros: HashSet::new(),
         member_only_params: HashMap::new(),
@@ -340,6 +341,9 @@ struct FileCx {
     text: Rc<str>,
     /// `#define N 1024`, `const char *src = "..."`: integers and strings.
     consts: HashMap<String, Const>,
+    /// The bytes of the declared type of each file-level constant of a scalar type
+    /// (`constexpr size_t kSlots = ..;`: 8), where the type says.
+    const_sizes: HashMap<String, u64>,
     /// Function-like macros whose body returns (`#define FAIL(..) do { ..; return NULL; }
     /// while (0)`).
     exiting_macros: HashSet<String>,
@@ -637,7 +641,17 @@ impl FileCx {
                 _ => None,
             };
             if let (Some(k), Some(name)) = (k, name) {
-                self.consts.insert(self.txt(name).to_string(), k);
+                let name = self.txt(name).to_string();
+                let scalar = decl
+                    .child_by_field_name("declarator")
+                    .is_some_and(|d| matches!(d.kind(), "identifier" | "field_identifier"));
+                let size = (d.child_by_field_name("type"))
+                    .filter(|_| scalar && matches!(k, Const::Int(_)))
+                    .and_then(|t| c_type_size(&self.real_type(self.txt(t))));
+                if let Some(n) = size {
+                    self.const_sizes.insert(name.clone(), n);
+                }
+                self.consts.insert(name, k);
             }
         }
     }
@@ -1424,6 +1438,10 @@ impl Lowerer<'_> {
         match n.kind() {
             "identifier" => match self.lookup(self.txt(n)) {
                 Some(v) => self.scalar_sizes.get(&v).copied(),
+                // `setArg(2, kSlots)` of a `constexpr size_t kSlots`.
+                None if self.cx.const_sizes.contains_key(self.txt(n)) => {
+                    self.cx.const_sizes.get(self.txt(n)).copied()
+                }
                 // `sizeof(n_)` of a member of the method's class.
                 None => c_type_size(&self.cx.real_type(self.member_type(self.txt(n))?)),
             },
