@@ -622,7 +622,6 @@ impl<'f> Analyzer<'f> {
                 // of one is the caller's, as a returned one's is.
                 if let (true, AVal::Events(evs)) = (through_ref, &v) {
                     let frame = self.frame_of_var(dst.var);
-                    let name = self.place_name(dst);
                     for &i in evs {
                         self.event_home.insert(i, dst.var);
                         self.event_vars.entry((i, frame)).or_insert(name.clone());

@@ -30,7 +30,10 @@ use crate::frontend::sizes::c_type_size;
 use crate::frontend::{list_or_host, swap, Const, Fields, FileIr};
 use crate::ir::*;
 use crate::source::SourceFile;
-use types::{container_elem, declared_hint, handle_hint, last_name, member_hint, std_array_len};
+use types::{
+    container_elem, declared_hint, handle_hint, last_name, member_hint, std_array_len,
+    without_template_args,
+};
 
 /// The embedded tables of the C API and of the C++ wrapper.
 const TABLES: &[(&str, &str)] = &[
@@ -819,7 +822,7 @@ impl FileCx {
     /// The wrapper class a type names (`Mem` of `using Mem = Handle<cl_mem, ..>`).
     fn wrapper_of(&self, ty: &str) -> Option<String> {
         let real = self.real_type(ty);
-        let base = real.trim_start_matches("const ").split('<').next()?.trim();
+        let base = without_template_args(real.trim_start_matches("const "));
         let name = last_name(base);
         self.wrappers.contains_key(name).then(|| name.to_string())
     }
@@ -828,7 +831,7 @@ impl FileCx {
     fn note_return(&mut self, def: Node<'_>, name: &str) {
         if let Some(t) = def.child_by_field_name("type") {
             let ty = self.txt(t).trim_start_matches("const ");
-            let ty = last_name(ty.split('<').next().unwrap_or(ty)).to_string();
+            let ty = last_name(without_template_args(ty)).to_string();
             self.returns.insert(name.to_string(), ty);
         }
     }
@@ -844,7 +847,7 @@ impl FileCx {
         };
         let text: String = name
             .split("::")
-            .map(|s| s.split('<').next().unwrap_or(s).trim())
+            .map(without_template_args)
             .collect::<Vec<_>>()
             .join("::");
         Some(match class {
@@ -1438,12 +1441,10 @@ impl Lowerer<'_> {
         match n.kind() {
             "identifier" => match self.lookup(self.txt(n)) {
                 Some(v) => self.scalar_sizes.get(&v).copied(),
-                // `setArg(2, kSlots)` of a `constexpr size_t kSlots`.
-                None if self.cx.const_sizes.contains_key(self.txt(n)) => {
-                    self.cx.const_sizes.get(self.txt(n)).copied()
-                }
-                // `sizeof(n_)` of a member of the method's class.
-                None => c_type_size(&self.cx.real_type(self.member_type(self.txt(n))?)),
+                // `setArg(2, kSlots)` of a `constexpr size_t kSlots`, or `sizeof(n_)` of a
+                // member of the method's class.
+                None => (self.cx.const_sizes.get(self.txt(n)).copied())
+                    .or_else(|| c_type_size(&self.cx.real_type(self.member_type(self.txt(n))?))),
             },
             // `count[d]` of a `std::vector<size_t>`.
             "subscript_expression" => {
@@ -1550,7 +1551,7 @@ impl Lowerer<'_> {
                 last_name(e)
             }
             // `Runner<2>` of a class template: the class.
-            _ => last_name(ty.split('<').next().unwrap_or(ty)),
+            _ => last_name(without_template_args(ty)),
         };
         if let Some(fields) = self.cx.structs.get(name) {
             self.vars[v].fields = fields.clone();
@@ -3125,7 +3126,7 @@ impl Lowerer<'_> {
     /// The constructor of a class of the file (`LutSample::LutSample`), where it has one.
     /// A class template's instance (`Runner<2>`) is its class: the template's constructor.
     fn constructor_of(&self, ty: &str) -> Option<String> {
-        let class = ty.split('<').next().unwrap_or(ty).trim();
+        let class = without_template_args(ty);
         Some(format!("{class}::{}", last_name(class))).filter(|c| self.cx.defined.contains(c))
     }
 
@@ -3189,7 +3190,7 @@ impl Lowerer<'_> {
     /// a value of its own, whose vectors of handles start empty, given to the constructor
     /// `ctor` as `this`.
     fn construct_class(&mut self, ty: &str, ctor: String, items: &[Node<'_>], span: Span) -> Value {
-        let ty = ty.split('<').next().unwrap_or(ty).trim();
+        let ty = without_template_args(ty);
         let prefix = format!("{ty}::");
         let mut fields: Vec<(String, Value)> = (self.cx.field_types.iter())
             .filter_map(|(k, t)| Some((k.strip_prefix(&prefix)?, t)))
@@ -4493,14 +4494,7 @@ impl Lowerer<'_> {
             let recv = func.child_by_field_name("argument");
             let method = func
                 .child_by_field_name("field")
-                .map(|f| {
-                    self.txt(f)
-                        .split('<')
-                        .next()
-                        .unwrap_or("")
-                        .trim()
-                        .to_string()
-                })
+                .map(|f| without_template_args(self.txt(f)).to_string())
                 .unwrap_or_default();
             let Some(recv) = recv else {
                 return self.unknown_call(None, &args, span);

@@ -63,6 +63,12 @@ pub fn is_scalar(name: &str) -> bool {
         )
 }
 
+/// A type as written without its template arguments: `Runner<2>` → `Runner`,
+/// `std::vector<cl::Event>` → `std::vector`.
+pub fn without_template_args(ty: &str) -> &str {
+    ty.split('<').next().unwrap_or(ty).trim()
+}
+
 /// The last identifier of a type as written: `cl::Buffer` → `Buffer`, `struct halo` →
 /// `halo`, `const cl_mem` → `cl_mem`.
 pub fn last_name(ty: &str) -> &str {

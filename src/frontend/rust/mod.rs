@@ -208,42 +208,31 @@ fn newtype_methods(
     functions: &std::collections::HashSet<String>,
     structs: &HashMap<String, Fields>,
 ) -> HashMap<String, String> {
-    let mut by_name: HashMap<String, Option<String>> = HashMap::new();
-    for f in functions {
-        let Some((ty, name)) = f.rsplit_once("::") else {
-            continue;
-        };
-        let Some(fields) = structs.get(ty) else {
-            continue;
-        };
-        let tuple = tuple_arity(fields).is_some();
-        by_name
-            .entry(name.to_string())
-            .and_modify(|e| *e = None)
-            .or_insert_with(|| tuple.then(|| f.clone()));
-    }
-    by_name
-        .into_iter()
-        .filter_map(|(n, f)| Some((n, f?)))
-        .collect()
+    sole_by_key(functions.iter().filter_map(|f| {
+        let (ty, name) = f.rsplit_once("::")?;
+        let tuple = tuple_arity(structs.get(ty)?).is_some();
+        Some((name.to_string(), tuple.then(|| f.clone())))
+    }))
 }
 
 /// The methods among `functions` by type and name, where one module alone defines them.
 fn type_methods(functions: &std::collections::HashSet<String>) -> HashMap<String, String> {
-    let mut by_name: HashMap<String, Option<String>> = HashMap::new();
-    for f in functions {
+    sole_by_key(functions.iter().filter_map(|f| {
         let mut parts = f.rsplitn(3, "::");
-        let (Some(name), Some(ty)) = (parts.next(), parts.next()) else {
-            continue;
-        };
-        by_name
-            .entry(format!("{ty}::{name}"))
-            .and_modify(|e| *e = None)
-            .or_insert_with(|| Some(f.clone()));
+        let (name, ty) = (parts.next()?, parts.next()?);
+        Some((format!("{ty}::{name}"), Some(f.clone())))
+    }))
+}
+
+/// The value of each key that only one pair has, where that value is given.
+fn sole_by_key(pairs: impl Iterator<Item = (String, Option<String>)>) -> HashMap<String, String> {
+    let mut by_key: HashMap<String, Option<String>> = HashMap::new();
+    for (k, v) in pairs {
+        by_key.entry(k).and_modify(|e| *e = None).or_insert(v);
     }
-    by_name
+    by_key
         .into_iter()
-        .filter_map(|(n, f)| Some((n, f?)))
+        .filter_map(|(k, v)| Some((k, v?)))
         .collect()
 }
 
