@@ -335,3 +335,24 @@ cl_int handed_event(cl_command_queue q, cl_kernel k, cl_event *finished)
     *finished = made;
     return CL_SUCCESS;
 }
+
+/* A kernel written as a stringified macro argument, and one whose text the caller gives:
+ * the program's source is the macro's string, and the parameter's. */
+#define STRINGIFY(...) #__VA_ARGS__
+#define STR(x) STRINGIFY(x)
+#define TILE 16
+static const char *tiled_src = "#define TILE " STR(TILE) "\n" STRINGIFY(
+    __kernel void t(__global float *a) { a[get_global_id(0)] *= 2.0f; }
+);
+
+cl_program from_macro(cl_context ctx)
+{
+    cl_int err;
+    return clCreateProgramWithSource(ctx, 1, &tiled_src, NULL, &err);
+}
+
+cl_program from_param(cl_context ctx, const char *text)
+{
+    cl_int err;
+    return clCreateProgramWithSource(ctx, 1, (const char **)&text, NULL, &err);
+}

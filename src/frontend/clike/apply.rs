@@ -412,12 +412,18 @@ impl Lowerer<'_> {
                                 .is_some_and(|f| self.mentions_any(f, &["CL_MEM_USE_HOST_PTR"])),
                         }
                     }
-                    NewKind::Program => NewObject::Program {
-                        source: role_arg(Role::Source)
-                            .or_else(|| role_arg(Role::Sources))
-                            .and_then(|s| self.str_value(s)),
-                        source_at: None,
-                    },
+                    NewKind::Program => {
+                        let arg = role_arg(Role::Source).or_else(|| role_arg(Role::Sources));
+                        let source = arg.and_then(|s| self.str_value(s));
+                        // `clCreateProgramWithSource(ctx, 1, &src, ..)` in a helper given
+                        // the text (`build(ctx, dev, axpy_src, "axpy")`): the string its
+                        // caller passes.
+                        let source_at = arg
+                            .filter(|_| source.is_none())
+                            .and_then(|s| self.string_var(s))
+                            .map(Place::var);
+                        NewObject::Program { source, source_at }
+                    }
                     NewKind::Kernel => {
                         let name = role_arg(Role::KernelName).and_then(|k| self.str_value(k));
                         // `clCreateKernel(r->prog, name, &err)` in a helper given the name

@@ -13,6 +13,7 @@
 mod apply;
 mod functor;
 mod omp;
+mod stringify;
 use apply::strip;
 pub mod comments;
 pub mod types;
@@ -222,13 +223,17 @@ fn depth(tree: &Tree) -> usize {
 /// Lowers every function and method definition of a C or C++ file. A file nested too
 /// deeply to lower safely is refused with the reason.
 pub fn lower_file(file_id: usize, src: &SourceFile, lang: Lang) -> Result<FileIr, String> {
-    let tree = parse(&src.text, lang).ok_or("could not be parsed; the file was not checked")?;
+    let stringified = stringify::stringified(&src.text);
+    let parsed = stringified
+        .as_ref()
+        .map_or(src.text.as_str(), |s| s.text.as_str());
+    let tree = parse(parsed, lang).ok_or("could not be parsed; the file was not checked")?;
     if depth(&tree) > MAX_DEPTH {
         return Err(format!(
             "nested more than {MAX_DEPTH} levels deep; the file was not checked"
         ));
     }
-    let text: Rc<str> = Rc::from(src.text.as_str());
+    let text: Rc<str> = Rc::from(parsed);
     let mut cx = FileCx {
         file: file_id,
         lang,
@@ -252,6 +257,9 @@ pub fn lower_file(file_id: usize, src: &SourceFile, lang: Lang) -> Result<FileIr
         next_cmd: 0,
         functions: Vec::new(),
     };
+    for (name, value) in stringified.into_iter().flat_map(|s| s.strings) {
+        cx.consts.insert(name, Const::Str(value));
+    }
     let root = tree.root_node();
     // The program's own headers first (`#include "halo.h"`): their constants and structs;
     // the file's own come after and win.
@@ -640,6 +648,12 @@ impl FileCx {
                     Some(Const::Str(self.string_of_in(&self.text, value)))
                 }
                 "number_literal" => self.int_of_in(&self.text, value).map(Const::Int),
+                // `STRINGIFY(..)`, replaced before parsing by the name of its string.
+                "identifier" => match self.consts.get(self.txt(value)) {
+                    Some(Const::Str(s)) => Some(Const::Str(s.clone())),
+                    _ if konst => self.int_of_in(&self.text, value).map(Const::Int),
+                    _ => None,
+                },
                 _ if konst => self.int_of_in(&self.text, value).map(Const::Int),
                 _ => None,
             };
@@ -5077,6 +5091,28 @@ impl Lowerer<'_> {
 
     /// A string the expression is known to hold: a literal, a constant, a local bound to
     /// one, through `&`, casts and parentheses; a braced list of strings, joined.
+    /// The local a string argument names (`src` of `&src`, `(const char **)&src`,
+    /// `src.c_str()`).
+    fn string_var(&self, n: Node<'_>) -> Option<Var> {
+        match n.kind() {
+            "identifier" => self.lookup(self.txt(n)),
+            "pointer_expression" if n.child(0).is_some_and(|o| o.kind() == "&") => {
+                self.string_var(n.child_by_field_name("argument")?)
+            }
+            "cast_expression" => self.string_var(n.child_by_field_name("value")?),
+            "parenthesized_expression" => self.string_var(named(n).into_iter().next()?),
+            "call_expression" => {
+                let func = n.child_by_field_name("function")?;
+                let m = func.child_by_field_name("field")?;
+                matches!(self.txt(m), "c_str" | "data")
+                    .then(|| func.child_by_field_name("argument"))
+                    .flatten()
+                    .and_then(|r| self.string_var(r))
+            }
+            _ => None,
+        }
+    }
+
     fn str_value(&self, n: Node<'_>) -> Option<String> {
         match n.kind() {
             "string_literal" | "concatenated_string" | "raw_string_literal" => {
@@ -5131,10 +5167,17 @@ impl FileCx {
     fn string_of_in(&self, text: &str, n: Node<'_>) -> String {
         let t = |x: Node<'_>| text.get(x.byte_range()).unwrap_or("").to_string();
         match n.kind() {
+            // `"#define TILE " STR(TILE)`: a name of a string constant is that string; any
+            // other (`PRIu64`) is left out.
             "concatenated_string" => named(n)
                 .into_iter()
-                .filter(|p| p.kind() != "identifier")
-                .map(|p| self.string_of_in(text, p))
+                .map(|p| match p.kind() {
+                    "identifier" => match self.consts.get(&t(p)) {
+                        Some(Const::Str(s)) => s.clone(),
+                        _ => String::new(),
+                    },
+                    _ => self.string_of_in(text, p),
+                })
                 .collect(),
             "raw_string_literal" => {
                 let s = t(n);
