@@ -317,6 +317,22 @@ fn meet(q: &CommandQueue, ready: &std::sync::Barrier) -> Result<()> {
     Ok(())
 }
 
+// A method handed to an iterator adapter by its path: called on each member.
+struct Lane {
+    queue: CommandQueue,
+}
+
+impl Lane {
+    fn drain(&self) -> Result<()> {
+        self.queue.finish()
+    }
+}
+
+fn drain_all(lanes: &[Lane]) -> Result<()> {
+    lanes.iter().map(Lane::drain).collect::<Result<Vec<()>>>()?;
+    Ok(())
+}
+
 pub fn shared_setup(context: &Context) -> CommandQueue {
     CommandQueue::create_default(context, 0).unwrap()
 }

@@ -197,6 +197,18 @@ impl Lowerer<'_, '_> {
                     );
                 }
             }
+            // `devices.iter().map(Device::reduce_partials)`: the file's function called on
+            // each item, as `|d| Device::reduce_partials(d)` calls it.
+            if let Some(c) = self.fn_item_closure(arg) {
+                if self.is_iter_chain(&mc.receiver) && self.can_inline(&c) {
+                    return self.each(
+                        &mc.receiver,
+                        &c.inputs[0],
+                        EachBody::Closure(&c.body),
+                        name == "map",
+                    );
+                }
+            }
         }
         // `iter.fold(init, |acc, x| ..)`: a loop threading the accumulator through.
         if let ("fold" | "try_fold", [init, f]) = (name.as_str(), args.as_slice()) {
@@ -810,6 +822,48 @@ impl Lowerer<'_, '_> {
         }
         self.forget(all, span);
         Value::Unknown
+    }
+
+    /// `|item| f(item)` for a path `f` to a function or method this file defines, with
+    /// the path's span.
+    fn fn_item_closure(&self, e: &Expr) -> Option<syn::ExprClosure> {
+        let Expr::Path(p) = strip(e) else {
+            return None;
+        };
+        self.defined_in_scope(&path_segments(e)?.join("::"))?;
+        let span = spans::expr(e);
+        let item = syn::Ident::new("item", span);
+        let call = Expr::Call(syn::ExprCall {
+            attrs: Vec::new(),
+            func: Box::new(Expr::Path(p.clone())),
+            paren_token: syn::token::Paren(span),
+            args: std::iter::once(Expr::Path(syn::ExprPath {
+                attrs: Vec::new(),
+                qself: None,
+                path: item.clone().into(),
+            }))
+            .collect(),
+        });
+        Some(syn::ExprClosure {
+            attrs: Vec::new(),
+            lifetimes: None,
+            constness: None,
+            movability: None,
+            asyncness: None,
+            capture: None,
+            or1_token: Default::default(),
+            inputs: std::iter::once(syn::Pat::Ident(syn::PatIdent {
+                attrs: Vec::new(),
+                by_ref: None,
+                mutability: None,
+                ident: item,
+                subpat: None,
+            }))
+            .collect(),
+            or2_token: Default::default(),
+            output: syn::ReturnType::Default,
+            body: Box::new(call),
+        })
     }
 
     /// The function of this file a name called in the current module means: the module's
