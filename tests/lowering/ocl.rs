@@ -188,3 +188,10 @@ fn pairs_of_neighbours(queues: &[Queue]) {
 fn lanes_of(lanes: &[ProQue]) -> ocl::Result<()> {
     lanes[0].queue().finish()
 }
+
+// A constant array is one piece of host memory, whichever function names it.
+const WEIGHTS: [f32; 4] = [0.1, 0.2, 0.3, 0.4];
+
+fn upload_weights(queue: &Queue, weights: &Buffer<f32>) -> ocl::Result<()> {
+    weights.write(&WEIGHTS[..]).queue(queue).enq()
+}

@@ -211,7 +211,7 @@ impl Lowerer<'_, '_> {
                 // else it may be the whole buffer.
                 let element = role_arg(Role::Size).is_some_and(|e| {
                     let named = matches!(strip(e), Expr::Path(p)
-                        if p.path.get_ident().is_some_and(|i| self.cx.element_consts.contains(&i.to_string())));
+                        if p.path.get_ident().is_some_and(|i| self.cx.consts.elements.contains(&i.to_string())));
                     named
                         || (self.const_key(e))
                             .is_some_and(|k| k.contains("size_of") && !k.contains('*'))
@@ -762,7 +762,7 @@ impl Lowerer<'_, '_> {
                         return self.scalar_sizes.get(&v).copied();
                     }
                 }
-                self.cx.const_sizes.get(&name).copied()
+                self.cx.consts.sizes.get(&name).copied()
             }
             Expr::MethodCall(m) if m.method == "len" && m.args.is_empty() => Some(8),
             // `(-1.0 / self.tau).exp()`, `x.abs()`: methods of a number that give its type.

@@ -469,11 +469,16 @@ impl Lowerer<'_, '_> {
                         }
                         return Value::Place(Place::var(v));
                     }
+                    // `TAPS` of `const TAPS: [f32; 5] = [..]`: the same host memory in every
+                    // function.
+                    if let Some(&kind) = self.cx.consts.host.get(&name) {
+                        return Value::Place(Place::var(self.host_const(&name, kind)));
+                    }
                     // `STAGES` of `const STAGES: [&str; 3] = ["shift", "gain", "clip"]`.
-                    if let Some(strs) = self.cx.str_arrays.get(&name) {
+                    if let Some(strs) = self.cx.consts.str_arrays.get(&name) {
                         return Value::List(strs.iter().cloned().map(Value::Str).collect());
                     }
-                    match self.cx.consts.get(&name) {
+                    match self.cx.consts.values.get(&name) {
                         Some(Const::Int(n)) => return Value::Int(*n),
                         // A kernel source or name handed to a helper.
                         Some(Const::Str(s)) => return Value::Str(s.clone()),
@@ -516,7 +521,7 @@ impl Lowerer<'_, '_> {
             Expr::Cast(c) => {
                 let v = self.expr(&c.expr);
                 match &*c.ty {
-                    Type::Ptr(_) | Type::Infer(_) => v,
+                    Type::Ptr(_) | Type::Infer(_) | Type::Reference(_) => v,
                     Type::Path(p) if p.path.is_ident("cl_mem") || p.path.is_ident("cl_event") => v,
                     // `i as cl_uint` of a loop's count: the same number.
                     Type::Path(p)
@@ -1191,7 +1196,7 @@ impl Lowerer<'_, '_> {
                         return self.strs.get(&v).cloned();
                     }
                 }
-                match self.cx.consts.get(&name) {
+                match self.cx.consts.values.get(&name) {
                     Some(Const::Str(s)) => Some(s.clone()),
                     _ => None,
                 }

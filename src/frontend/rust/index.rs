@@ -5,49 +5,83 @@ use std::collections::{HashMap, HashSet};
 
 use syn::Expr;
 
-use super::types::{elem_type, first_type_arg, member_hint, type_bytes, type_hint, type_name};
+use super::types::{
+    array_len, elem_type, first_type_arg, member_hint, type_bytes, type_hint, type_name,
+};
 use super::Lowerer;
 use crate::frontend::bindings::{Api, Bindings};
 use crate::frontend::{Const, Fields};
-use crate::ir::{member_field, members_of, nested_field, TypeHint};
+use crate::ir::{member_field, members_of, nested_field, HostKind, TypeHint};
 
-/// The file's constants with a literal value, and in `elements` those that are one
-/// element's size (`const F: usize = size_of::<f32>()`).
-pub(super) fn collect_consts(
-    items: &[syn::Item],
-    out: &mut HashMap<String, Const>,
-    elements: &mut HashSet<String>,
-    sizes: &mut HashMap<String, u64>,
-    arrays: &mut HashMap<String, Vec<String>>,
-) {
+/// What the file's `const` and `static` items give.
+#[derive(Default)]
+pub(super) struct Consts {
+    /// Those with a literal value.
+    pub(super) values: HashMap<String, Const>,
+    /// Those that are one element's size (`const F: usize = size_of::<f32>()`).
+    pub(super) elements: HashSet<String>,
+    /// The size in bytes of each of a scalar or array type (`const ALPHA: f32`).
+    pub(super) sizes: HashMap<String, u64>,
+    /// Arrays of strings (`const STAGES: [&str; 3] = ["shift", "gain", "clip"]`).
+    pub(super) str_arrays: HashMap<String, Vec<String>>,
+    /// Host data of numbers (`const TAPS: [f32; 5] = [..]`, `static W: &[f32] = &[..]`): one
+    /// piece of host memory every function that names it reads.
+    pub(super) host: HashMap<String, HostKind>,
+}
+
+/// Collects the file's constants, in every module.
+pub(super) fn collect_consts(items: &[syn::Item], out: &mut Consts) {
     for item in items {
         match item {
             syn::Item::Const(c) => {
+                let name = c.ident.to_string();
                 if let Some(n) = type_bytes(&c.ty) {
-                    sizes.insert(c.ident.to_string(), n);
+                    out.sizes.insert(name.clone(), n);
                 }
                 if let Some(v) = const_value(&c.expr) {
-                    out.insert(c.ident.to_string(), v);
+                    out.values.insert(name.clone(), v);
                 }
                 if is_size_of(&c.expr) {
-                    elements.insert(c.ident.to_string());
+                    out.elements.insert(name.clone());
                 }
                 if let Some(strs) = str_array(&c.expr) {
-                    arrays.insert(c.ident.to_string(), strs);
+                    out.str_arrays.insert(name.clone(), strs);
+                }
+                if let Some(kind) = host_data_type(&c.ty) {
+                    out.host.insert(name, kind);
                 }
             }
             syn::Item::Static(s) => {
+                let name = s.ident.to_string();
                 if let Some(v) = const_value(&s.expr) {
-                    out.insert(s.ident.to_string(), v);
+                    out.values.insert(name.clone(), v);
+                }
+                if let Some(kind) = host_data_type(&s.ty) {
+                    out.host.insert(name, kind);
                 }
             }
             syn::Item::Mod(m) => {
                 if let Some((_, items)) = &m.content {
-                    collect_consts(items, out, elements, sizes, arrays);
+                    collect_consts(items, out);
                 }
             }
             _ => {}
         }
+    }
+}
+
+/// What host data a constant's type is: an array or a slice of numbers.
+fn host_data_type(t: &syn::Type) -> Option<HostKind> {
+    let numbers = |elem: &syn::Type| type_bytes(elem).is_some();
+    match t {
+        syn::Type::Array(a) if numbers(&a.elem) => Some(HostKind::Array {
+            len: array_len(&a.len),
+        }),
+        syn::Type::Reference(r) => match &*r.elem {
+            syn::Type::Slice(s) if numbers(&s.elem) => Some(HostKind::Slice),
+            inner => host_data_type(inner),
+        },
+        _ => None,
     }
 }
 

@@ -37,7 +37,7 @@ use super::{Const, Fields, FileIr};
 use crate::ir::*;
 use crate::source::SourceFile;
 use closures::Closure;
-use index::{collect_consts, collect_defs, collect_uses, qualify, Defs, Uses};
+use index::{collect_consts, collect_defs, collect_uses, qualify, Consts, Defs, Uses};
 use syntax::pat_idents;
 use types::{
     elem_bytes, elem_type, first_type_arg, hint_from_name, member_hint, received_struct,
@@ -48,17 +48,8 @@ use types::{
 /// (empty for a crate root, or a file on its own): functions are named by their path in
 /// the crate.
 pub fn lower_file(file_id: usize, src: &SourceFile, ast: &syn::File, module: &[String]) -> FileIr {
-    let mut consts = HashMap::new();
-    let mut element_consts = std::collections::HashSet::new();
-    let mut const_sizes = HashMap::new();
-    let mut str_arrays = HashMap::new();
-    collect_consts(
-        &ast.items,
-        &mut consts,
-        &mut element_consts,
-        &mut const_sizes,
-        &mut str_arrays,
-    );
+    let mut consts = Consts::default();
+    collect_consts(&ast.items, &mut consts);
     let mut uses = Uses::default();
     collect_uses(&ast.items, &mut uses);
     let root = (!module.is_empty()).then(|| module.join("::"));
@@ -93,9 +84,6 @@ pub fn lower_file(file_id: usize, src: &SourceFile, ast: &syn::File, module: &[S
         newtype_methods,
         src,
         consts,
-        const_sizes,
-        str_arrays,
-        element_consts,
         uses,
         defined: defs.functions,
         methods,
@@ -124,7 +112,7 @@ pub fn lower_file(file_id: usize, src: &SourceFile, ast: &syn::File, module: &[S
         .map(|(n, _)| n.clone())
         .collect();
     cx.items(&ast.items, root.as_deref());
-    let mut sources: Vec<String> = (cx.consts.into_values())
+    let mut sources: Vec<String> = (cx.consts.values.into_values())
         .filter_map(|c| match c {
             Const::Str(s) if s.contains("kernel") => Some(s),
             _ => None,
@@ -141,9 +129,7 @@ pub fn lower_file(file_id: usize, src: &SourceFile, ast: &syn::File, module: &[S
 struct FileCx<'a> {
     file: usize,
     src: &'a SourceFile,
-    consts: HashMap<String, Const>,
-    /// The size in bytes of each constant of a scalar type (`const ALPHA: f32`).
-    const_sizes: HashMap<String, u64>,
+    consts: Consts,
     /// The size in bytes of each field of a scalar type, by struct and field.
     field_sizes: HashMap<(String, String), u64>,
     /// The type a field names by a plain path (`Pipeline.settings`: `Settings`).
@@ -152,10 +138,6 @@ struct FileCx<'a> {
     macros: HashMap<String, Vec<macros::Rule>>,
     /// The struct the members of a collection field are (`Pipeline.stages`: `Stage`).
     member_structs: HashMap<(String, String), String>,
-    /// Constants that are one element's size (`const F: usize = size_of::<f32>()`).
-    element_consts: std::collections::HashSet<String>,
-    /// Constant arrays of strings (`const STAGES: [&str; 3] = ["shift", "gain", "clip"]`).
-    str_arrays: HashMap<String, Vec<String>>,
     uses: Uses,
     /// Functions and methods defined in the file, by qualified name (`helper`, `Halo::step`).
     defined: std::collections::HashSet<String>,
@@ -652,6 +634,23 @@ impl Lowerer<'_, '_> {
             global: None,
         });
         if let Some(s) = self.scopes.last_mut() {
+            s.insert(name.to_string(), v);
+        }
+        v
+    }
+
+    /// The variable of a constant of host data, made on its first use in the function.
+    fn host_const(&mut self, name: &str, kind: HostKind) -> Var {
+        let v = self.vars.len();
+        self.vars.push(VarInfo {
+            name: name.to_string(),
+            hint: TypeHint::Host(kind),
+            fields: Vec::new(),
+            ty: None,
+            member: Member::Dot,
+            global: Some(global_key(self.cx.file, name, true)),
+        });
+        if let Some(s) = self.scopes.first_mut() {
             s.insert(name.to_string(), v);
         }
         v

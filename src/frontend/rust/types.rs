@@ -306,7 +306,7 @@ fn slice_hint(t: &Type) -> TypeHint {
     }
 }
 
-fn array_len(e: &Expr) -> Option<u64> {
+pub(super) fn array_len(e: &Expr) -> Option<u64> {
     match e {
         Expr::Lit(l) => match &l.lit {
             syn::Lit::Int(i) => i.base10_parse().ok(),
