@@ -901,6 +901,11 @@ impl<'f> Analyzer<'f> {
                 (Some(a), Some(b)) if kind == CommandKind::Kernel && e_kernel => {
                     a == b && e.inst != i
                 }
+                // A region moved from an offset that is not a number (a device's rows read
+                // back at `dev.row0`) and the part a kernel writes at a by-value offset:
+                // nothing here shows that they overlap either.
+                (Some(a), Some(b)) if e_kernel && kind.is_transfer() => !b.number && !a.unseen,
+                (Some(a), Some(b)) if kind == CommandKind::Kernel => !a.number && !b.unseen,
                 _ => false,
             };
             if !conflict(e.mode, mode) || moved_elsewhere || apart {
