@@ -35,7 +35,8 @@ pub struct Param {
     /// An image (`image2d_t`, `image1d_buffer_t`, ..) or a pipe: a memory object by value.
     pub image_or_pipe: bool,
     /// A pointer written only at indices that a by-value parameter offsets (`z[i]` with
-    /// `i = get_global_id(0) + offset`): launches given other offsets write other elements.
+    /// `i = get_global_id(0) + offset`), or one only read at exactly those indices:
+    /// launches given other offsets touch other elements.
     pub region: bool,
 }
 
@@ -263,7 +264,10 @@ pub fn parse_kernels(src: &str) -> Vec<KernelSig> {
             .map(|p| p.name.clone())
             .collect();
         for p in params.iter_mut().filter(|p| p.pointer) {
-            p.region = written_at_offsets(&p.name, body, &scalars);
+            p.region = match p.access {
+                ParamAccess::Read => read_at_own_offsets(&p.name, body, &scalars),
+                _ => written_at_offsets(&p.name, body, &scalars),
+            };
         }
         out.push(KernelSig { name, params });
         i = close.max(i + 1);
@@ -352,31 +356,31 @@ fn param(toks: &[Tok], body: &[Tok]) -> Option<Param> {
     })
 }
 
-/// Whether every write through pointer `name` (there is one at least) is at an index that
-/// depends on one of `scalars`, directly or through locals assigned from them.
-fn written_at_offsets(name: &str, body: &[Tok], scalars: &[String]) -> bool {
-    if scalars.is_empty() {
-        return false;
-    }
-    // A parameter added to an index (`gid + offset`), not one that scales it (`gid * n`).
-    let summand = |toks: &[Tok], k: usize| {
-        let (prev, next) = (k.checked_sub(1).and_then(|p| toks.get(p)), toks.get(k + 1));
-        let scales = |t: Option<&Tok>| ["*", "/", "%"].iter().any(|o| is_punct(t, o));
-        let adds = |t: Option<&Tok>| is_punct(t, "+") || is_punct(t, "-");
-        matches!(&toks[k], Tok::Ident(s) if scalars.contains(s))
-            && !scales(prev)
-            && !scales(next)
-            && (adds(prev) || adds(next))
-    };
-    // An expression that adds one, itself or through a local that does, outside the
-    // indices of other arrays.
-    let offsets = |toks: &[Tok], derived: &HashSet<&str>| {
-        outside_brackets(toks).any(|k| {
-            summand(toks, k) || matches!(&toks[k], Tok::Ident(s) if derived.contains(s.as_str()))
-        })
-    };
+/// A by-value parameter added to an index at `k` (`gid + offset`), not one that scales
+/// it (`gid * n`).
+fn summand(toks: &[Tok], k: usize, scalars: &[String]) -> bool {
+    let (prev, next) = (k.checked_sub(1).and_then(|p| toks.get(p)), toks.get(k + 1));
+    let scales = |t: Option<&Tok>| ["*", "/", "%"].iter().any(|o| is_punct(t, o));
+    let adds = |t: Option<&Tok>| is_punct(t, "+") || is_punct(t, "-");
+    matches!(&toks[k], Tok::Ident(s) if scalars.contains(s))
+        && !scales(prev)
+        && !scales(next)
+        && (adds(prev) || adds(next))
+}
+
+/// Whether an expression adds a by-value parameter, itself or through a local that does
+/// (`derived`), outside the indices of other arrays.
+fn offsets(toks: &[Tok], scalars: &[String], derived: &HashSet<&str>) -> bool {
+    outside_brackets(toks).any(|k| {
+        summand(toks, k, scalars)
+            || matches!(&toks[k], Tok::Ident(s) if derived.contains(s.as_str()))
+    })
+}
+
+/// The locals assigned from an expression that a by-value parameter offsets (`const
+/// size_t i = gid + offset;`), directly or through each other.
+fn offset_locals<'b>(body: &'b [Tok], scalars: &[String]) -> HashSet<&'b str> {
     let mut derived: HashSet<&str> = HashSet::new();
-    // Locals assigned from such an expression (`const size_t i = gid + offset;`).
     for _ in 0..3 {
         for (i, t) in body.iter().enumerate() {
             let (Tok::Ident(x), true) = (t, is_punct(body.get(i + 1), "=")) else {
@@ -385,11 +389,61 @@ fn written_at_offsets(name: &str, body: &[Tok], scalars: &[String]) -> bool {
             let end = (i + 2..body.len())
                 .find(|&j| is_punct(body.get(j), ";"))
                 .unwrap_or(body.len());
-            if offsets(&body[i + 2..end], &derived) {
+            if offsets(&body[i + 2..end], scalars, &derived) {
                 derived.insert(x.as_str());
             }
         }
     }
+    derived
+}
+
+/// Whether pointer `name` is read only at the elements of the launch's own offset: every
+/// use of it (there is one at least) is `name[i]` of a local `i = gid + offset`, or
+/// `name[gid + offset]`, with nothing added to move the index off them (`p[i - 1]` of a
+/// stencil reads a neighbour's elements).
+fn read_at_own_offsets(name: &str, body: &[Tok], scalars: &[String]) -> bool {
+    if scalars.is_empty() {
+        return false;
+    }
+    let derived = offset_locals(body, scalars);
+    let plain = |t: &Tok| matches!(t, Tok::Ident(s) if !derived.contains(s.as_str()) && !scalars.contains(s));
+    let param = |t: &Tok| matches!(t, Tok::Ident(s) if scalars.contains(s));
+    let mut reads = 0;
+    for (i, t) in body.iter().enumerate() {
+        if !matches!(t, Tok::Ident(s) if s == name) {
+            continue;
+        }
+        if !is_punct(body.get(i + 1), "[") {
+            return false;
+        }
+        let close = close_of(body, i + 1);
+        let index = &body[i + 2..close.saturating_sub(1).max(i + 2)];
+        let own = match index {
+            [Tok::Ident(d)] => derived.contains(d.as_str()),
+            [a, Tok::Punct(op), b] if op == "+" => (plain(a) && param(b)) || (param(a) && plain(b)),
+            // `get_global_id(0) + offset`
+            [Tok::Ident(f), Tok::Punct(o), _, Tok::Punct(c), Tok::Punct(op), b]
+                if f == "get_global_id" && o == "(" && c == ")" && op == "+" =>
+            {
+                param(b)
+            }
+            _ => false,
+        };
+        if !own {
+            return false;
+        }
+        reads += 1;
+    }
+    reads > 0
+}
+
+/// Whether every write through pointer `name` (there is one at least) is at an index that
+/// depends on one of `scalars`, directly or through locals assigned from them.
+fn written_at_offsets(name: &str, body: &[Tok], scalars: &[String]) -> bool {
+    if scalars.is_empty() {
+        return false;
+    }
+    let derived = offset_locals(body, scalars);
     let mut writes = 0;
     for (i, t) in body.iter().enumerate() {
         if !matches!(t, Tok::Ident(s) if s == name) || !is_punct(body.get(i + 1), "[") {
@@ -407,7 +461,11 @@ fn written_at_offsets(name: &str, body: &[Tok], scalars: &[String]) -> bool {
         if !written {
             continue;
         }
-        if !offsets(&body[i + 2..close.saturating_sub(1).max(i + 2)], &derived) {
+        if !offsets(
+            &body[i + 2..close.saturating_sub(1).max(i + 2)],
+            scalars,
+            &derived,
+        ) {
             return false;
         }
         writes += 1;
@@ -592,7 +650,7 @@ mod tests {
         );
         let region = |k: usize, p: usize| sigs[k].params[p].region;
         assert!(region(0, 0), "z[i] with i = gid + offset");
-        assert!(!region(0, 1), "x is only read");
+        assert!(region(0, 1), "x is read at the same elements");
         assert!(region(1, 0), "c[(gid + row0) * n + ..]");
         assert!(
             !region(2, 0),
@@ -605,6 +663,38 @@ mod tests {
         assert!(
             !region(7, 1),
             "bins[v & 255] of a value read at an offset is not offset"
+        );
+    }
+
+    #[test]
+    fn reads_at_exactly_the_offset_elements_are_a_region() {
+        let sigs = parse_kernels(
+            "kernel void dot(global const float* a, global const float* b, global float* out,\n\
+                             uint row0, uint rows) {\n\
+                 uint g = get_global_id(0);\n\
+                 out[g] = g < rows ? a[g + row0] * b[get_global_id(0) + row0] : 0.0f;\n\
+             }\n\
+             kernel void lap(global const float* p, global float* ap, uint row0) {\n\
+                 uint i = get_global_id(0) + row0;\n\
+                 ap[i] = 2.0f * p[i] - p[i - 1] - p[i + 1];\n\
+             }\n\
+             kernel void lap2(global const float* u, global float* v, uint row0, uint nx) {\n\
+                 uint i = get_global_id(0) + row0 * nx;\n\
+                 v[i] = u[i + nx] - u[i];\n\
+             }\n\
+             kernel void gather(global const float* src, global float* dst, uint first) {\n\
+                 dst[get_global_id(0)] = src[first + get_global_id(1)];\n\
+             }\n",
+        );
+        let region = |k: usize, p: usize| sigs[k].params[p].region;
+        assert!(region(0, 0), "a[g + row0]");
+        assert!(region(0, 1), "b[get_global_id(0) + row0]");
+        assert!(!region(1, 0), "p[i - 1] reads a neighbour's element");
+        assert!(region(1, 1), "ap[i] is written at the offset");
+        assert!(!region(2, 0), "u[i + nx] reads past the offset");
+        assert!(
+            !region(3, 0),
+            "src[first + get_global_id(1)]: not the launch's own index form"
         );
     }
 

@@ -898,8 +898,14 @@ impl<'f> Analyzer<'f> {
                 (Some(a), Some(b)) if kind.is_transfer() && !e_kernel => {
                     a != b || (e.inst != i && !b.number)
                 }
+                // Or the parts of two kernels that a by-value argument offsets, on two
+                // devices (each device's rows).
                 (Some(a), Some(b)) if kind == CommandKind::Kernel && e_kernel => {
-                    a == b && e.inst != i
+                    (a == b && e.inst != i)
+                        || (a != b
+                            && !a.unseen
+                            && !b.unseen
+                            && !self.same_device(insts[e.inst].queue, q))
                 }
                 // A region moved from an offset that is not a number (a device's rows read
                 // back at `dev.row0`) and the part a kernel writes at a by-value offset:

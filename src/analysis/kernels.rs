@@ -400,7 +400,11 @@ impl<'f> Analyzer<'f> {
                     out.push((
                         b,
                         mode,
-                        region.filter(|_| mode == Mode::Write || sig.is_none()),
+                        region.filter(|_| {
+                            mode == Mode::Write
+                                || sig.is_none()
+                                || mode == Mode::Read && param.is_some_and(|p| p.region)
+                        }),
                     ));
                 }
                 Arg::Other | Arg::Host(_) => {}
