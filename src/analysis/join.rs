@@ -149,6 +149,17 @@ pub(super) fn join_val(a: &AVal, b: &AVal, choose: Choose) -> AVal {
         (AVal::Null, AVal::List(x)) | (AVal::List(x), AVal::Null) if x.is_empty() => {
             AVal::List(Vec::new())
         }
+        // A loop's counter after passes that left it at different values (`it` after a
+        // loop from 0 whose every pass counted it up): what every one is greater than.
+        (AVal::Int(x), AVal::Int(y)) => match x.min(y).checked_sub(1) {
+            Some(k) => AVal::Above(k),
+            None => AVal::Scalar,
+        },
+        (AVal::Int(x), AVal::Above(k)) | (AVal::Above(k), AVal::Int(x)) => match x.checked_sub(1) {
+            Some(j) => AVal::Above(j.min(*k)),
+            None => AVal::Scalar,
+        },
+        (AVal::Above(j), AVal::Above(k)) => AVal::Above(*j.min(k)),
         // `None` on one path, `Some(event)` on another: the events where there are any.
         (AVal::Null, AVal::Events(x)) | (AVal::Events(x), AVal::Null) => AVal::Events(x.clone()),
         // Likewise a user event, the event of a command on a queue not known, or a kernel.
