@@ -71,7 +71,7 @@ impl CrateKernels {
             agree(&mut seen.makers, f.name.clone(), maker(f));
         }
         for f in functions {
-            let mut names = HashMap::new();
+            let mut names = Locals::default();
             let mut built = HashMap::new();
             seen.block(&f.body, &f.vars, &mut names);
             let setter = seen.setters.get(&f.name).is_some_and(Option::is_some);
@@ -532,16 +532,23 @@ impl Seen {
     }
 
     /// The kernel a value is, given the kernels the function's locals hold.
-    fn kernel(&self, v: &Value, names: &HashMap<Var, Option<String>>) -> Option<String> {
+    fn kernel(&self, v: &Value, names: &Locals) -> Option<String> {
         match v {
-            Value::New(NewObject::Kernel { name, .. }) => name.clone(),
-            Value::Place(p) if p.proj.is_empty() => names.get(&p.var).cloned().flatten(),
+            Value::New(NewObject::Kernel { name: Some(n), .. }) => Some(n.clone()),
+            // `clCreateKernel(program, n.as_ptr(), ..)` of `let n = CString::new(name)` in a
+            // closure given the name: the string the local holds.
+            Value::New(NewObject::Kernel {
+                name: None,
+                name_at: Some(at),
+                ..
+            }) if at.proj.is_empty() => names.strings.get(&at.var).cloned(),
+            Value::Place(p) if p.proj.is_empty() => names.kernels.get(&p.var).cloned().flatten(),
             _ => None,
         }
     }
 
     /// Every member of a list literal is the same kernel.
-    fn members(&self, v: &Value, names: &HashMap<Var, Option<String>>) -> Option<String> {
+    fn members(&self, v: &Value, names: &Locals) -> Option<String> {
         let Value::List(items) = v else {
             return None;
         };
@@ -552,7 +559,7 @@ impl Seen {
             .then_some(first)
     }
 
-    fn value(&mut self, v: &Value, names: &HashMap<Var, Option<String>>) {
+    fn value(&mut self, v: &Value, names: &Locals) {
         match v {
             Value::Struct(fields) => {
                 for (f, x) in fields {
@@ -574,13 +581,7 @@ impl Seen {
     }
 
     /// Local `v` holds `kernel`; where `v` is a global, every function may find it there.
-    fn local(
-        &mut self,
-        v: Var,
-        vars: &[VarInfo],
-        kernel: Option<String>,
-        names: &mut HashMap<Var, Option<String>>,
-    ) {
+    fn local(&mut self, v: Var, vars: &[VarInfo], kernel: Option<String>, names: &mut Locals) {
         if let Some(key) = &vars[v].global {
             let key = global_key(key);
             self.given.insert(key.clone());
@@ -589,14 +590,17 @@ impl Seen {
                 None => agree(&mut self.by_field, key, None),
             }
         }
-        agree(names, v, kernel);
+        agree(&mut names.kernels, v, kernel);
     }
 
-    fn block(&mut self, body: &[Stmt], vars: &[VarInfo], names: &mut HashMap<Var, Option<String>>) {
+    fn block(&mut self, body: &[Stmt], vars: &[VarInfo], names: &mut Locals) {
         for s in body {
             match s {
                 Stmt::Assign { dst, value, .. } => {
                     self.value(value, names);
+                    if dst.proj.is_empty() {
+                        names.string(dst.var, value);
+                    }
                     let kernel = self.kernel(value, names);
                     match dst.proj.last() {
                         None => self.local(dst.var, vars, kernel, names),
@@ -657,13 +661,47 @@ impl Seen {
                     self.block(body, vars, names);
                     self.value(tail, names);
                 }
-                Stmt::Spawn { body, value, .. } | Stmt::Closure { body, value, .. } => {
+                Stmt::Spawn { body, value, .. } => {
                     self.block(body, vars, names);
                     self.value(value, names);
+                }
+                // `let k_peaks = kernel("peaks")?` of a closure that creates it.
+                Stmt::Closure {
+                    body, value, dst, ..
+                } => {
+                    self.block(body, vars, names);
+                    self.value(value, names);
+                    if dst.proj.is_empty() {
+                        let kernel = self.kernel(value, names);
+                        self.local(dst.var, vars, kernel, names);
+                    }
                 }
                 _ => {}
             }
         }
+    }
+}
+
+/// What a function's locals hold, as far as the crate's kernels go: the kernel each holds
+/// (`None` where paths give it different ones) and the string each was last given.
+#[derive(Default)]
+struct Locals {
+    kernels: HashMap<Var, Option<String>>,
+    strings: HashMap<Var, String>,
+}
+
+impl Locals {
+    /// Records what string an assignment gives a local (`name = "peaks"`, `n = name`).
+    fn string(&mut self, v: Var, value: &Value) {
+        let s = match value {
+            Value::Str(s) => Some(s.clone()),
+            Value::Place(p) if p.proj.is_empty() => self.strings.get(&p.var).cloned(),
+            _ => None,
+        };
+        match s {
+            Some(s) => self.strings.insert(v, s),
+            None => self.strings.remove(&v),
+        };
     }
 }
 
