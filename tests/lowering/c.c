@@ -356,3 +356,15 @@ cl_program from_param(cl_context ctx, const char *text)
     cl_int err;
     return clCreateProgramWithSource(ctx, 1, (const char **)&text, NULL, &err);
 }
+
+/* A table of cases of a struct declared with it: its members are structs with those
+ * fields, so `cases[i].input` is the host data the case names. */
+void table(cl_command_queue q, cl_mem m)
+{
+    static const float ramp[4] = { 0, 1, 2, 3 };
+    struct {
+        const char *name;
+        const float *input;
+    } cases[] = { { "ramp", ramp } };
+    clEnqueueWriteBuffer(q, m, CL_TRUE, 0, sizeof(ramp), cases[0].input, 0, NULL, NULL);
+}

@@ -2869,9 +2869,21 @@ impl Lowerer<'_> {
     }
 
     fn declaration(&mut self, n: Node<'_>) {
-        let ty = n
-            .child_by_field_name("type")
-            .map_or(String::new(), |t| self.txt(t).to_string());
+        let ty = match n.child_by_field_name("type") {
+            // `struct { const float *c; int n; } cases[] = { { cubic, 4 }, .. }`: a struct of
+            // this declaration only, by a name of its place in the file.
+            Some(t)
+                if t.kind() == "struct_specifier" && t.child_by_field_name("name").is_none() =>
+            {
+                let name = format!("struct@{}", t.start_byte());
+                if !self.cx.structs.contains_key(&name) {
+                    self.cx.record(t, Some(name.clone()));
+                }
+                name
+            }
+            Some(t) => self.txt(t).to_string(),
+            None => String::new(),
+        };
         let mut cur = n.walk();
         let decls: Vec<Node<'_>> = n.children_by_field_name("declarator", &mut cur).collect();
         for d in decls {
@@ -3346,7 +3358,7 @@ impl Lowerer<'_> {
     /// The fields of a struct of the file that holds OpenCL handles, in declaration order.
     fn struct_fields(&self, ty: &str) -> Option<Vec<String>> {
         let fields = (self.cx.structs).get(last_name(&self.cx.real_type(ty)))?;
-        if !fields.iter().any(|(_, h)| h.is_handle()) {
+        if !(fields.iter()).any(|(_, h)| h.is_handle() || matches!(h, TypeHint::Host(_))) {
             return None;
         }
         Some(
