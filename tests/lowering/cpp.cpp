@@ -399,3 +399,21 @@ void typed_constant_arg(cl::Kernel &k)
 {
     k.setArg(2, kTypedSlots);
 }
+
+// An event stored into a field that is an array of events (`std::array<cl_event, 2>`,
+// `cl_event[2]`) is that member's, whatever the stored value's type.
+struct Pending {
+    std::array<cl_event, 2> done{};
+};
+
+void pending_events(cl_command_queue q, cl_kernel k)
+{
+    auto make = [&]() {
+        cl_event ev;
+        clEnqueueTask(q, k, 0, nullptr, &ev);
+        return ev;
+    };
+    Pending p;
+    for (int d = 0; d < 2; ++d)
+        p.done[d] = make();
+}

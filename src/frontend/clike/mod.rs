@@ -3606,6 +3606,23 @@ impl Lowerer<'_> {
         Some((vars, stmts))
     }
 
+    /// Whether a field expression (`cur.packed`, `s->done`) names a field that is an array
+    /// of handles or of events, as its struct declares it.
+    fn handle_array_field(&self, b: Node<'_>) -> bool {
+        let Some(field) = b.child_by_field_name("field").map(|f| self.txt(f)) else {
+            return false;
+        };
+        let Some(base) = (b.child_by_field_name("argument"))
+            .filter(|a| a.kind() == "identifier")
+            .and_then(|a| self.lookup(self.txt(a)))
+        else {
+            return false;
+        };
+        (self.vars[base].fields.iter()).any(|(n, h)| {
+            (*n == members_of(field) && h.is_handle()) || (n == field && *h == TypeHint::EventList)
+        })
+    }
+
     /// The place an assignment target names, if it is one.
     fn place_of(&mut self, n: Node<'_>) -> Option<Place> {
         match self.expr(n) {
@@ -4353,7 +4370,13 @@ impl Lowerer<'_> {
                             // `in[n++] = blk[d - 1].edges` into a `cl_mem in[2]`.
                             || (self.elem_types.get(&b))
                                 .is_some_and(|t| handle_hint(last_name(t)).is_handle())
-                    }));
+                    }))
+            // `cur.packed[d] = launch(..)` into a field that is an array of handles.
+            || (left.kind() == "subscript_expression"
+                && left
+                    .child_by_field_name("argument")
+                    .filter(|b| b.kind() == "field_expression")
+                    .is_some_and(|b| self.handle_array_field(b)));
         // `*finished = last;` of an event through a `cl_event *` parameter: a store into the
         // caller's event, as one through a C++ reference parameter is.
         if left.kind() == "pointer_expression" {

@@ -100,6 +100,10 @@ pub fn declared_hint(ty: &str, array: Option<Option<u64>>, pointers: usize) -> T
         if is_host_elem(elem) && array.is_none() && pointers == 0 {
             return TypeHint::Host(HostKind::Array { len });
         }
+        // `std::array<cl_event, 2>`, as `cl_event[2]`.
+        if handle_hint(elem) == TypeHint::Event && array.is_none() && pointers == 0 {
+            return TypeHint::EventList;
+        }
         return TypeHint::Unknown;
     }
     if ty.contains('<') {
