@@ -417,3 +417,13 @@ void pending_events(cl_command_queue q, cl_kernel k)
     for (int d = 0; d < 2; ++d)
         p.done[d] = make();
 }
+
+// `prev = std::move(done)` of a list of events: the list itself moves.
+void moved_events(cl::CommandQueue &q, cl::Kernel &k)
+{
+    std::vector<cl::Event> prev;
+    std::vector<cl::Event> done(1);
+    q.enqueueNDRangeKernel(k, cl::NullRange, cl::NDRange(64), cl::NullRange, nullptr, &done[0]);
+    prev = std::move(done);
+    q.enqueueNDRangeKernel(k, cl::NullRange, cl::NDRange(64), cl::NullRange, &prev);
+}

@@ -3750,7 +3750,13 @@ impl Lowerer<'_> {
                 Some(x) => self.expr(x),
                 None => Value::Unknown,
             },
-            "call_expression" => self.call(n),
+            // `prev = std::move(done)` of a `std::vector<cl::Event>`: the local itself, not a
+            // call that may do anything with it. A class of the program may move as it
+            // likes (`Event(Event &&o) : h(std::exchange(o.h, nullptr))`).
+            "call_expression" => match self.moved_local(n).filter(|x| !self.of_program_class(*x)) {
+                Some(x) => self.expr(x),
+                None => self.call(n),
+            },
             "assignment_expression" => self.assign(n),
             "binary_expression" => {
                 let op = n
@@ -4955,6 +4961,13 @@ impl Lowerer<'_> {
         let n = strip(n);
         let name = self.txt(n).to_string();
         (n.kind() == "identifier" && self.cx.defined.contains(&name)).then_some(name)
+    }
+
+    /// Whether a local's type is a class or struct the program defines.
+    fn of_program_class(&self, x: Node<'_>) -> bool {
+        (self.lookup(self.txt(x))).is_some_and(|v| {
+            (self.vars[v].ty.as_deref()).is_some_and(|t| self.cx.structs.contains_key(t))
+        })
     }
 
     /// `x` of `std::move(x)` for a local `x`.
