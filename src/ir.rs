@@ -492,6 +492,9 @@ pub struct Command {
     pub flags: Option<Box<Value>>,
     /// The command's event is a raw `cl_event` the program must release.
     pub raw_event: bool,
+    /// A launch given a global work offset (`cl::NDRange(0, row0)`, a non-null
+    /// `global_work_offset`): its work-items are the ones from that offset.
+    pub work_offset: bool,
     pub span: Span,
 }
 
@@ -1126,6 +1129,9 @@ fn write_stmt(f: &mut fmt::Formatter<'_>, func: &Function, s: &Stmt, depth: usiz
             write!(f, " blocking {:?} ({})", cmd.blocking, cmd.api)?;
             if cmd.raw_event {
                 write!(f, " raw event")?;
+            }
+            if cmd.work_offset {
+                write!(f, " from an offset")?;
             }
             writeln!(f)
         }

@@ -38,6 +38,10 @@ pub struct Param {
     /// `i = get_global_id(0) + offset`), or one only read at exactly those indices:
     /// launches given other offsets touch other elements.
     pub region: bool,
+    /// A pointer written only at indices that depend on the work-item's global id
+    /// (`out[y * nx + x]` with `x = get_global_id(0)`): launches given other global work
+    /// offsets write other elements.
+    pub by_global_id: bool,
 }
 
 impl Param {
@@ -264,6 +268,7 @@ pub fn parse_kernels(src: &str) -> Vec<KernelSig> {
             .map(|p| p.name.clone())
             .collect();
         for p in params.iter_mut().filter(|p| p.pointer) {
+            p.by_global_id = written_by_global_id(&p.name, body);
             p.region = match p.access {
                 ParamAccess::Read => read_at_own_offsets(&p.name, body, &scalars),
                 _ => written_at_offsets(&p.name, body, &scalars),
@@ -353,6 +358,7 @@ fn param(toks: &[Tok], body: &[Tok]) -> Option<Param> {
         access,
         image_or_pipe,
         region: false,
+        by_global_id: false,
     })
 }
 
@@ -435,6 +441,53 @@ fn read_at_own_offsets(name: &str, body: &[Tok], scalars: &[String]) -> bool {
         reads += 1;
     }
     reads > 0
+}
+
+/// Whether every write through pointer `name` (there is one at least) is at an index that
+/// depends on `get_global_id`, directly or through locals assigned from it.
+fn written_by_global_id(name: &str, body: &[Tok]) -> bool {
+    let gid = |toks: &[Tok], derived: &HashSet<&str>| {
+        outside_brackets(toks).any(|k| match &toks[k] {
+            Tok::Ident(s) => s == "get_global_id" || derived.contains(s.as_str()),
+            _ => false,
+        })
+    };
+    let mut derived: HashSet<&str> = HashSet::new();
+    for _ in 0..3 {
+        for (i, t) in body.iter().enumerate() {
+            let (Tok::Ident(x), true) = (t, is_punct(body.get(i + 1), "=")) else {
+                continue;
+            };
+            let end = (i + 2..body.len())
+                .find(|&j| is_punct(body.get(j), ";") || is_punct(body.get(j), ","))
+                .unwrap_or(body.len());
+            if gid(&body[i + 2..end], &derived) {
+                derived.insert(x.as_str());
+            }
+        }
+    }
+    let mut writes = 0;
+    for (i, t) in body.iter().enumerate() {
+        if !matches!(t, Tok::Ident(s) if s == name) || !is_punct(body.get(i + 1), "[") {
+            continue;
+        }
+        let close = close_of(body, i + 1);
+        let prev = if i > 0 { body.get(i - 1) } else { None };
+        let atomic = is_punct(prev, "&")
+            && i >= 3
+            && is_punct(body.get(i - 2), "(")
+            && matches!(body.get(i - 3), Some(Tok::Ident(f)) if f.starts_with("atomic_") || f.starts_with("atom_"));
+        let written =
+            is_assign(body.get(close)) || is_punct(prev, "++") || is_punct(prev, "--") || atomic;
+        if !written {
+            continue;
+        }
+        if !gid(&body[i + 2..close.saturating_sub(1).max(i + 2)], &derived) {
+            return false;
+        }
+        writes += 1;
+    }
+    writes > 0
 }
 
 /// Whether every write through pointer `name` (there is one at least) is at an index that
@@ -664,6 +717,28 @@ mod tests {
             !region(7, 1),
             "bins[v & 255] of a value read at an offset is not offset"
         );
+    }
+
+    #[test]
+    fn writes_at_global_ids_are_the_work_items_elements() {
+        let sigs = parse_kernels(
+            "kernel void relax(global const float* in, global float* out, const int cols) {\n\
+                 const int c = get_global_id(0), r = get_global_id(1);\n\
+                 const int idx = r * cols + c;\n\
+                 out[idx] = in[idx];\n\
+             }\n\
+             kernel void sum(global const float* in, global float* total) {\n\
+                 if (get_global_id(0) == 0) total[0] = in[0];\n\
+             }\n\
+             kernel void hist(global const uchar* px, global uint* bins) {\n\
+                 atomic_inc(&bins[px[get_global_id(0)]]);\n\
+             }\n",
+        );
+        let by_gid = |k: usize, p: usize| sigs[k].params[p].by_global_id;
+        assert!(by_gid(0, 1), "out[r * cols + c] of the global ids");
+        assert!(!by_gid(0, 0), "in is only read");
+        assert!(!by_gid(1, 1), "total[0] whatever the work-item");
+        assert!(!by_gid(2, 1), "bins[px[gid]]: a bin the data picks");
     }
 
     #[test]

@@ -681,7 +681,7 @@ impl<'f> Analyzer<'f> {
                     r.uses.push((d, Mode::Write, UseInfo::default()));
                 }
             }
-            CommandKind::Kernel => self.add_launch(st, &AVal::Obj(c.target), span, &mut r),
+            CommandKind::Kernel => self.add_launch(st, &AVal::Obj(c.target), span, false, &mut r),
             // A mapping is an access of the buffer: a read, or a write when the host writes
             // the mapped region.
             CommandKind::Map => {
@@ -717,6 +717,7 @@ impl<'f> Analyzer<'f> {
             wait_arg: None,
             blocking,
             flags_arg: None,
+            work_offset: false,
             flags: None,
             raw_event: false,
             span,

@@ -67,6 +67,16 @@ fn initializes(kind: CommandKind, info: &UseInfo) -> bool {
     (kind == CommandKind::Write && info.whole) || kind == CommandKind::Fill
 }
 
+/// Where a queue's commands run: its device where known, else the queue itself.
+fn home_of(objs: &[Obj], q: ObjId) -> ObjId {
+    match objs[q].kind {
+        ObjKind::Queue {
+            device: Some(d), ..
+        } => d,
+        _ => q,
+    }
+}
+
 /// An unordered earlier access to report: its order among accesses, its command instance
 /// and how it uses the buffer.
 type Unordered = (usize, usize, Mode);
@@ -190,12 +200,7 @@ impl<'f> Analyzer<'f> {
 
     /// Where a queue's commands run: its device where known, else the queue itself.
     pub(super) fn home(&self, q: ObjId) -> ObjId {
-        match self.objs[q].kind {
-            ObjKind::Queue {
-                device: Some(d), ..
-            } => d,
-            _ => q,
-        }
+        home_of(&self.objs, q)
     }
 
     /// The host data a fill's constant pattern and range stand for: data that never
@@ -374,7 +379,7 @@ impl<'f> Analyzer<'f> {
                 Some(v) => self.eval(st, v, Some(RoleHint::Kernel), "kernel"),
                 None => AVal::Unknown,
             };
-            self.add_launch(st, &k, cmd.span, &mut r);
+            self.add_launch(st, &k, cmd.span, cmd.work_offset, &mut r);
         }
         r
     }
@@ -855,6 +860,9 @@ impl<'f> Analyzer<'f> {
             _ => Vec::new(),
         };
         let insts = &self.insts;
+        let writers = self.part_writers.get(&b);
+        let objs = &self.objs;
+        let own_part = |queue: ObjId| writers.is_some_and(|w| w.contains(&home_of(objs, queue)));
         // The accesses a covered one stands for are looked at only where the covering one
         // is ordered before this one and what it covers may not be (after a join, an
         // access that exists on one path only can be ordered when the ones before it are
@@ -907,11 +915,17 @@ impl<'f> Analyzer<'f> {
                             && !b.unseen
                             && !self.same_device(insts[e.inst].queue, q))
                 }
-                // A region moved from an offset that is not a number (a device's rows read
-                // back at `dev.row0`) and the part a kernel writes at a by-value offset:
-                // nothing here shows that they overlap either.
-                (Some(a), Some(b)) if e_kernel && kind.is_transfer() => !b.number && !a.unseen,
-                (Some(a), Some(b)) if kind == CommandKind::Kernel => !a.number && !b.unseen,
+                // A region moved from an offset that is not a number by a device that writes
+                // a part of the buffer itself (its rows read back at `dev.row0`) and the
+                // part another kernel writes at an offset: nothing here shows that they
+                // overlap either. A device that writes no part of it (a halo row copied
+                // out of the neighbour's buffer) moves what the others write.
+                (Some(a), Some(x)) if e_kernel && kind.is_transfer() => {
+                    !x.number && !a.unseen && own_part(q)
+                }
+                (Some(a), Some(x)) if kind == CommandKind::Kernel => {
+                    !a.number && !x.unseen && own_part(insts[e.inst].queue)
+                }
                 _ => false,
             };
             if !conflict(e.mode, mode) || moved_elsewhere || apart {
@@ -1101,6 +1115,10 @@ impl<'f> Analyzer<'f> {
                 .iter()
                 .all(|a| a.uploads_only && u.binary_search(&a.inst).is_ok())
         });
+        if kind == CommandKind::Kernel && mode.writes() && info.offset.is_some_and(|o| !o.unseen) {
+            let home = self.home(q);
+            self.part_writers.entry(b).or_default().insert(home);
+        }
         self.touches += 1;
         kept.push(Touch {
             order: self.touches,

@@ -294,13 +294,13 @@ impl<'f> Analyzer<'f> {
     }
 
     /// The buffers a launch touches and how, its wait list and the kernel's name.
-    fn launch_accesses(&self, st: &State, kernel: &AVal, at: Span) -> LaunchInfo {
+    fn launch_accesses(&self, st: &State, kernel: &AVal, at: Span, offset: bool) -> LaunchInfo {
         let AVal::Obj(o) = kernel else {
             return LaunchInfo::untracked(Some(BTreeSet::new()), None);
         };
         if let Some(members) = self.kernel_choices.get(o) {
             let infos = (members.iter())
-                .map(|m| self.launch_accesses(st, &AVal::Obj(*m), at))
+                .map(|m| self.launch_accesses(st, &AVal::Obj(*m), at, offset))
                 .collect();
             return LaunchInfo::either(infos, self.objs[*o].name.clone());
         }
@@ -376,6 +376,11 @@ impl<'f> Analyzer<'f> {
                         (Some(s), Some(p)) if p.region => {
                             Some(OffsetKey::of(&format!("{}({})", s.name, p.name)))
                         }
+                        // Launched from a global work offset (`cl::NDRange(0, row0)`), a
+                        // pointer written at its work-items' ids: the elements of those.
+                        (Some(s), Some(p)) if offset && p.by_global_id => Some(OffsetKey::of(
+                            &format!("{}({}) from an offset", s.name, p.name),
+                        )),
                         // A kernel whose source is not seen may write any part of the
                         // buffer: one launch statement run on several queues (a loop over
                         // the devices) is taken to split the work between them, as launches
@@ -433,16 +438,23 @@ impl<'f> Analyzer<'f> {
             && st.accesses.get(&b).is_none_or(Vec::is_empty)
     }
 
-    /// Adds the accesses and wait list of a launch, enqueued by the statement at `at`, to
-    /// a command.
-    pub(super) fn add_launch(&self, st: &State, kernel: &AVal, at: Span, r: &mut Resolved) {
+    /// Adds the accesses and wait list of a launch, enqueued by the statement at `at` and
+    /// given a global work offset where `offset`, to a command.
+    pub(super) fn add_launch(
+        &self,
+        st: &State,
+        kernel: &AVal,
+        at: Span,
+        offset: bool,
+        r: &mut Resolved,
+    ) {
         let LaunchInfo {
             uses,
             waits,
             kernel: name,
             partial,
             writes_unnamed,
-        } = self.launch_accesses(st, kernel, at);
+        } = self.launch_accesses(st, kernel, at, offset);
         r.kernel_name = name;
         if let AVal::Obj(o) = kernel {
             r.launch_waits = st.launches.get(o).map_or(Vec::new(), |ls| ls.lists.clone());

@@ -388,6 +388,9 @@ struct Analyzer<'f> {
     /// Buffers standing for the element of a list of buffers at an index not known
     /// (`field[cur]` after a loop of ping-pong steps), with the members it may be.
     elements: HashMap<ObjId, Vec<ObjId>>,
+    /// Per buffer, the devices (queues where the device is not known) that launched a
+    /// kernel writing a part of it (its rows at a by-value or global work offset).
+    part_writers: HashMap<ObjId, BTreeSet<ObjId>>,
     /// Kernels standing for whichever of several kernels a place holds after paths that
     /// picked different ones join (`let k = if even { &h.a_to_b } else { &h.b_to_a };`),
     /// with the kernels they may be.
@@ -543,6 +546,7 @@ pub fn analyze<'f>(func: &Function, index: &'f Index<'f>, kernels: &mut Kernels)
         ext_alias: HashMap::new(),
         field_alias: HashMap::new(),
         elements: HashMap::new(),
+        part_writers: HashMap::new(),
         kernel_choices: HashMap::new(),
         param_origin: HashMap::new(),
         objs: Vec::new(),

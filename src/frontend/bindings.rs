@@ -45,6 +45,10 @@ pub enum Role {
     BufferCount,
     Blocking,
     Offset,
+    /// The global work offset of a launch (`global_work_offset` of `clEnqueueNDRangeKernel`,
+    /// `cl::NDRange(0, row0)` of `enqueueNDRangeKernel`): a null pointer or `cl::NullRange`
+    /// for none.
+    WorkOffset,
     /// A copy's offsets in its source and its destination.
     SrcOffset,
     DstOffset,
@@ -268,6 +272,7 @@ fn parse_role(s: &str) -> Result<Role, String> {
         "buffer_count" => Role::BufferCount,
         "blocking" => Role::Blocking,
         "offset" => Role::Offset,
+        "work_offset" => Role::WorkOffset,
         "src_offset" => Role::SrcOffset,
         "dst_offset" => Role::DstOffset,
         "size" => Role::Size,

@@ -188,3 +188,23 @@ impl Programs {
         p
     }
 }
+
+/// Whether a launch's global work offset, as written, is none (a null pointer,
+/// `cl::NullRange`, `None`).
+pub(crate) fn no_offset(text: &str) -> bool {
+    let t: String = text.chars().filter(|c| !c.is_whitespace()).collect();
+    let t = t.trim_start_matches("std::").trim_start_matches("core::");
+    matches!(
+        t,
+        "NULL"
+            | "nullptr"
+            | "0"
+            | "ptr::null()"
+            | "ptr::null_mut()"
+            | "None"
+            | "cl::NullRange"
+            | "NullRange"
+            | "(size_t*)NULL"
+            | "(constsize_t*)NULL"
+    )
+}

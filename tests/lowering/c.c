@@ -368,3 +368,11 @@ void table(cl_command_queue q, cl_mem m)
     } cases[] = { { "ramp", ramp } };
     clEnqueueWriteBuffer(q, m, CL_TRUE, 0, sizeof(ramp), cases[0].input, 0, NULL, NULL);
 }
+
+/* A launch from a global work offset: its work-items are those from the offset. */
+void offset_launch(cl_command_queue q, cl_kernel k, size_t row0)
+{
+    size_t offset[2] = { 0, row0 }, global[2] = { 64, 64 };
+    clEnqueueNDRangeKernel(q, k, 2, offset, global, NULL, 0, NULL, NULL);
+    clEnqueueNDRangeKernel(q, k, 2, NULL, global, NULL, 0, NULL, NULL);
+}

@@ -155,3 +155,10 @@ fn empty_slots(q: cl_command_queue) -> Result<(), cl_int> {
     slots[1] = Some(unsafe { enqueue_marker_with_wait_list(q, 0, ptr::null())? });
     Ok(())
 }
+
+// A launch from a global work offset: the rows of one band.
+fn band_launch(q: cl_command_queue, k: cl_kernel, row0: usize) -> Result<cl_event, cl_int> {
+    let offset = [0usize, row0];
+    let global = [64usize, 64];
+    unsafe { enqueue_nd_range_kernel(q, k, 2, offset.as_ptr(), global.as_ptr(), ptr::null(), 0, ptr::null()) }
+}

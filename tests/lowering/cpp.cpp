@@ -427,3 +427,10 @@ void moved_events(cl::CommandQueue &q, cl::Kernel &k)
     prev = std::move(done);
     q.enqueueNDRangeKernel(k, cl::NullRange, cl::NDRange(64), cl::NullRange, &prev);
 }
+
+// A launch from a global work offset (`cl::NDRange(0, row0)`); `cl::NullRange` is none.
+void offset_band(cl::CommandQueue &q, cl::Kernel &k, int row0)
+{
+    q.enqueueNDRangeKernel(k, cl::NDRange(0, row0), cl::NDRange(64, 64));
+    q.enqueueNDRangeKernel(k, cl::NullRange, cl::NDRange(64, 64));
+}

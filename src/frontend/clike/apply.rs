@@ -350,6 +350,8 @@ impl Lowerer<'_> {
                         .filter(|v| matches!(v, Value::Place(_)))
                         .map(Box::new),
                     raw_event,
+                    work_offset: role_arg(Role::WorkOffset)
+                        .is_some_and(|n| !crate::frontend::no_offset(self.txt(strip(n)))),
                     span,
                 };
                 self.out.push(Stmt::Enqueue { cmd, event });

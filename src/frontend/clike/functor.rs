@@ -82,6 +82,7 @@ impl Lowerer<'_> {
             wait_arg: wait_node.map(|n| self.arg_span(n)),
             blocking: Blocking::No,
             flags_arg: None,
+            work_offset: false,
             flags: None,
             raw_event: false,
             span,

@@ -366,6 +366,8 @@ impl Lowerer<'_, '_> {
                         .filter(|v| matches!(v, Value::Place(_)))
                         .map(Box::new),
                     raw_event: api.raw_event,
+                    work_offset: role_arg(Role::WorkOffset)
+                        .is_some_and(|e| !crate::frontend::no_offset(&self.arg_span(e).text)),
                     span,
                 };
                 match out {
@@ -401,6 +403,7 @@ impl Lowerer<'_, '_> {
                     flags_arg: None,
                     flags: None,
                     raw_event: false,
+                    work_offset: false,
                     span,
                 };
                 self.enqueue(cmd, None, CommandKind::Kernel)
