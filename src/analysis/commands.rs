@@ -345,7 +345,29 @@ impl<'f> Analyzer<'f> {
                         }
                         _ => None,
                     },
-                    _ => None,
+                    // `clusters[0]` of host data `float **clusters`: a pointer kept in host
+                    // memory, to data of its own, the same wherever that member is named
+                    // until something changes it.
+                    _ => match h {
+                        Value::Place(p) => {
+                            let p = self.canonical(&self.concrete(st, p));
+                            let mut base = p.clone();
+                            let member = matches!(base.proj.pop(), Some(Proj::Index(_)));
+                            match (member, st.env.get(&base)) {
+                                (true, Some(AVal::Host { .. })) => {
+                                    let id = self.new_host(self.place_name(&p));
+                                    let v = AVal::Host {
+                                        kind: HostKind::Pointer,
+                                        id,
+                                    };
+                                    st.env.insert(p, v);
+                                    Some(id)
+                                }
+                                _ => None,
+                            }
+                        }
+                        _ => None,
+                    },
                 },
                 (None, Some(p)) => Some(self.pattern_host(&p.key, &p.text)),
                 (None, None) => None,
