@@ -518,7 +518,7 @@ impl<'f> Analyzer<'f> {
                     let src = self.canonical(&self.concrete(&st, src));
                     let temp = self.vars[src.var].name.starts_with('%');
                     let named = match v {
-                        AVal::External => src.is_definite(),
+                        AVal::External => super::values::keyed_or_definite(&src),
                         _ => !src.is_definite(),
                     };
                     if named && src.var != dst.var && !temp {

@@ -26,6 +26,12 @@ pub(super) fn remove_parts(env: &mut impl Places, p: &Place, itself: bool) {
     }
 }
 
+/// Whether a place names one object: no index not known, though it may name a map's
+/// member by its key (`self.kernels["init_eq"]`), one member wherever that key names it.
+pub(super) fn keyed_or_definite(p: &Place) -> bool {
+    (p.proj.iter()).all(|x| matches!(x, Proj::Field(_) | Proj::Index(_) | Proj::Key(_)))
+}
+
 /// `x op c` for an integer `x` known only to be greater than `k`: decided where every
 /// such integer gives one outcome (`t == 0` and `t > 0` after a loop's first pass), an
 /// integer still greater than some constant after adding or taking away `c`, else unknown.
@@ -331,7 +337,9 @@ impl<'f> Analyzer<'f> {
             // The key a projection names, where it is a map's (`kernels[name]` of a `name`
             // holding a string).
             let (key, next) = match x {
-                Proj::Key(k) => (Some(k.clone()), Proj::AnyIndex),
+                // Not one of a map the analysis knows: the member of that key, which is
+                // the same member wherever that key names it.
+                Proj::Key(k) => (Some(k.clone()), Proj::Key(k.clone())),
                 Proj::Var(v) => match st.env.get(&self.canonical(&Place::var(*v))) {
                     Some(AVal::Int(n)) => (None, Proj::Index(*n)),
                     Some(AVal::Str(s)) => (Some(s.clone()), Proj::AnyIndex),
@@ -638,7 +646,7 @@ impl<'f> Analyzer<'f> {
                 if !(p.is_definite() && within_outside(v, rest)) {
                     return project(v, rest);
                 }
-            } else if *v != AVal::External || !p.is_definite() {
+            } else if *v != AVal::External || !keyed_or_definite(p) {
                 // A field declared as host data of a value not known (`job.pixels` of a
                 // `Job` received over a channel) given where a buffer goes: host data.
                 let host = match p.proj.as_slice() {
@@ -655,7 +663,10 @@ impl<'f> Analyzer<'f> {
             // A field of the variable, or of a member of a list of structs.
             let field = |name: &str| self.declared_field(p.var, name);
             let indexes = |proj: &[Proj]| {
-                !proj.is_empty() && proj.iter().all(|x| matches!(x, Proj::Index(_)))
+                !proj.is_empty()
+                    && proj
+                        .iter()
+                        .all(|x| matches!(x, Proj::Index(_) | Proj::Key(_)))
             };
             // The variable's declared type says what the part is, wherever the outside
             // value it is part of was found.

@@ -141,11 +141,26 @@ pub(super) fn member_hint(t: &Type) -> TypeHint {
             match seg.ident.to_string().as_str() {
                 "Vec" | "VecDeque" => elem_hint(inner),
                 "Box" | "Rc" | "Arc" | "Option" => member_hint(inner),
+                // `HashMap<&'static str, Kernel>`: the values, by key.
+                "HashMap" | "BTreeMap" => second_type_arg(seg).map_or(TypeHint::Unknown, elem_hint),
                 _ => TypeHint::Unknown,
             }
         }
         _ => TypeHint::Unknown,
     }
+}
+
+/// The second type argument of a path segment (`Kernel` of `HashMap<&str, Kernel>`).
+fn second_type_arg(seg: &syn::PathSegment) -> Option<&Type> {
+    let syn::PathArguments::AngleBracketed(a) = &seg.arguments else {
+        return None;
+    };
+    (a.args.iter())
+        .filter_map(|x| match x {
+            syn::GenericArgument::Type(t) => Some(t),
+            _ => None,
+        })
+        .nth(1)
 }
 
 /// The OpenCL object a member of a collection is: itself one, or a collection of them.
