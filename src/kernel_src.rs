@@ -386,6 +386,17 @@ fn offsets(toks: &[Tok], scalars: &[String], derived: &HashSet<&str>) -> bool {
 /// The locals assigned from an expression that a by-value parameter offsets (`const
 /// size_t i = gid + offset;`), directly or through each other.
 fn offset_locals<'b>(body: &'b [Tok], scalars: &[String]) -> HashSet<&'b str> {
+    derived_locals(body, false, |rhs, derived| offsets(rhs, scalars, derived))
+}
+
+/// The locals assigned from an expression `from` accepts, given the locals found so far
+/// (a few rounds, so that one assigned from another counts). An assignment ends at its
+/// `;`, or also at a `,` where `declarators` (`int x = gid(0), y = gid(1);`).
+fn derived_locals(
+    body: &[Tok],
+    declarators: bool,
+    from: impl Fn(&[Tok], &HashSet<&str>) -> bool,
+) -> HashSet<&str> {
     let mut derived: HashSet<&str> = HashSet::new();
     for _ in 0..3 {
         for (i, t) in body.iter().enumerate() {
@@ -393,9 +404,11 @@ fn offset_locals<'b>(body: &'b [Tok], scalars: &[String]) -> HashSet<&'b str> {
                 continue;
             };
             let end = (i + 2..body.len())
-                .find(|&j| is_punct(body.get(j), ";"))
+                .find(|&j| {
+                    is_punct(body.get(j), ";") || (declarators && is_punct(body.get(j), ","))
+                })
                 .unwrap_or(body.len());
-            if offsets(&body[i + 2..end], scalars, &derived) {
+            if from(&body[i + 2..end], &derived) {
                 derived.insert(x.as_str());
             }
         }
@@ -452,42 +465,8 @@ fn written_by_global_id(name: &str, body: &[Tok]) -> bool {
             _ => false,
         })
     };
-    let mut derived: HashSet<&str> = HashSet::new();
-    for _ in 0..3 {
-        for (i, t) in body.iter().enumerate() {
-            let (Tok::Ident(x), true) = (t, is_punct(body.get(i + 1), "=")) else {
-                continue;
-            };
-            let end = (i + 2..body.len())
-                .find(|&j| is_punct(body.get(j), ";") || is_punct(body.get(j), ","))
-                .unwrap_or(body.len());
-            if gid(&body[i + 2..end], &derived) {
-                derived.insert(x.as_str());
-            }
-        }
-    }
-    let mut writes = 0;
-    for (i, t) in body.iter().enumerate() {
-        if !matches!(t, Tok::Ident(s) if s == name) || !is_punct(body.get(i + 1), "[") {
-            continue;
-        }
-        let close = close_of(body, i + 1);
-        let prev = if i > 0 { body.get(i - 1) } else { None };
-        let atomic = is_punct(prev, "&")
-            && i >= 3
-            && is_punct(body.get(i - 2), "(")
-            && matches!(body.get(i - 3), Some(Tok::Ident(f)) if f.starts_with("atomic_") || f.starts_with("atom_"));
-        let written =
-            is_assign(body.get(close)) || is_punct(prev, "++") || is_punct(prev, "--") || atomic;
-        if !written {
-            continue;
-        }
-        if !gid(&body[i + 2..close.saturating_sub(1).max(i + 2)], &derived) {
-            return false;
-        }
-        writes += 1;
-    }
-    writes > 0
+    let derived = derived_locals(body, true, gid);
+    every_write_index(name, body, |index| gid(index, &derived))
 }
 
 /// Whether every write through pointer `name` (there is one at least) is at an index that
@@ -497,6 +476,12 @@ fn written_at_offsets(name: &str, body: &[Tok], scalars: &[String]) -> bool {
         return false;
     }
     let derived = offset_locals(body, scalars);
+    every_write_index(name, body, |index| offsets(index, scalars, &derived))
+}
+
+/// Whether pointer `name` is written at least once and every index it is written at
+/// (`z[i] = ..`, `z[i]++`, `atomic_inc(&bins[base + v])`) satisfies `ok`.
+fn every_write_index(name: &str, body: &[Tok], ok: impl Fn(&[Tok]) -> bool) -> bool {
     let mut writes = 0;
     for (i, t) in body.iter().enumerate() {
         if !matches!(t, Tok::Ident(s) if s == name) || !is_punct(body.get(i + 1), "[") {
@@ -514,11 +499,7 @@ fn written_at_offsets(name: &str, body: &[Tok], scalars: &[String]) -> bool {
         if !written {
             continue;
         }
-        if !offsets(
-            &body[i + 2..close.saturating_sub(1).max(i + 2)],
-            scalars,
-            &derived,
-        ) {
+        if !ok(&body[i + 2..close.saturating_sub(1).max(i + 2)]) {
             return false;
         }
         writes += 1;

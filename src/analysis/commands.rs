@@ -198,6 +198,17 @@ impl<'f> Analyzer<'f> {
         walk(&a, &self.objs, &mut out).then_some(out)
     }
 
+    /// New host data of its own at a place, named by it.
+    fn host_at(&mut self, st: &mut State, p: Place) -> HostId {
+        let id = self.new_host(self.place_name(&p));
+        let v = AVal::Host {
+            kind: HostKind::Pointer,
+            id,
+        };
+        st.env.insert(p, v);
+        id
+    }
+
     /// Where a queue's commands run: its device where known, else the queue itself.
     pub(super) fn home(&self, q: ObjId) -> ObjId {
         home_of(&self.objs, q)
@@ -334,14 +345,7 @@ impl<'f> Analyzer<'f> {
                     AVal::External => match h {
                         Value::Place(p) => {
                             let p = self.canonical(&self.concrete(st, p));
-                            let name = self.place_name(&p);
-                            let id = self.new_host(name);
-                            let v = AVal::Host {
-                                kind: HostKind::Pointer,
-                                id,
-                            };
-                            st.env.insert(p, v);
-                            Some(id)
+                            Some(self.host_at(st, p))
                         }
                         _ => None,
                     },
@@ -354,15 +358,7 @@ impl<'f> Analyzer<'f> {
                             let mut base = p.clone();
                             let member = matches!(base.proj.pop(), Some(Proj::Index(_)));
                             match (member, st.env.get(&base)) {
-                                (true, Some(AVal::Host { .. })) => {
-                                    let id = self.new_host(self.place_name(&p));
-                                    let v = AVal::Host {
-                                        kind: HostKind::Pointer,
-                                        id,
-                                    };
-                                    st.env.insert(p, v);
-                                    Some(id)
-                                }
+                                (true, Some(AVal::Host { .. })) => Some(self.host_at(st, p)),
                                 _ => None,
                             }
                         }
