@@ -162,3 +162,13 @@ fn band_launch(q: cl_command_queue, k: cl_kernel, row0: usize) -> Result<cl_even
     let global = [64usize, 64];
     unsafe { enqueue_nd_range_kernel(q, k, 2, offset.as_ptr(), global.as_ptr(), ptr::null(), 0, ptr::null()) }
 }
+
+// Events a block ends with as a tuple, bound by a tuple pattern: each its own.
+fn tuple_from_block(q: cl_command_queue, k: cl_kernel) -> Result<(), cl_int> {
+    let (a, b): (cl_event, cl_event) = unsafe {
+        let a = enqueue_task(q, k, 0, ptr::null())?;
+        let b = enqueue_task(q, k, 0, ptr::null())?;
+        (a, b)
+    };
+    wait_for_events(&[a, b])
+}

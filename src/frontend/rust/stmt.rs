@@ -345,7 +345,8 @@ impl Lowerer<'_, '_> {
             Pat::Tuple(t) => {
                 let parts: Option<Vec<Value>> = match value {
                     Value::List(items) if items.len() == t.elems.len() => Some(items.clone()),
-                    Value::Place(_) => (0..t.elems.len())
+                    // `let (a, b) = unsafe { ..; (x, y) };`: a tuple a block ends with.
+                    Value::Place(_) | Value::Struct(_) => (0..t.elems.len())
                         .map(|i| field(value, i.to_string()))
                         .collect(),
                     _ => None,
