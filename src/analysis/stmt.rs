@@ -711,10 +711,17 @@ impl<'f> Analyzer<'f> {
                     return Some(st);
                 };
                 let named = arg_name.as_ref().and_then(|n| {
-                    self.arg_names
-                        .get(&k)
+                    (self.arg_names.get(&k))
                         .and_then(|ns| ns.iter().find(|(m, _)| m == n))
                         .map(|(_, i)| *i)
+                        // ocl's `set_arg("time", ..)` on a kernel whose arguments were named
+                        // elsewhere: the parameter of that name its source declares.
+                        .or_else(|| match &self.objs[k].kind {
+                            ObjKind::Kernel { sig: Some(sig) } if self.outside.contains(&k) => {
+                                (sig.params.iter().position(|p| p.name == *n)).map(|i| i as u64)
+                            }
+                            _ => None,
+                        })
                 });
                 let Some(index) = index.or(named) else {
                     st.kernel_args.insert(

@@ -195,3 +195,9 @@ const WEIGHTS: [f32; 4] = [0.1, 0.2, 0.3, 0.4];
 fn upload_weights(queue: &Queue, weights: &Buffer<f32>) -> ocl::Result<()> {
     weights.write(&WEIGHTS[..]).queue(queue).enq()
 }
+
+// A kernel taken out of a map by a literal key (`get_mut("render")`): that member.
+fn map_member(kernels: &mut std::collections::HashMap<&'static str, Kernel>) -> ocl::Result<()> {
+    let k = kernels.get_mut("render").unwrap();
+    k.set_arg("time", 0.5f32)
+}

@@ -493,7 +493,15 @@ impl Lowerer<'_, '_> {
                         ("first", _) => Some(Proj::Index(0)),
                         ("last", _) => Some(Proj::Last),
                         (_, Some(Some(n))) => Some(Proj::Index(n)),
-                        _ => None,
+                        // `self.kernels.get_mut("render_rows")` of a map: the member of
+                        // that key.
+                        _ => args.first().and_then(|a| match strip(a) {
+                            Expr::Lit(syn::ExprLit {
+                                lit: syn::Lit::Str(s),
+                                ..
+                            }) => Some(Proj::Key(s.value())),
+                            _ => None,
+                        }),
                     };
                     if let (Some(m), false) =
                         (member, matches!(hint, TypeHint::Host(_) | TypeHint::Scalar))
