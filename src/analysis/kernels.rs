@@ -4,12 +4,12 @@
 use super::commands::Resolved;
 use super::*;
 
-/// What a launch touches: `uses` is `None` when some argument is not known; `waits` is
-/// `None` when its wait list is not known.
-/// A buffer, how a kernel uses it, and the region it writes where a by-value argument
-/// offsets its writes (the kernel's parameter, as a region's key).
+/// A buffer, how a kernel uses it, and the part of it the kernel touches where a by-value
+/// argument or a global work offset picks it (the kernel's parameter, as a region's key).
 type KernelUse = (ObjId, Mode, Option<OffsetKey>);
 
+/// What a launch touches: `uses` is `None` when some argument is not known; `waits` is
+/// `None` when its wait list is not known.
 struct LaunchInfo {
     /// Each buffer the kernel uses.
     pub(super) uses: Option<Vec<KernelUse>>,

@@ -5139,26 +5139,33 @@ impl Lowerer<'_> {
 
     /// A string the expression is known to hold: a literal, a constant, a local bound to
     /// one, through `&`, casts and parentheses; a braced list of strings, joined.
-    /// The local a string argument names (`src` of `&src`, `(const char **)&src`,
-    /// `src.c_str()`).
-    fn string_var(&self, n: Node<'_>) -> Option<Var> {
-        match n.kind() {
-            "identifier" => self.lookup(self.txt(n)),
-            "pointer_expression" if n.child(0).is_some_and(|o| o.kind() == "&") => {
-                self.string_var(n.child_by_field_name("argument")?)
-            }
-            "cast_expression" => self.string_var(n.child_by_field_name("value")?),
-            "parenthesized_expression" => self.string_var(named(n).into_iter().next()?),
-            "call_expression" => {
-                let func = n.child_by_field_name("function")?;
-                let m = func.child_by_field_name("field")?;
-                matches!(self.txt(m), "c_str" | "data")
-                    .then(|| func.child_by_field_name("argument"))
-                    .flatten()
-                    .and_then(|r| self.string_var(r))
-            }
+    /// What a string argument is written around: `src` of `&src`, `(const char **)&src`,
+    /// `(src)`, `src.c_str()`.
+    fn string_operand<'t>(&self, n: Node<'t>) -> Node<'t> {
+        let inner = match n.kind() {
+            "pointer_expression" | "cast_expression" | "parenthesized_expression" => n
+                .child_by_field_name("argument")
+                .or_else(|| n.child_by_field_name("value"))
+                .or_else(|| named(n).into_iter().last()),
+            "call_expression" => n
+                .child_by_field_name("function")
+                .filter(|f| f.kind() == "field_expression")
+                .filter(|f| {
+                    (f.child_by_field_name("field"))
+                        .is_some_and(|m| matches!(self.txt(m), "c_str" | "data"))
+                })
+                .and_then(|f| f.child_by_field_name("argument")),
             _ => None,
-        }
+        };
+        inner.map_or(n, |i| self.string_operand(i))
+    }
+
+    /// The local a string argument names (`src` of `&src`, `src.c_str()`).
+    fn string_var(&self, n: Node<'_>) -> Option<Var> {
+        let n = self.string_operand(n);
+        (n.kind() == "identifier")
+            .then(|| self.lookup(self.txt(n)))
+            .flatten()
     }
 
     fn str_value(&self, n: Node<'_>) -> Option<String> {
@@ -5177,11 +5184,8 @@ impl Lowerer<'_> {
                 }
             }
             "pointer_expression" | "cast_expression" | "parenthesized_expression" => {
-                let inner = n
-                    .child_by_field_name("argument")
-                    .or_else(|| n.child_by_field_name("value"))
-                    .or_else(|| named(n).into_iter().last())?;
-                self.str_value(inner)
+                let inner = self.string_operand(n);
+                (inner != n).then(|| self.str_value(inner)).flatten()
             }
             "initializer_list" => {
                 let parts: Option<Vec<String>> =
@@ -5194,11 +5198,8 @@ impl Lowerer<'_> {
                 let args = named(n.child_by_field_name("arguments")?);
                 match func.kind() {
                     "field_expression" => {
-                        let m = func.child_by_field_name("field")?;
-                        matches!(self.txt(m), "c_str" | "data")
-                            .then(|| func.child_by_field_name("argument"))
-                            .flatten()
-                            .and_then(|r| self.str_value(r))
+                        let inner = self.string_operand(n);
+                        (inner != n).then(|| self.str_value(inner)).flatten()
                     }
                     _ if args.len() == 1 && last_name(self.txt(func)) == "string" => {
                         self.str_value(args[0])
