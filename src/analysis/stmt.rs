@@ -885,6 +885,11 @@ impl<'f> Analyzer<'f> {
                     .iter()
                     .filter_map(|arm| self.block(arm, st.clone()))
                     .collect();
+                // `if (n > 0) clWaitForEvents(n, evs)`: the wait is skipped only where there
+                // is nothing to wait for, so where the count is not known it waits.
+                if outs.len() == 2 && guarded_wait(arms) {
+                    return outs.into_iter().next();
+                }
                 return self.join_all(outs);
             }
             Stmt::Loop(body) => return self.run_loop(body, st),
@@ -1333,4 +1338,32 @@ fn any_member_of(st: &State, c: &Place) -> Option<(Place, Vec<AVal>)> {
     };
     let members: Vec<AVal> = st.env.members(&list).into_iter().map(|(_, v)| v).collect();
     (!members.is_empty()).then_some((list, members))
+}
+
+/// Whether a branch is a wait on a list guarded by a test that the list is not empty
+/// (`if !evs.is_empty() { wait_for_events(&evs)?; }`), with nothing else in either arm:
+/// the guard only keeps an empty list from the call.
+fn guarded_wait(arms: &[Vec<Stmt>]) -> bool {
+    let [then, other] = arms else {
+        return false;
+    };
+    let [Stmt::Assume { value, some: true }, Stmt::Wait { events, .. }] = then.as_slice() else {
+        return false;
+    };
+    let Value::Arith { op, lhs, rhs } = value else {
+        return false;
+    };
+    let nonempty = match (op, &**lhs, &**rhs) {
+        (ArithOp::Gt | ArithOp::Ne, Value::Len(list), Value::Int(0)) => **list == *events,
+        _ => false,
+    };
+    nonempty
+        && match other.as_slice() {
+            [] => true,
+            [Stmt::Assume {
+                value: v,
+                some: false,
+            }] => v == value,
+            _ => false,
+        }
 }

@@ -2463,6 +2463,84 @@ impl Lowerer<'_> {
         self.if_statement(*first, cond, rest);
     }
 
+    /// `if (n > 0) clWaitForEvents(n, evs);`, `if (!evs.empty()) cl::Event::waitForEvents(evs);`:
+    /// a wait skipped only where its list is empty (`clWaitForEvents` rejects a count of
+    /// 0), and so the same as the wait itself.
+    fn count_guarded_wait(&self, cond: Node<'_>, body: Node<'_>) -> bool {
+        let mut s = body;
+        while s.kind() == "compound_statement" {
+            match named(s).as_slice() {
+                [one] => s = *one,
+                _ => return false,
+            }
+        }
+        let Some(mut call) = (s.kind() == "expression_statement")
+            .then(|| named(s).into_iter().next())
+            .flatten()
+        else {
+            return false;
+        };
+        // `err = clWaitForEvents(..)`
+        if call.kind() == "assignment_expression" {
+            match call.child_by_field_name("right") {
+                Some(r) => call = r,
+                None => return false,
+            }
+        }
+        let call = strip(call);
+        let (Some(f), Some(args)) = (
+            call.child_by_field_name("function"),
+            call.child_by_field_name("arguments"),
+        ) else {
+            return false;
+        };
+        let args = named(args);
+        let squash = |t: &str| t.split_whitespace().collect::<String>();
+        let counted = match (self.txt(f).rsplit("::").next(), args.as_slice()) {
+            (Some("clWaitForEvents"), [n, _]) => squash(self.txt(*n)),
+            (Some("waitForEvents" | "WaitForEvents"), [list]) => {
+                format!("{}.size()", squash(self.txt(*list)))
+            }
+            _ => return false,
+        };
+        self.tested_nonzero(cond).is_some_and(|t| t == counted)
+    }
+
+    /// What a condition tests for being other than zero or empty, as written without
+    /// spaces: `n` of `n > 0`, `n != 0`, `n >= 1` or `n`; `v.size()` of `!v.empty()` or
+    /// `v.size() > 0`.
+    fn tested_nonzero(&self, cond: Node<'_>) -> Option<String> {
+        let c = condition_expr(cond)?;
+        let squash = |n: Node<'_>| self.txt(n).split_whitespace().collect::<String>();
+        match c.kind() {
+            "identifier" | "field_expression" | "subscript_expression" => Some(squash(c)),
+            "binary_expression" => {
+                let (l, r) = (
+                    strip(c.child_by_field_name("left")?),
+                    strip(c.child_by_field_name("right")?),
+                );
+                let op = self.txt(c.child_by_field_name("operator")?);
+                match (op, self.txt(l), self.txt(r)) {
+                    (">" | "!=", _, "0") | (">=", _, "1") => Some(squash(l)),
+                    ("<" | "!=", "0", _) => Some(squash(r)),
+                    _ => None,
+                }
+            }
+            "unary_expression" if self.txt(c.child_by_field_name("operator")?) == "!" => {
+                let call = strip(c.child_by_field_name("argument")?);
+                let f = call.child_by_field_name("function")?;
+                let args = call.child_by_field_name("arguments")?;
+                if f.kind() != "field_expression" || !named(args).is_empty() {
+                    return None;
+                }
+                let obj = f.child_by_field_name("argument")?;
+                (self.txt(f.child_by_field_name("field")?) == "empty")
+                    .then(|| format!("{}.size()", squash(obj)))
+            }
+            _ => None,
+        }
+    }
+
     /// The status an `if` with no `else` tests for success (`err` of `if (err ==
     /// CL_SUCCESS)`), as written.
     pub(super) fn success_guard(&self, n: Node<'_>) -> Option<String> {
@@ -2492,6 +2570,12 @@ impl Lowerer<'_> {
     fn if_statement(&mut self, n: Node<'_>, cond: Option<Node<'_>>, rest: &[Node<'_>]) {
         let consequence = n.child_by_field_name("consequence");
         let alternative = n.child_by_field_name("alternative");
+        if let (Some(c), Some(t), None, []) = (cond, consequence, alternative, rest) {
+            if self.count_guarded_wait(c, t) {
+                self.stmt(t);
+                return;
+            }
+        }
         if let Some((or, ops)) = cond.and_then(|c| self.short_circuit(c, n)) {
             self.short_circuit_if(n, or, &ops);
             return;

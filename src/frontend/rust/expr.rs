@@ -134,6 +134,17 @@ impl Lowerer<'_, '_> {
             {
                 return comparison(ArithOp::Eq, self.pure_int(&u.expr)?, Value::Int(0));
             }
+            // `if !events.is_empty()`: whether the list has members.
+            Expr::MethodCall(m) if m.method == "is_empty" => {
+                return comparison(ArithOp::Eq, self.local_len(m)?, Value::Int(0));
+            }
+            Expr::Unary(u) if matches!(u.op, syn::UnOp::Not(_)) => {
+                if let Expr::MethodCall(m) = strip(&u.expr) {
+                    if m.method == "is_empty" {
+                        return comparison(ArithOp::Ne, self.local_len(m)?, Value::Int(0));
+                    }
+                }
+            }
             _ => {}
         }
         let Expr::Binary(b) = strip(cond) else {
@@ -164,6 +175,7 @@ impl Lowerer<'_, '_> {
                 Some(Value::Place(Place::var(v)))
             }
             Expr::Cast(c) => self.pure_int(&c.expr),
+            Expr::MethodCall(m) if m.method == "len" => self.local_len(m),
             Expr::Binary(b) => {
                 let v = arith(
                     arith_op(&b.op),
@@ -174,6 +186,18 @@ impl Lowerer<'_, '_> {
             }
             _ => None,
         }
+    }
+
+    /// How many members a local list has, for `x.len()` or `x.is_empty()` without arguments.
+    fn local_len(&self, m: &syn::ExprMethodCall) -> Option<Value> {
+        let Expr::Path(p) = strip(&m.receiver) else {
+            return None;
+        };
+        if !m.args.is_empty() {
+            return None;
+        }
+        let v = self.lookup(&p.path.get_ident()?.to_string())?;
+        Some(Value::Len(Box::new(Value::Place(Place::var(v)))))
     }
 
     /// A condition `x.is_null()` or `!x.is_null()` on a local, or on a field or member of
