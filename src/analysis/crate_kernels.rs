@@ -58,9 +58,10 @@ impl CrateKernels {
     ) -> CrateKernels {
         let mut seen = Seen::default();
         let functions: Vec<&Function> = functions.into_iter().collect();
+        let releasing = releasing(&functions);
         let drop_releases = functions.iter().any(|f| {
             let last = f.name.rsplit("::").next().unwrap_or("");
-            (last == "drop" || last.starts_with('~')) && releases(&f.body)
+            (last == "drop" || last.starts_with('~')) && releasing.contains(f.name.as_str())
         });
         for f in &functions {
             let s = Setter::of(f);
@@ -727,11 +728,44 @@ fn agree<K: std::hash::Hash + Eq, V: PartialEq>(
 }
 
 /// Whether statements release an event.
-fn releases(body: &[Stmt]) -> bool {
-    body.iter().any(|s| match s {
-        Stmt::Release { .. } => true,
-        Stmt::Branch(arms) => arms.iter().any(|a| releases(a)),
-        Stmt::Loop(b) | Stmt::ForEach { body: b, .. } => releases(b),
-        _ => false,
-    })
+/// Whether a body releases an event itself, and the crate functions it calls (into
+/// `calls`).
+fn releases<'b>(body: &'b [Stmt], calls: &mut Vec<&'b str>) -> bool {
+    let mut any = false;
+    for s in body {
+        any |= match s {
+            Stmt::Release { .. } => true,
+            Stmt::Call { callee, .. } => {
+                calls.push(callee);
+                false
+            }
+            Stmt::Branch(arms) => arms.iter().fold(false, |a, b| releases(b, calls) | a),
+            Stmt::Loop(b) | Stmt::ForEach { body: b, .. } => releases(b, calls),
+            _ => false,
+        };
+    }
+    any
+}
+
+/// The functions that release an event, themselves or through the crate's functions they
+/// call (a `Drop` that calls `release(ev)`, a helper calling `clReleaseEvent`).
+fn releasing<'f>(functions: &[&'f Function]) -> HashSet<&'f str> {
+    let mut callers: HashMap<&str, Vec<&str>> = HashMap::new();
+    let mut todo = Vec::new();
+    for f in functions {
+        let mut calls = Vec::new();
+        if releases(&f.body, &mut calls) {
+            todo.push(f.name.as_str());
+        }
+        for c in calls {
+            callers.entry(c).or_default().push(&f.name);
+        }
+    }
+    let mut out = HashSet::new();
+    while let Some(f) = todo.pop() {
+        if out.insert(f) {
+            todo.extend(callers.get(f).into_iter().flatten());
+        }
+    }
+    out
 }
