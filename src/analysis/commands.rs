@@ -374,7 +374,8 @@ impl<'f> Analyzer<'f> {
                     _ => false,
                 },
                 whole: bu.whole,
-                offset: bu.offset.as_deref().map(OffsetKey::of),
+                offset: (bu.offset.as_deref().map(OffsetKey::of))
+                    .or_else(|| bu.size.as_deref().map(OffsetKey::from_zero)),
                 host,
             };
             r.uses.extend(found.into_iter().map(|b| (b, mode, info)));
@@ -921,6 +922,11 @@ impl<'f> Analyzer<'f> {
             // (`z[get_global_id(0) + offset]`, a device's rows).
             let e_kernel = insts[e.inst].cmd.kind == CommandKind::Kernel;
             let apart = match (e.offset, info.offset) {
+                // A region from offset 0 and one past it (the ghost row at the start and the
+                // row after it).
+                (Some(a), Some(b)) if a.from_zero || b.from_zero => {
+                    kind.is_transfer() && !e_kernel && (a.past(&b) || b.past(&a))
+                }
                 (Some(a), Some(b)) if kind.is_transfer() && !e_kernel => {
                     a != b || (e.inst != i && !b.number)
                 }
@@ -1091,7 +1097,9 @@ impl<'f> Analyzer<'f> {
         } else {
             // A part written here (a launch's rows at a by-value offset, a region) while
             // another device may hold the rest: no one device holds the buffer.
-            let part = mode.writes() && info.offset.is_some_and(|o| !o.unseen) && !info.whole;
+            let part = mode.writes()
+                && info.offset.is_some_and(|o| !o.unseen && !o.from_zero)
+                && !info.whole;
             let here = self.home(q);
             if !part || st.residency.get(&b).is_some_and(|&(_, at)| at == here) {
                 st.residency.insert(b, (i, here));

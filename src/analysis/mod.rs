@@ -290,17 +290,85 @@ struct OffsetKey {
     /// The launch of a kernel whose source is not seen: not known to write a part, but
     /// taken to write apart from the same statement's other launches.
     unseen: bool,
+    /// A region from offset 0 whose size, as written, is `text` (a ghost row at the start
+    /// of a buffer).
+    from_zero: bool,
+    /// The value where it is a number, else the hashes of the factors of the product it
+    /// is (`rows + 1` and `row_bytes` of `(rows + 1) * row_bytes`; the first three).
+    factors: [u64; 3],
+}
+
+fn text_hash(text: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    text.hash(&mut h);
+    h.finish()
+}
+
+/// The factors of a product as written without spaces, split at each `*` outside
+/// parentheses.
+fn factors(text: &str) -> impl Iterator<Item = &str> {
+    let mut depth = 0i32;
+    let mut start = 0;
+    let mut parts = Vec::new();
+    for (i, c) in text.char_indices() {
+        match c {
+            '(' | '[' => depth += 1,
+            ')' | ']' => depth -= 1,
+            '*' if depth == 0 => {
+                parts.push(&text[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    parts.push(&text[start..]);
+    parts.into_iter()
 }
 
 impl OffsetKey {
     fn of(text: &str) -> OffsetKey {
-        use std::hash::{Hash, Hasher};
-        let mut h = std::collections::hash_map::DefaultHasher::new();
-        text.hash(&mut h);
+        let value = text.parse::<u64>().ok();
+        let mut keys = [0; 3];
+        match value {
+            Some(v) => keys[0] = v,
+            None => {
+                for (k, f) in keys.iter_mut().zip(factors(text)) {
+                    *k = text_hash(f);
+                }
+            }
+        }
         OffsetKey {
-            text: h.finish(),
-            number: text.parse::<u64>().is_ok(),
+            text: text_hash(text),
+            number: value.is_some(),
             unseen: false,
+            from_zero: false,
+            factors: keys,
+        }
+    }
+
+    /// The region from offset 0 of a size, as written.
+    fn from_zero(size: &str) -> OffsetKey {
+        let value = size.parse::<u64>().ok();
+        OffsetKey {
+            from_zero: true,
+            factors: [value.unwrap_or(0), 0, 0],
+            ..OffsetKey::of(size)
+        }
+    }
+
+    /// Whether a region at this offset lies past the region from offset 0 that `zero` is:
+    /// a number at least its size, or a product with its size as a factor (the rows
+    /// after the first, `rows * row_bytes` past `row_bytes`; a count of rows is taken to
+    /// be at least one).
+    fn past(&self, zero: &OffsetKey) -> bool {
+        if self.from_zero || self.unseen || !zero.from_zero {
+            return false;
+        }
+        match (self.number, zero.number) {
+            (true, true) => self.factors[0] >= zero.factors[0],
+            (false, false) => self.factors.contains(&zero.text),
+            _ => false,
         }
     }
 

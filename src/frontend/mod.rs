@@ -12,7 +12,10 @@ pub mod sizes;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use crate::ir::{ArithOp, Function, HostKind, Place, Span, Stmt, TypeHint, Value, Var};
+use crate::frontend::bindings::Role;
+use crate::ir::{
+    Access, ArithOp, CommandKind, Function, HostKind, Place, Span, Stmt, TypeHint, Value, Var,
+};
 
 /// Constants of a file the lowering can read: integers and strings.
 #[derive(Clone, Debug)]
@@ -186,6 +189,16 @@ impl Programs {
         let p = found.unwrap_or_else(|| own.clone());
         self.by_dir.insert(own, p.clone());
         p
+    }
+}
+
+/// The argument that gives the offset of the region a command's access of one buffer
+/// covers: a copy's source or destination offset, else the command's offset.
+pub(crate) fn region_role(kind: CommandKind, access: Access) -> Role {
+    match access {
+        Access::Read if kind == CommandKind::Copy => Role::SrcOffset,
+        Access::Write if kind == CommandKind::Copy => Role::DstOffset,
+        _ => Role::Offset,
     }
 }
 

@@ -5,7 +5,7 @@ use tree_sitter::Node;
 
 use super::{named, Lowerer};
 use crate::frontend::bindings::{Api, Effect, NewKind, Role};
-use crate::frontend::MAX_WAIT_ELEMS;
+use crate::frontend::{region_role, MAX_WAIT_ELEMS};
 use crate::ir::*;
 
 /// The out-of-order queue property.
@@ -211,6 +211,16 @@ impl Lowerer<'_> {
                             None => self.txt(o).split_whitespace().collect::<String>(),
                         })
                 };
+                // The size of a region from offset 0, where `at` gives it no offset.
+                let from_zero = |role: Role| {
+                    role_arg(role)
+                        .filter(|o| self.int_lit(*o) == Some(0) && at(role).is_none())
+                        .and(role_arg(Role::Size))
+                        .map(|s| match self.int_lit(s) {
+                            Some(n) => n.to_string(),
+                            None => self.txt(s).split_whitespace().collect::<String>(),
+                        })
+                };
                 let host = api
                     .args
                     .iter()
@@ -241,11 +251,8 @@ impl Lowerer<'_> {
                             buffer: vals[i].clone(),
                             access: if map_write { Access::Write } else { *access },
                             whole,
-                            offset: match access {
-                                Access::Read if kind == CommandKind::Copy => at(Role::SrcOffset),
-                                Access::Write if kind == CommandKind::Copy => at(Role::DstOffset),
-                                _ => at(Role::Offset),
-                            },
+                            offset: at(region_role(kind, *access)),
+                            size: from_zero(region_role(kind, *access)),
                             host: host.clone(),
                             pattern: pattern.clone(),
                         }),
@@ -259,6 +266,7 @@ impl Lowerer<'_> {
                                 access: Access::Migrate { to_host },
                                 whole: true,
                                 offset: None,
+                                size: None,
                                 host: None,
                                 pattern: None,
                             }));

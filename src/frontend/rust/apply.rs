@@ -9,7 +9,7 @@ use super::types::type_bytes;
 use super::Lowerer;
 use crate::frontend::bindings::{Api, Effect, NewKind, Role};
 use crate::frontend::sizes::rust_type_size;
-use crate::frontend::MAX_WAIT_ELEMS;
+use crate::frontend::{region_role, MAX_WAIT_ELEMS};
 use crate::ir::*;
 
 /// The out-of-order queue property, as each binding spells it (ocl-core: the constant, the
@@ -228,6 +228,13 @@ impl Lowerer<'_, '_> {
                         })
                         .map(|e| self.arg_span(e).text.split_whitespace().collect())
                 };
+                // The size of a region from offset 0, where `at` gives it no offset.
+                let from_zero = |role: Role| {
+                    role_arg(role)
+                        .filter(|e| int_lit(e) == Some(0) && at(role).is_none())
+                        .and(role_arg(Role::Size))
+                        .map(|e| self.arg_span(e).text.split_whitespace().collect())
+                };
                 let host = api
                     .args
                     .iter()
@@ -258,11 +265,8 @@ impl Lowerer<'_, '_> {
                             buffer: vals[i].clone(),
                             access: if map_write { Access::Write } else { *access },
                             whole,
-                            offset: match access {
-                                Access::Read if kind == CommandKind::Copy => at(Role::SrcOffset),
-                                Access::Write if kind == CommandKind::Copy => at(Role::DstOffset),
-                                _ => at(Role::Offset),
-                            },
+                            offset: at(region_role(kind, *access)),
+                            size: from_zero(region_role(kind, *access)),
                             host: host.clone(),
                             pattern: pattern.clone(),
                         }),
@@ -277,6 +281,7 @@ impl Lowerer<'_, '_> {
                                     access: Access::Migrate { to_host },
                                     whole: true,
                                     offset: None,
+                                    size: None,
                                     host: None,
                                     pattern: None,
                                 });
