@@ -834,11 +834,12 @@ impl<'f> Analyzer<'f> {
             }
             Stmt::Finish { queue, .. } => {
                 match self.eval(&mut st, queue, Some(RoleHint::Queue), "queue") {
-                    AVal::Obj(q) => {
-                        if matches!(self.objs[q].kind, ObjKind::Queue { .. }) {
-                            self.complete_queue(&mut st, q);
-                        }
-                    }
+                    AVal::Obj(q) => match self.objs[q].kind {
+                        ObjKind::Queue { .. } => self.complete_queue(&mut st, q),
+                        // `pq.finish()` of an ocl `ProQue`: its queue's.
+                        ObjKind::ProQue { queue, .. } => self.complete_queue(&mut st, queue),
+                        _ => {}
+                    },
                     AVal::Unknown | AVal::External => {
                         let all = st.trace.clone();
                         st.completed.union_with(&all);
