@@ -547,6 +547,8 @@ pub enum Op {
     KernelBuilder,
     /// The bundle's queue (`pro_que.queue()`).
     GetQueue,
+    /// The offset of a read's or write's region (`offset(lo)`).
+    Offset,
     /// Returns the receiver (setters that change nothing the analysis needs).
     Same,
 }

@@ -35,6 +35,8 @@ pub(super) struct CmdBuild {
     /// The parameter whose field the handed buffer, or host data, is.
     buffer_field_of: Option<Var>,
     host_field_of: Option<Var>,
+    /// The offset of a read's or write's region, as written, other than 0.
+    offset: Option<String>,
 }
 
 /// A buffer being built.
@@ -69,6 +71,7 @@ impl CmdBuild {
             host_handed: false,
             buffer_field_of: None,
             host_field_of: None,
+            offset: None,
         }
     }
 }
@@ -566,7 +569,13 @@ impl<'f> Analyzer<'f> {
                 self.default_queue.insert(b, queue);
                 Some(AVal::Obj(b))
             }
-            Op::Same => match self.builder_kind(r)? {
+            // `read(&mut part).offset(lo)`: a region of the buffer.
+            Op::Offset if matches!(self.builder_kind(r)?, ObjKind::CmdBuilder(_)) => {
+                let text: String = (arg_spans.first()?.text.split_whitespace()).collect();
+                self.cmd_mut(recv_obj?)?.offset = (text != "0").then_some(text);
+                Some(r.clone())
+            }
+            Op::Offset | Op::Same => match self.builder_kind(r)? {
                 ObjKind::CmdBuilder(_)
                 | ObjKind::BufferBuilder(_)
                 | ObjKind::KernelBuilder { .. }
@@ -667,8 +676,8 @@ impl<'f> Analyzer<'f> {
         }
         let whole = UseInfo {
             to_host: false,
-            whole: true,
-            offset: None,
+            whole: c.offset.is_none(),
+            offset: c.offset.as_deref().map(OffsetKey::of),
             host: c.host,
         };
         match kind {

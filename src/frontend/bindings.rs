@@ -326,6 +326,7 @@ fn parse_op(s: &str) -> Result<crate::ir::Op, String> {
         "create_buffer" => Op::CreateBuffer,
         "kernel_builder" => Op::KernelBuilder,
         "get_queue" => Op::GetQueue,
+        "offset" => Op::Offset,
         "same" => Op::Same,
         _ => return Err(format!("unknown operation `{s}`")),
     })
