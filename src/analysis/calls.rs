@@ -516,7 +516,7 @@ impl<'f> Analyzer<'f> {
                             // An array of the caller's handed to be filled in
                             // (`make_bands(frame, band)` of `cl_mem band[NDEV]`).
                             AVal::List(items) => items.contains(&AVal::Unknown),
-                            AVal::Int(_) | AVal::Above(_) | AVal::Scalar => {
+                            AVal::Int(_) | AVal::Above(..) | AVal::Scalar => {
                                 self.vars[p.var].hint == TypeHint::Host(HostKind::Pointer)
                             }
                             _ => false,

@@ -191,7 +191,7 @@ impl<'f> Analyzer<'f> {
                 }
                 AVal::List(items) => items.iter().all(|i| walk(i, objs, out)),
                 AVal::Obj(o) => matches!(objs[*o].kind, ObjKind::UserEvent),
-                AVal::Null | AVal::Scalar | AVal::Int(_) | AVal::Above(_) => true,
+                AVal::Null | AVal::Scalar | AVal::Int(_) | AVal::Above(..) => true,
                 _ => false,
             }
         }

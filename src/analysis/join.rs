@@ -152,14 +152,16 @@ pub(super) fn join_val(a: &AVal, b: &AVal, choose: Choose) -> AVal {
         // A loop's counter after passes that left it at different values (`it` after a
         // loop from 0 whose every pass counted it up): what every one is greater than.
         (AVal::Int(x), AVal::Int(y)) => match x.min(y).checked_sub(1) {
-            Some(k) => AVal::Above(k),
+            Some(k) => AVal::Above(k, None),
             None => AVal::Scalar,
         },
-        (AVal::Int(x), AVal::Above(k)) | (AVal::Above(k), AVal::Int(x)) => match x.checked_sub(1) {
-            Some(j) => AVal::Above(j.min(*k)),
-            None => AVal::Scalar,
-        },
-        (AVal::Above(j), AVal::Above(k)) => AVal::Above(*j.min(k)),
+        (AVal::Int(x), AVal::Above(k, odd)) | (AVal::Above(k, odd), AVal::Int(x)) => {
+            match x.checked_sub(1) {
+                Some(j) => AVal::Above(j.min(*k), odd.filter(|o| *o == (x % 2 == 1))),
+                None => AVal::Scalar,
+            }
+        }
+        (AVal::Above(j, a), AVal::Above(k, b)) => AVal::Above(*j.min(k), a.filter(|_| a == b)),
         // `None` on one path, `Some(event)` on another: the events where there are any.
         (AVal::Null, AVal::Events(x)) | (AVal::Events(x), AVal::Null) => AVal::Events(x.clone()),
         // Likewise a user event, the event of a command on a queue not known, or a kernel.

@@ -223,7 +223,7 @@ impl<'f> Analyzer<'f> {
                 }
                 Arg::Host(id)
             }
-            AVal::Scalar | AVal::Int(_) | AVal::Above(_) | AVal::Null => Arg::Other,
+            AVal::Scalar | AVal::Int(_) | AVal::Above(..) | AVal::Null => Arg::Other,
             _ => {
                 self.collect_and_forget(st, &a);
                 Arg::Unknown
@@ -257,7 +257,7 @@ impl<'f> Analyzer<'f> {
                         _ => Some(Mismatch::BufferByValue { param, decl }),
                     }
                 }
-                AVal::Scalar | AVal::Int(_) | AVal::Above(_) if p.takes_mem_object() => {
+                AVal::Scalar | AVal::Int(_) | AVal::Above(..) if p.takes_mem_object() => {
                     Some(Mismatch::ScalarForPointer {
                         param: p.name.clone(),
                         decl: p.decl.clone(),

@@ -206,7 +206,7 @@ impl<'f> Analyzer<'f> {
         if !place.is_definite()
             || !matches!(
                 self.resolve(st, &place, None),
-                AVal::Scalar | AVal::Above(_) | AVal::Unknown | AVal::External
+                AVal::Scalar | AVal::Above(..) | AVal::Unknown | AVal::External
             )
         {
             return None;

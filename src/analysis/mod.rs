@@ -67,8 +67,10 @@ enum AVal {
     Scalar,
     Int(u64),
     /// An integer known only to be greater than this: a loop's counter after its first
-    /// pass (`t` of `for (t = 0; t < STEPS; t++)` in the passes that stand for the rest).
-    Above(u64),
+    /// pass (`t` of `for (t = 0; t < STEPS; t++)` in the passes that stand for the rest);
+    /// with whether it is odd where that is known (the passes of a loop whose body tests
+    /// `t % 2` run for odd and even counters apart).
+    Above(u64, Option<bool>),
     /// A string the lowering read: a kernel name or source.
     Str(String),
     Null,
@@ -509,6 +511,9 @@ struct Analyzer<'f> {
     threads: Vec<Thread>,
     /// Statements interpreted in unrolled loops so far.
     unrolled: usize,
+    /// Whether a test of a counter whose parity is known decided on it (`t % 2` in the
+    /// passes of a loop that stand for its odd or its even passes).
+    parity_used: bool,
     /// Unrolled loops around the statement being interpreted.
     unroll_depth: usize,
     /// Buffer accesses made so far (`commands::Touch::order`).
@@ -641,6 +646,7 @@ pub fn analyze<'f>(func: &Function, index: &'f Index<'f>, kernels: &mut Kernels)
         program_sources: HashMap::new(),
         threads: Vec::new(),
         unrolled: 0,
+        parity_used: false,
         unroll_depth: 0,
         touches: 0,
         shown: HashMap::new(),

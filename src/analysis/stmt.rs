@@ -221,11 +221,38 @@ impl<'f> Analyzer<'f> {
         } else {
             None
         };
-        let Some(second_in) = second_in.and_then(|s| self.count(s, counters, AVal::Above)) else {
+        // The second pass stands for the passes after the first. It is run first for those
+        // of the other parity than the first's: where the body tests the counter's parity
+        // (`t % 2` of ping-pong buffers), a third pass follows it for those of the first's
+        // parity, so that the buffers each pass picks are those of consecutive passes, and
+        // the second is run again for every later pass, for what the loop leaves at its
+        // exits only: its checks mix the passes of both parities.
+        let parity = |from: u64, later: u64| AVal::Above(from, Some((from + later) % 2 == 1));
+        let Some(second_in) = second_in.and_then(|s| self.count(s, counters, |f| parity(f, 1)))
+        else {
             exits.extend(ends);
             return self.join_all(exits);
         };
-        let (second, mut cx2) = self.pass(body, second_in);
+        let outer_parity = std::mem::take(&mut self.parity_used);
+        let (mut second, mut cx2) = self.pass(body, second_in);
+        if std::mem::replace(&mut self.parity_used, outer_parity) {
+            let mut on: Vec<State> = second.into_iter().collect();
+            on.append(&mut cx2.continues);
+            let third_in =
+                (self.join_all(on)).and_then(|s| self.count(s, counters, |f| parity(f, 2)));
+            if let Some(third_in) = third_in {
+                self.pass(body, third_in);
+            }
+            let (raw, deferred) = (self.raw.len(), self.deferred.len());
+            let plain = (self.join_all(ends.clone()))
+                .and_then(|s| self.count(s, counters, |f| AVal::Above(f, None)));
+            (second, cx2) = match plain {
+                Some(s) => self.pass(body, s),
+                None => (None, LoopCx::default()),
+            };
+            self.raw.truncate(raw);
+            self.deferred.truncate(deferred);
+        }
         // A loop of a known count that only ever leaves at its end, whose two passes each
         // end once: what it swaps back and forth (ping-pong buffers) is known at its end.
         let period_two = match (exact, &second, ends.as_slice()) {
@@ -443,7 +470,7 @@ impl<'f> Analyzer<'f> {
                     && (self.ext_alias.get(&dst.var)).is_some_and(|t| {
                         matches!(
                             st.env.get(&self.canonical(t)),
-                            Some(AVal::Int(_) | AVal::Above(_) | AVal::Scalar)
+                            Some(AVal::Int(_) | AVal::Above(..) | AVal::Scalar)
                         )
                     });
                 if dst.proj.is_empty()
@@ -988,7 +1015,7 @@ impl<'f> Analyzer<'f> {
                 // this path is not taken.
                 let none = |a: &AVal| match a {
                     AVal::Null | AVal::Int(0) => Some(true),
-                    AVal::Int(_) | AVal::Above(_) => Some(false),
+                    AVal::Int(_) | AVal::Above(..) => Some(false),
                     AVal::Events(e) if !e.is_empty() => Some(false),
                     AVal::Obj(_)
                     | AVal::List(_)

@@ -32,15 +32,24 @@ pub(super) fn keyed_or_definite(p: &Place) -> bool {
     (p.proj.iter()).all(|x| matches!(x, Proj::Field(_) | Proj::Index(_) | Proj::Key(_)))
 }
 
-/// `x op c` for an integer `x` known only to be greater than `k`: decided where every
-/// such integer gives one outcome (`t == 0` and `t > 0` after a loop's first pass), an
-/// integer still greater than some constant after adding or taking away `c`, else unknown.
-fn above(op: ArithOp, k: u64, c: u64) -> AVal {
+/// `x op c` for an integer `x` known only to be greater than `k`, and to be odd or even
+/// where `odd` says: decided where every such integer gives one outcome (`t == 0` and
+/// `t > 0` after a loop's first pass, `t % 2` of a known parity), an integer still greater
+/// than some constant after adding or taking away `c`, else unknown.
+fn above(op: ArithOp, k: u64, odd: Option<bool>, c: u64) -> AVal {
+    let shifted = |n: Option<u64>| {
+        n.map_or(AVal::Scalar, |n| {
+            AVal::Above(n, odd.map(|o| o != (c % 2 == 1)))
+        })
+    };
+    let other_parity = odd.is_some_and(|o| o != (c % 2 == 1));
     let outcome = match op {
-        ArithOp::Add => return k.checked_add(c).map_or(AVal::Scalar, AVal::Above),
-        ArithOp::Sub => return k.checked_sub(c).map_or(AVal::Scalar, AVal::Above),
-        ArithOp::Eq => (c <= k).then_some(false),
-        ArithOp::Ne => (c <= k).then_some(true),
+        ArithOp::Add => return shifted(k.checked_add(c)),
+        ArithOp::Sub => return shifted(k.checked_sub(c)),
+        ArithOp::Rem if c == 2 => odd,
+        ArithOp::BitAnd if c == 1 => odd,
+        ArithOp::Eq => (c <= k || other_parity).then_some(false),
+        ArithOp::Ne => (c <= k || other_parity).then_some(true),
         ArithOp::Gt => (c <= k).then_some(true),
         ArithOp::Le => (c <= k).then_some(false),
         ArithOp::Ge => (c <= k.saturating_add(1)).then_some(true),
@@ -54,7 +63,7 @@ fn above(op: ArithOp, k: u64, c: u64) -> AVal {
 fn no_objects(v: &AVal) -> bool {
     match v {
         AVal::List(items) => {
-            (items.iter()).all(|i| matches!(i, AVal::Scalar | AVal::Int(_) | AVal::Above(_)))
+            (items.iter()).all(|i| matches!(i, AVal::Scalar | AVal::Int(_) | AVal::Above(..)))
         }
         AVal::Unknown | AVal::External => true,
         _ => false,
@@ -961,10 +970,20 @@ impl<'f> Analyzer<'f> {
                     {
                         AVal::Int(u64::from(*op == ArithOp::Ne))
                     }
-                    (AVal::Above(k), c) => int(c.clone()).map_or(AVal::Scalar, |c| above(*op, *k, c)),
-                    (c, AVal::Above(k)) => int(c.clone())
-                        .and_then(|c| op.mirrored().map(|op| above(op, *k, c)))
-                        .unwrap_or(AVal::Scalar),
+                    (AVal::Above(k, odd), c) => {
+                        self.parity_used |= odd.is_some();
+                        int(c.clone()).map_or(AVal::Scalar, |c| above(*op, *k, *odd, c))
+                    }
+                    (c, AVal::Above(k, odd)) => {
+                        self.parity_used |= odd.is_some();
+                        let op = match op {
+                            ArithOp::BitAnd => Some(ArithOp::BitAnd),
+                            op => op.mirrored(),
+                        };
+                        int(c.clone())
+                            .and_then(|c| op.map(|op| above(op, *k, *odd, c)))
+                            .unwrap_or(AVal::Scalar)
+                    }
                     _ => match (int(l), int(r)) {
                         (Some(a), Some(b)) => op.apply(a, b).map_or(AVal::Scalar, AVal::Int),
                         // `d * slab_n` where `d == 0`, whatever `slab_n` is.
