@@ -434,3 +434,11 @@ void offset_band(cl::CommandQueue &q, cl::Kernel &k, int row0)
     q.enqueueNDRangeKernel(k, cl::NDRange(0, row0), cl::NDRange(64, 64));
     q.enqueueNDRangeKernel(k, cl::NullRange, cl::NDRange(64, 64));
 }
+
+// A lambda handed to a local lambda that calls it (`timed("x", [&] { .. })`): its body runs
+// where the parameter is called.
+void handed_lambda(cl::CommandQueue &q, cl::Kernel &k)
+{
+    auto timed = [](const char *what, const std::function<void()> &work) { work(); };
+    timed("launch", [&] { q.enqueueNDRangeKernel(k, cl::NullRange, cl::NDRange(64)); });
+}

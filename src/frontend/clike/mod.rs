@@ -5091,7 +5091,15 @@ impl Lowerer<'_> {
         args: &[Node<'_>],
         span: Span,
     ) -> (Stmt, Place) {
+        let mut body = body;
         for (p, a) in params.iter().zip(args) {
+            // `timed("step", [&] { .. })` of a lambda that calls its parameter `fn()`: the
+            // argument's body runs where the parameter is called.
+            if let Some((lp, lbody)) = self.lambda_body(*a) {
+                let callee = self.vars[*p].name.clone();
+                body = run_where_called(body, &callee, &lp, &lbody);
+                continue;
+            }
             let value = self.expr(*a);
             self.out.push(Stmt::Assign {
                 dst: Place::var(*p),
@@ -5735,6 +5743,72 @@ fn named_params_of_variadic(def: Node<'_>) -> Option<usize> {
                 .filter(|p| p.kind() == "parameter_declaration")
                 .count()
         })
+}
+
+/// `body` with each call of `callee` (a lambda's parameter) replaced by a run of the lambda
+/// given for it (`params`, `lambda`), its parameters bound to the call's arguments.
+fn run_where_called(body: Vec<Stmt>, callee: &str, params: &[Var], lambda: &[Stmt]) -> Vec<Stmt> {
+    let each = |b: Vec<Stmt>| run_where_called(b, callee, params, lambda);
+    let mut out = Vec::with_capacity(body.len());
+    for s in body {
+        match s {
+            Stmt::Call {
+                callee: c,
+                recv: None,
+                args,
+                dst,
+                span,
+            } if c == callee && args.len() == params.len() => {
+                for (p, value) in params.iter().zip(args) {
+                    out.push(Stmt::Assign {
+                        dst: Place::var(*p),
+                        value,
+                        span,
+                    });
+                }
+                out.push(Stmt::Closure {
+                    name: None,
+                    params: params.to_vec(),
+                    body: lambda.to_vec(),
+                    value: Value::Unknown,
+                    dst,
+                    span,
+                });
+            }
+            Stmt::Branch(arms) => out.push(Stmt::Branch(arms.into_iter().map(each).collect())),
+            Stmt::Loop(b) => out.push(Stmt::Loop(each(b))),
+            Stmt::ForEach {
+                sources,
+                binds,
+                body,
+                tail,
+                dst,
+            } => out.push(Stmt::ForEach {
+                sources,
+                binds,
+                body: each(body),
+                tail,
+                dst,
+            }),
+            Stmt::Closure {
+                name,
+                params: p,
+                body,
+                value,
+                dst,
+                span,
+            } => out.push(Stmt::Closure {
+                name,
+                params: p,
+                body: each(body),
+                value,
+                dst,
+                span,
+            }),
+            other => out.push(other),
+        }
+    }
+    out
 }
 
 #[cfg(test)]
