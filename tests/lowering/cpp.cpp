@@ -442,3 +442,21 @@ void handed_lambda(cl::CommandQueue &q, cl::Kernel &k)
     auto timed = [](const char *what, const std::function<void()> &work) { work(); };
     timed("launch", [&] { q.enqueueNDRangeKernel(k, cl::NullRange, cl::NDRange(64)); });
 }
+
+// `std::async(std::launch::async, work, d)`: a task run by a host thread; `get()` of its
+// future joins it and gives what the callable returned.
+void async_tasks(cl::CommandQueue &q, cl::Kernel &k)
+{
+    auto work = [&](int d) -> cl::Event {
+        cl::Event done;
+        q.enqueueNDRangeKernel(k, cl::NullRange, cl::NDRange(64), cl::NullRange, nullptr, &done);
+        return done;
+    };
+    auto first = std::async(std::launch::async, work, 0);
+    std::vector<std::future<cl::Event>> rest;
+    rest.push_back(std::async(work, 1));
+    std::vector<cl::Event> done{first.get()};
+    for (auto &f : rest)
+        done.push_back(f.get());
+    q.enqueueNDRangeKernel(k, cl::NullRange, cl::NDRange(64), cl::NullRange, &done);
+}

@@ -1040,6 +1040,7 @@ impl FileCx {
             spawn_iterations: false,
             spawned_iterations: false,
             range_vars: HashSet::new(),
+            futures: HashSet::new(),
             written_fields: HashSet::new(),
             lambdas: HashMap::new(),
             chain_exit: None,
@@ -1192,6 +1193,9 @@ struct Lowerer<'c> {
     spawned_iterations: bool,
     /// Locals declared as ranges (`cl::NDRange global(n)`).
     range_vars: HashSet<Var>,
+    /// Locals that hold a `std::future` (declared as one, or made by `std::async`), or
+    /// the item of a loop over a list of them: `get()` and `wait()` join the task.
+    futures: HashSet<Var>,
     /// The `if`s (by where they start) of a run on one status that the function returns
     /// right after it, and that status.
     chain_exit: Option<(HashSet<usize>, Value)>,
@@ -1549,6 +1553,9 @@ impl Lowerer<'_> {
         if path_segments(ty).last().is_some_and(|l| l == "NDRange") {
             self.range_vars.insert(v);
         }
+        if is_future(ty) {
+            self.futures.insert(v);
+        }
         // A struct, or a `std::vector`/`std::array` of them.
         let elem = ty.find('<').map(|open| {
             let inner = &ty[open + 1..];
@@ -1852,6 +1859,7 @@ impl Lowerer<'_> {
                                     let real = self.cx.real_type(t);
                                     declared_hint(&real, None, 0).is_handle()
                                         || is_thread(&path_segments(&real))
+                                        || is_future(&real)
                                         || (self.cx.structs.get(last_name(&real))).is_some_and(
                                             |fields| fields.iter().any(|(_, h)| h.is_handle()),
                                         )
@@ -1859,6 +1867,12 @@ impl Lowerer<'_> {
                     }
                     _ => false,
                 };
+                // `for (auto &f : pending) f.get();` over a list of futures.
+                if let (Some(Value::Place(l)), Some(v)) = (&list, var) {
+                    if (self.elem_types.get(&l.var)).is_some_and(|t| is_future(t)) {
+                        self.futures.insert(v);
+                    }
+                }
                 match (list, var) {
                     (Some(list), Some(v)) if walked && !writes => {
                         let body = self.separate(|l| {
@@ -3145,6 +3159,14 @@ impl Lowerer<'_> {
                 self.lambdas.insert(v, body);
             }
             self.type_var(v, &ty, shape.pointers);
+            // `auto done = std::async(..)`.
+            if (shape
+                .init
+                .and_then(|i| strip(i).child_by_field_name("function")))
+            .is_some_and(|f| self.txt(f).split_whitespace().collect::<String>() == "std::async")
+            {
+                self.futures.insert(v);
+            }
             self.type_members(v, &ty, shape.array, shape.pointers);
             if shape.dims > 1 {
                 self.dims.insert(v, shape.dims);
@@ -3248,7 +3270,7 @@ impl Lowerer<'_> {
     fn construct_from(&mut self, ty: &str, items: &[Node<'_>], span: Span) -> Value {
         let segs = path_segments(ty.trim_start_matches("const ").trim());
         if is_thread(&segs) {
-            if let Some(v) = self.thread_start(items, span) {
+            if let Some(v) = self.thread_start(items, false, span) {
                 return v;
             }
         }
@@ -4683,13 +4705,28 @@ impl Lowerer<'_> {
                         .elem_type(list)
                         .is_some_and(|t| is_thread(&path_segments(&t))) =>
                 {
-                    if let Some(item) = self.thread_start(&args, span) {
+                    if let Some(item) = self.thread_start(&args, false, span) {
                         self.out.push(Stmt::Push {
                             list: list.clone(),
                             item,
                         });
                         return Value::Scalar;
                     }
+                }
+                // `f.get()`, `pending[d].wait()` of a future: the task it holds, and what it
+                // returned.
+                ("get" | "wait", Value::Place(p))
+                    if args.is_empty()
+                        && (self.futures.contains(&p.var)
+                            || (self.elem_types.get(&p.var)).is_some_and(|t| is_future(t))
+                                && p.proj.len() == 1) =>
+                {
+                    let dst = Place::var(self.new_temp(TypeHint::Unknown));
+                    self.out.push(Stmt::Join {
+                        handle: rv,
+                        dst: dst.clone(),
+                    });
+                    return Value::Place(dst);
                 }
                 // `t.join()`, `w.join()` of a loop's item: the thread it holds (every thread
                 // started so far where that is not known).
@@ -4977,7 +5014,15 @@ impl Lowerer<'_> {
     /// the other threads at `b`. Returns `None` for other calls.
     fn thread_call(&mut self, name: &str, args: &[Node<'_>], span: Span) -> Option<Value> {
         if is_thread(&path_segments(name)) {
-            return self.thread_start(args, span);
+            return self.thread_start(args, false, span);
+        }
+        // `std::async(std::launch::async, work, d)`: a task run by a host thread, whose
+        // future gives what the callable returns.
+        if matches!(path_segments(name).as_slice(), [s, a] if s == "std" && a == "async") {
+            let skip = usize::from(
+                (args.first()).is_some_and(|p| self.txt(*p).trim_start().contains("launch::")),
+            );
+            return self.thread_start(&args[skip..], true, span);
         }
         // (function, arity, handle, start routine, its argument)
         const STARTS: &[(&str, usize, usize, usize, usize)] =
@@ -5123,7 +5168,7 @@ impl Lowerer<'_> {
     /// a host thread runs the callable with the arguments, which are read here, by the
     /// starting thread. The callable is a lambda, a local bound to one, or a function of the
     /// program. Returns the thread's handle; `None` (nothing lowered) for another callable.
-    fn thread_start(&mut self, items: &[Node<'_>], span: Span) -> Option<Value> {
+    fn thread_start(&mut self, items: &[Node<'_>], returns: bool, span: Span) -> Option<Value> {
         let (&f, rest) = items.split_first()?;
         let f = strip(f);
         let lambda = match f.kind() {
@@ -5132,24 +5177,30 @@ impl Lowerer<'_> {
                 .and_then(|v| Some((Some(v), self.lambdas.get(&v)?.clone()))),
             _ => None,
         };
-        let body = match lambda {
+        let (body, value) = match lambda {
             Some((v, (params, body))) => {
                 if params.len() != rest.len() {
                     return None;
                 }
                 let name = v.map(|v| self.vars[v].name.clone());
-                vec![self.lambda_run(name, params, body, rest, span).0]
+                let (run, dst) = self.lambda_run(name, params, body, rest, span);
+                (vec![run], Value::Place(dst))
             }
             None => {
                 let callee = self.program_function(f)?;
                 let args = rest.iter().map(|a| self.expr(*a)).collect();
-                vec![self.call_stmt(callee, args, span)]
+                let call = self.call_stmt(callee, args, span);
+                let value = match &call {
+                    Stmt::Call { dst, .. } => Value::Place(dst.clone()),
+                    _ => Value::Unknown,
+                };
+                (vec![call], value)
             }
         };
         let handle = Place::var(self.new_temp(TypeHint::Unknown));
         self.out.push(Stmt::Spawn {
             body,
-            value: Value::Unknown,
+            value: if returns { value } else { Value::Unknown },
             handle: handle.clone(),
             span,
         });
@@ -5709,6 +5760,15 @@ fn is_int_type(ty: &str) -> bool {
             "float" | "double" | "half" | "cl_float" | "cl_double" | "cl_half"
         )
         && !last.ends_with(|c: char| c.is_ascii_digit())
+}
+
+/// `std::future<T>`, `std::shared_future<T>`.
+fn is_future(ty: &str) -> bool {
+    let base = ty.split('<').next().unwrap_or("");
+    matches!(
+        path_segments(base).as_slice(),
+        [s, f] if s == "std" && (f == "future" || f == "shared_future")
+    )
 }
 
 /// `std::thread` (`thread` after `using namespace std`): a thread that the program joins
