@@ -916,8 +916,9 @@ impl<'f> Analyzer<'f> {
                 || (e.mode == Mode::Read && mode == Mode::Migrate);
             // Two transfers of regions from offsets written differently (a ghost cell and
             // the interior cell beside it), or from one offset that is not a number in two
-            // passes of a loop (its tiles): the regions need not overlap, and nothing here
-            // shows that they do.
+            // passes of a loop of one statement (its tiles): the regions need not overlap,
+            // and nothing here shows that they do. Two statements at one offset (a halo
+            // row written at `row1` and read back at `row1`) move one region.
             // Likewise two launches of one kernel whose writes a by-value argument offsets
             // (`z[get_global_id(0) + offset]`, a device's rows).
             let e_kernel = insts[e.inst].cmd.kind == CommandKind::Kernel;
@@ -928,7 +929,7 @@ impl<'f> Analyzer<'f> {
                     kind.is_transfer() && !e_kernel && (a.past(&b) || b.past(&a))
                 }
                 (Some(a), Some(b)) if kind.is_transfer() && !e_kernel => {
-                    a != b || (e.inst != i && !b.number)
+                    a != b || (e.inst != i && !b.number && insts[e.inst].cmd.id == insts[i].cmd.id)
                 }
                 // Or the parts of two kernels that a by-value argument offsets, on two
                 // devices (each device's rows).
