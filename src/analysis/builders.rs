@@ -37,6 +37,8 @@ pub(super) struct CmdBuild {
     host_field_of: Option<Var>,
     /// The offset of a read's or write's region, as written, other than 0.
     offset: Option<String>,
+    /// The queue as the code gives it (`queue(q)`), to tell a helper's parameter.
+    queue_val: Value,
 }
 
 /// A buffer being built.
@@ -72,6 +74,7 @@ impl CmdBuild {
             buffer_field_of: None,
             host_field_of: None,
             offset: None,
+            queue_val: Value::Unknown,
         }
     }
 }
@@ -273,7 +276,10 @@ impl<'f> Analyzer<'f> {
                 let qspan = arg_spans.first().cloned();
                 match &mut self.objs[o].kind {
                     ObjKind::CmdBuilder(c) => match q {
-                        Some(q) => c.queue = Some((q, qspan)),
+                        Some(q) => {
+                            c.queue = Some((q, qspan));
+                            c.queue_val = arg(0);
+                        }
                         None => c.unknown = true,
                     },
                     ObjKind::BufferBuilder(b) => b.queue = q,
@@ -718,7 +724,7 @@ impl<'f> Analyzer<'f> {
             api: api.into(),
             binding: "ocl".into(),
             kind,
-            queue: Value::Unknown,
+            queue: c.queue_val.clone(),
             queue_arg: c.queue.and_then(|(_, s)| s),
             buffers: Vec::new(),
             kernel: None,
