@@ -460,3 +460,15 @@ void async_tasks(cl::CommandQueue &q, cl::Kernel &k)
         done.push_back(f.get());
     q.enqueueNDRangeKernel(k, cl::NullRange, cl::NDRange(64), cl::NullRange, &done);
 }
+
+// A vector of event lists: `ready[d].clear()` empties the member, `emplace_back()` and
+// `back()` name its new last event.
+void event_lists(std::vector<cl::CommandQueue> &q, cl::Buffer &b, std::vector<float> &h)
+{
+    std::vector<std::vector<cl::Event>> ready(2);
+    for (size_t d = 0; d < 2; ++d) {
+        ready[d].clear();
+        ready[d].emplace_back();
+        q[d].enqueueWriteBuffer(b, CL_FALSE, 0, 4, h.data(), nullptr, &ready[d].back());
+    }
+}

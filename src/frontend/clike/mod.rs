@@ -1860,6 +1860,11 @@ impl Lowerer<'_> {
                                     declared_hint(&real, None, 0).is_handle()
                                         || is_thread(&path_segments(&real))
                                         || is_future(&real)
+                                        // of lists of events (`for (auto &l : ready)`)
+                                        || vector_elem(&real).is_some_and(|e| {
+                                            declared_hint(&self.cx.real_type(e), None, 0)
+                                                == TypeHint::Event
+                                        })
                                         || (self.cx.structs.get(last_name(&real))).is_some_and(
                                             |fields| fields.iter().any(|(_, h)| h.is_handle()),
                                         )
@@ -3454,6 +3459,11 @@ impl Lowerer<'_> {
     fn elem_type(&self, p: &Place) -> Option<String> {
         match p.proj.as_slice() {
             [] => self.elem_types.get(&p.var).cloned(),
+            // `ready[d]` of a `std::vector<std::vector<cl::Event>>`: a vector too.
+            [Proj::Index(_) | Proj::Var(_) | Proj::At(_) | Proj::AnyIndex] => {
+                let outer = self.elem_types.get(&p.var)?;
+                vector_elem(&self.cx.real_type(outer)).map(str::to_string)
+            }
             [Proj::Field(f)] if self.vars[p.var].name == "this" => self
                 .member_type(f)
                 .and_then(|ty| vector_elem(&self.cx.real_type(ty)).map(str::to_string)),
@@ -4694,6 +4704,15 @@ impl Lowerer<'_> {
                         _ => Proj::Index(0),
                     });
                     return Value::Place(p);
+                }
+                // `ready[d].clear()` of a vector: empty again.
+                ("clear", Value::Place(list)) if args.is_empty() && self.is_vector(list) => {
+                    self.out.push(Stmt::Assign {
+                        dst: list.clone(),
+                        value: Value::List(Vec::new()),
+                        span,
+                    });
+                    return Value::Scalar;
                 }
                 // `queues_.at(d)`: the member at `d`, as `queues_[d]` is.
                 ("at", Value::Place(list)) if args.len() == 1 && self.is_vector(list) => {
