@@ -188,6 +188,15 @@ impl Lowerer<'_, '_> {
         }
     }
 
+    /// The parameter a `&mut` to events names (`ready` of `ready: &mut EventList`).
+    fn events_param(&self, e: &Expr) -> Option<Var> {
+        let Expr::Path(p) = strip(e) else {
+            return None;
+        };
+        let v = self.lookup(&p.path.get_ident()?.to_string())?;
+        (self.vars[v].member == Member::Ref).then_some(v)
+    }
+
     /// How many members a local list has, for `x.len()` or `x.is_empty()` without arguments.
     fn local_len(&self, m: &syn::ExprMethodCall) -> Option<Value> {
         let Expr::Path(p) = strip(&m.receiver) else {
@@ -796,6 +805,20 @@ impl Lowerer<'_, '_> {
                         self.forget(vec![base], span);
                         if !matches!(v, Value::Unknown | Value::Scalar | Value::Int(_)) {
                             self.out.push(Stmt::Release { events: v, span });
+                        }
+                    }
+                    // `*ready = done` of a `ready: &mut EventList` parameter: the caller's
+                    // events are these now.
+                    Expr::Unary(u)
+                        if matches!(u.op, syn::UnOp::Deref(_))
+                            && self.events_param(&u.expr).is_some() =>
+                    {
+                        if let Some(v_param) = self.events_param(&u.expr) {
+                            self.out.push(Stmt::Assign {
+                                dst: Place::var(v_param),
+                                value: v,
+                                span,
+                            });
                         }
                     }
                     // `*slot = Some(ev)`: stored where whoever holds the pointee (the

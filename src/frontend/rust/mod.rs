@@ -442,9 +442,16 @@ impl FileCx<'_> {
                         .cloned();
                     let members = member_hint(&pt.ty);
                     let bytes = type_bytes(&pt.ty);
+                    // `ready: &mut EventList`: the caller's events, which `*ready = done`
+                    // replaces.
+                    let events_out = matches!(&*pt.ty, syn::Type::Reference(r) if r.mutability.is_some())
+                        && matches!(hint, TypeHint::Event | TypeHint::EventList);
                     for (ident, _) in pat_idents(&pt.pat) {
                         let v = lw.bind(&ident, hint);
                         lw.type_var(v, ty.clone());
+                        if events_out {
+                            lw.vars[v].member = Member::Ref;
+                        }
                         // `rx: mpsc::Receiver<Job>`: what `rx.recv()` gives is a `Job`.
                         if let Some(msg) = received_struct(&pt.ty) {
                             lw.received.insert(v, msg);
