@@ -336,15 +336,19 @@ impl<'f> Analyzer<'f> {
                     }
                 },
                 ObjKind::Launch { kernel: Some(k) } => match st.launches.get(o) {
-                    Some(ls) => (
-                        *k,
-                        ls.args
-                            .iter()
-                            .enumerate()
+                    Some(ls) => {
+                        let mut args: Vec<(u64, Arg)> = (ls.args.iter().enumerate())
                             .map(|(i, a)| (i as u64, a.clone()))
-                            .collect(),
-                        ls.waits.clone(),
-                    ),
+                            .collect();
+                        // `ExecuteKernel` sets arguments from index 0 on: the kernel keeps
+                        // those set before at the indices past them (a kernel whose
+                        // arguments a helper set, launched with no `set_arg`).
+                        let given = ls.args.len() as u64;
+                        if let Some(set) = st.kernel_args.get(k) {
+                            args.extend(set.args.iter().filter(|(i, _)| *i >= given).cloned());
+                        }
+                        (*k, args, ls.waits.clone())
+                    }
                     None => return LaunchInfo::untracked(None, Some(self.objs[*k].name.clone())),
                 },
                 _ => return LaunchInfo::untracked(Some(BTreeSet::new()), None),
