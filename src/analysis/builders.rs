@@ -39,6 +39,8 @@ pub(super) struct CmdBuild {
     offset: Option<String>,
     /// The queue as the code gives it (`queue(q)`), to tell a helper's parameter.
     queue_val: Value,
+    /// The offset of a copy's region in its destination, as written, other than 0.
+    dst_offset: Option<String>,
 }
 
 /// A buffer being built.
@@ -75,6 +77,7 @@ impl CmdBuild {
             host_field_of: None,
             offset: None,
             queue_val: Value::Unknown,
+            dst_offset: None,
         }
     }
 }
@@ -254,6 +257,15 @@ impl<'f> Analyzer<'f> {
                     _ => return None,
                 };
                 self.set_kind(st, c, kind, args);
+                // `copy(&full, Some(s.first * n), Some(s.count * n))`: the region of the
+                // destination from that offset.
+                if let (CommandKind::Copy, [_, at, _]) = (kind, arg_spans) {
+                    let text: String = at.text.split_whitespace().collect();
+                    let inner = (text.strip_prefix("Some(")).and_then(|t| t.strip_suffix(')'));
+                    if let (Some(o), Some(cb)) = (inner.filter(|o| *o != "0"), self.cmd_mut(c)) {
+                        cb.dst_offset = Some(o.to_string());
+                    }
+                }
                 // `fill(0.0f32, None)`: a constant pattern over the whole buffer is data that
                 // never changes, one per pattern (as a C fill's constant pattern and range).
                 if let (CommandKind::Fill, [pattern, len]) = (kind, arg_spans) {
@@ -693,7 +705,11 @@ impl<'f> Analyzer<'f> {
             CommandKind::Copy => {
                 r.uses.push((c.target, Mode::Read, UseInfo::default()));
                 if let Some(d) = c.dst {
-                    r.uses.push((d, Mode::Write, UseInfo::default()));
+                    let region = UseInfo {
+                        offset: c.dst_offset.as_deref().map(OffsetKey::of),
+                        ..UseInfo::default()
+                    };
+                    r.uses.push((d, Mode::Write, region));
                 }
             }
             CommandKind::Kernel => self.add_launch(st, &AVal::Obj(c.target), span, false, &mut r),
