@@ -444,10 +444,13 @@ pub struct BufferUse {
     /// The offset of the region the command moves, as written (`0`, `r0 * row_bytes`), when
     /// it is given one: regions from offsets written differently need not overlap.
     pub offset: Option<String>,
-    /// For a region from offset 0 that is not one element, its size as written
-    /// (`row_bytes`): a region at an offset that is a multiple of it (`rows * row_bytes`)
-    /// lies past it.
+    /// For a region from offset 0 that is not one element, or from an offset that is not
+    /// a number as written, its size as written (`row_bytes`): a region at an offset that
+    /// is a multiple of it (`rows * row_bytes`) lies past it.
     pub size: Option<String>,
+    /// The offset's value, where it is not a number as written (`bytes * dst_row` of a
+    /// helper given `dst_row` 0): the region's offset where the analysis knows it.
+    pub offset_value: Option<Value>,
     /// Host data a write uploads or a read fills.
     pub host: Option<Value>,
     /// A fill's pattern and range, when they are constants.

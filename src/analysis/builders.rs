@@ -696,6 +696,7 @@ impl<'f> Analyzer<'f> {
             to_host: false,
             whole: c.offset.is_none(),
             offset: c.offset.as_deref().map(OffsetKey::of),
+            at_zero: false,
             host: c.host,
         };
         match kind {

@@ -169,6 +169,7 @@ fn shift_stmt(s: &Stmt, by: usize) -> Stmt {
             for b in &mut c.buffers {
                 b.buffer = v(&b.buffer);
                 b.host = b.host.as_ref().map(v);
+                b.offset_value = b.offset_value.as_ref().map(v);
             }
             Stmt::Enqueue {
                 cmd: c,

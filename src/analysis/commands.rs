@@ -123,6 +123,17 @@ impl Drop for Touch {
 /// quadratic in them. Past this the analysis forgets what later commands touch.
 const MAX_COMMANDS: usize = 10_000;
 
+impl Analyzer<'_> {
+    /// Whether the region of a buffer a transfer moves starts at offset 0: written so, or
+    /// an offset the analysis knows is 0 (`bytes * dst_row` of a helper given 0).
+    fn at_zero(&mut self, st: &mut State, bu: &BufferUse) -> bool {
+        match &bu.offset_value {
+            Some(v) => self.eval(st, v, None, "offset") == AVal::Int(0),
+            None => bu.offset.is_none() && bu.size.is_some(),
+        }
+    }
+}
+
 impl<'f> Analyzer<'f> {
     /// The buffers whose bytes overlap `b`'s, other than `b`: its parent and its
     /// sub-buffers.
@@ -376,6 +387,7 @@ impl<'f> Analyzer<'f> {
                 whole: bu.whole,
                 offset: (bu.offset.as_deref().map(OffsetKey::of))
                     .or_else(|| bu.size.as_deref().map(OffsetKey::from_zero)),
+                at_zero: self.at_zero(st, bu),
                 host,
             };
             r.uses.extend(found.into_iter().map(|b| (b, mode, info)));
@@ -1100,7 +1112,8 @@ impl<'f> Analyzer<'f> {
             // another device may hold the rest: no one device holds the buffer.
             let part = mode.writes()
                 && info.offset.is_some_and(|o| !o.unseen && !o.from_zero)
-                && !info.whole;
+                && !info.whole
+                && !info.at_zero;
             let here = self.home(q);
             if !part || st.residency.get(&b).is_some_and(|&(_, at)| at == here) {
                 st.residency.insert(b, (i, here));

@@ -392,6 +392,9 @@ struct UseInfo {
     whole: bool,
     /// The offset of the region moved, as written, when given.
     offset: Option<OffsetKey>,
+    /// The region starts at offset 0, written so or computed (`bytes * dst_row` of a helper
+    /// given 0): no part past the start of a buffer another device may hold.
+    at_zero: bool,
     /// Host data uploaded or filled.
     host: Option<HostId>,
 }

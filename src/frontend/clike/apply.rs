@@ -214,7 +214,10 @@ impl Lowerer<'_> {
                 // The size of a region from offset 0, where `at` gives it no offset.
                 let from_zero = |role: Role| {
                     role_arg(role)
-                        .filter(|o| self.int_lit(*o) == Some(0) && at(role).is_none())
+                        .filter(|o| {
+                            (self.int_lit(*o) == Some(0) && at(role).is_none())
+                                || self.int_lit(*o).is_none()
+                        })
                         .and(role_arg(Role::Size))
                         .map(|s| match self.int_lit(s) {
                             Some(n) => n.to_string(),
@@ -253,6 +256,11 @@ impl Lowerer<'_> {
                             whole,
                             offset: at(region_role(kind, *access)),
                             size: from_zero(region_role(kind, *access)),
+                            offset_value: (api.arg_index(region_role(kind, *access)))
+                                .filter(|&j| {
+                                    args.get(j).is_some_and(|o| self.int_lit(*o).is_none())
+                                })
+                                .map(|j| vals[j].clone()),
                             host: host.clone(),
                             pattern: pattern.clone(),
                         }),
@@ -267,6 +275,7 @@ impl Lowerer<'_> {
                                 whole: true,
                                 offset: None,
                                 size: None,
+                                offset_value: None,
                                 host: None,
                                 pattern: None,
                             }));

@@ -231,7 +231,9 @@ impl Lowerer<'_, '_> {
                 // The size of a region from offset 0, where `at` gives it no offset.
                 let from_zero = |role: Role| {
                     role_arg(role)
-                        .filter(|e| int_lit(e) == Some(0) && at(role).is_none())
+                        .filter(|e| {
+                            (int_lit(e) == Some(0) && at(role).is_none()) || int_lit(e).is_none()
+                        })
                         .and(role_arg(Role::Size))
                         .map(|e| self.arg_span(e).text.split_whitespace().collect())
                 };
@@ -267,6 +269,9 @@ impl Lowerer<'_, '_> {
                             whole,
                             offset: at(region_role(kind, *access)),
                             size: from_zero(region_role(kind, *access)),
+                            offset_value: (api.arg_index(region_role(kind, *access)))
+                                .filter(|&j| args.get(j).is_some_and(|e| int_lit(e).is_none()))
+                                .map(|j| vals[j].clone()),
                             host: host.clone(),
                             pattern: pattern.clone(),
                         }),
@@ -282,6 +287,7 @@ impl Lowerer<'_, '_> {
                                     whole: true,
                                     offset: None,
                                     size: None,
+                                    offset_value: None,
                                     host: None,
                                     pattern: None,
                                 });
