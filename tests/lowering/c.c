@@ -376,3 +376,11 @@ void offset_launch(cl_command_queue q, cl_kernel k, size_t row0)
     clEnqueueNDRangeKernel(q, k, 2, offset, global, NULL, 0, NULL, NULL);
     clEnqueueNDRangeKernel(q, k, 2, NULL, global, NULL, 0, NULL, NULL);
 }
+
+/* `int *tables[2]`: an array of host pointers is host data, one piece per member. */
+void pointer_tables(cl_kernel k)
+{
+    int *tables[2];
+    tables[1] = malloc(64);
+    clSetKernelArg(k, 0, sizeof(cl_mem), &tables[1]);
+}

@@ -120,6 +120,10 @@ pub fn declared_hint(ty: &str, array: Option<Option<u64>>, pointers: usize) -> T
         }
         // `void *` points to anything: a struct a thread is given, host data, a handle.
         (None, 1) if is_host_elem(name) && name != "void" => TypeHint::Host(HostKind::Pointer),
+        // `int *iS[MAX_GPU]`: host data, one piece per member (`iS[d] = malloc(..)`).
+        (Some(len), 1) if is_host_elem(name) && name != "void" => {
+            TypeHint::Host(HostKind::Array { len })
+        }
         _ => TypeHint::Unknown,
     }
 }
