@@ -59,6 +59,17 @@ fn above(op: ArithOp, k: u64, odd: Option<bool>, c: u64) -> AVal {
     outcome.map_or(AVal::Scalar, |o| AVal::Int(u64::from(o)))
 }
 
+/// Whether the outcome of `x op c`, for an `x` greater than `k`, can rest on `x`'s parity
+/// (`x % 2`, `x & 1`, `x == c` past `k`).
+fn parity_decides(op: ArithOp, k: u64, c: u64) -> bool {
+    match op {
+        ArithOp::Rem => c == 2,
+        ArithOp::BitAnd => c == 1,
+        ArithOp::Eq | ArithOp::Ne => c > k,
+        _ => false,
+    }
+}
+
 /// Whether a value holds no object or event: nothing, or a list of numbers.
 fn no_objects(v: &AVal) -> bool {
     match v {
@@ -970,19 +981,25 @@ impl<'f> Analyzer<'f> {
                     {
                         AVal::Int(u64::from(*op == ArithOp::Ne))
                     }
-                    (AVal::Above(k, odd), c) => {
-                        self.parity_used |= odd.is_some();
-                        int(c.clone()).map_or(AVal::Scalar, |c| above(*op, *k, *odd, c))
-                    }
+                    (AVal::Above(k, odd), c) => match int(c.clone()) {
+                        Some(c) => {
+                            self.parity_used |= odd.is_some() && parity_decides(*op, *k, c);
+                            above(*op, *k, *odd, c)
+                        }
+                        None => AVal::Scalar,
+                    },
                     (c, AVal::Above(k, odd)) => {
-                        self.parity_used |= odd.is_some();
                         let op = match op {
                             ArithOp::BitAnd => Some(ArithOp::BitAnd),
                             op => op.mirrored(),
                         };
-                        int(c.clone())
-                            .and_then(|c| op.map(|op| above(op, *k, *odd, c)))
-                            .unwrap_or(AVal::Scalar)
+                        match (int(c.clone()), op) {
+                            (Some(c), Some(op)) => {
+                                self.parity_used |= odd.is_some() && parity_decides(op, *k, c);
+                                above(op, *k, *odd, c)
+                            }
+                            _ => AVal::Scalar,
+                        }
                     }
                     _ => match (int(l), int(r)) {
                         (Some(a), Some(b)) => op.apply(a, b).map_or(AVal::Scalar, AVal::Int),
