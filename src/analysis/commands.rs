@@ -123,17 +123,6 @@ impl Drop for Touch {
 /// quadratic in them. Past this the analysis forgets what later commands touch.
 const MAX_COMMANDS: usize = 10_000;
 
-impl Analyzer<'_> {
-    /// Whether the region of a buffer a transfer moves starts at offset 0: written so, or
-    /// an offset the analysis knows is 0 (`bytes * dst_row` of a helper given 0).
-    fn at_zero(&mut self, st: &mut State, bu: &BufferUse) -> bool {
-        match &bu.offset_value {
-            Some(v) => self.eval(st, v, None, "offset") == AVal::Int(0),
-            None => bu.offset.is_none() && bu.size.is_some(),
-        }
-    }
-}
-
 impl<'f> Analyzer<'f> {
     /// The buffers whose bytes overlap `b`'s, other than `b`: its parent and its
     /// sub-buffers.
@@ -218,6 +207,13 @@ impl<'f> Analyzer<'f> {
         };
         st.env.insert(p, v);
         id
+    }
+
+    /// Whether the region of a buffer a transfer moves is at an offset, not a number as
+    /// written, that the analysis computes to be 0 (`bytes * dst_row` of a helper given 0).
+    /// A region written from 0 is a `from_zero` key already.
+    fn at_zero(&mut self, st: &mut State, bu: &BufferUse) -> bool {
+        (bu.offset_value.as_ref()).is_some_and(|v| self.eval(st, v, None, "offset") == AVal::Int(0))
     }
 
     /// Where a queue's commands run: its device where known, else the queue itself.

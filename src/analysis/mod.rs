@@ -351,10 +351,8 @@ impl OffsetKey {
 
     /// The region from offset 0 of a size, as written.
     fn from_zero(size: &str) -> OffsetKey {
-        let value = size.parse::<u64>().ok();
         OffsetKey {
             from_zero: true,
-            factors: [value.unwrap_or(0), 0, 0],
             ..OffsetKey::of(size)
         }
     }
@@ -392,8 +390,9 @@ struct UseInfo {
     whole: bool,
     /// The offset of the region moved, as written, when given.
     offset: Option<OffsetKey>,
-    /// The region starts at offset 0, written so or computed (`bytes * dst_row` of a helper
-    /// given 0): no part past the start of a buffer another device may hold.
+    /// The region's offset, not a number as written, is 0 where the analysis computes it
+    /// (`bytes * dst_row` of a helper given 0): no part past the start of a buffer another
+    /// device may hold.
     at_zero: bool,
     /// Host data uploaded or filled.
     host: Option<HostId>,
