@@ -199,6 +199,11 @@ impl Lowerer<'_> {
                 // Its destination from offset 0 may be a small buffer written whole.
                 let part = kind == CommandKind::Copy
                     && role_arg(Role::DstOffset).is_some_and(|o| self.int_lit(o) != Some(0));
+                // An argument as written: its value where it is a constant.
+                let written = |n: Node<'_>| match self.int_lit(n) {
+                    Some(v) => v.to_string(),
+                    None => self.txt(n).split_whitespace().collect::<String>(),
+                };
                 let at = |role: Role| {
                     role_arg(role)
                         .filter(|o| {
@@ -206,12 +211,11 @@ impl Lowerer<'_> {
                                 || element
                                 || (part && role == Role::SrcOffset)
                         })
-                        .map(|o| match self.int_lit(o) {
-                            Some(n) => n.to_string(),
-                            None => self.txt(o).split_whitespace().collect::<String>(),
-                        })
+                        .map(written)
                 };
-                // The size of a region from offset 0, where `at` gives it no offset.
+                // The size of a region from offset 0 where `at` gives it no offset, or from
+                // an offset that is not a number (which may come to 0 where the analysis
+                // computes it).
                 let from_zero = |role: Role| {
                     role_arg(role)
                         .filter(|o| {
@@ -219,10 +223,7 @@ impl Lowerer<'_> {
                                 || self.int_lit(*o).is_none()
                         })
                         .and(role_arg(Role::Size))
-                        .map(|s| match self.int_lit(s) {
-                            Some(n) => n.to_string(),
-                            None => self.txt(s).split_whitespace().collect::<String>(),
-                        })
+                        .map(written)
                 };
                 let host = api
                     .args

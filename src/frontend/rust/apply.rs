@@ -228,7 +228,9 @@ impl Lowerer<'_, '_> {
                         })
                         .map(|e| self.arg_span(e).text.split_whitespace().collect())
                 };
-                // The size of a region from offset 0, where `at` gives it no offset.
+                // The size of a region from offset 0 where `at` gives it no offset, or from
+                // an offset that is not a number (which may come to 0 where the analysis
+                // computes it).
                 let from_zero = |role: Role| {
                     role_arg(role)
                         .filter(|e| {
