@@ -187,10 +187,6 @@ fn decode(bytes: Vec<u8>) -> Result<String, String> {
     })
 }
 
-fn read(path: &Path) -> Result<String, String> {
-    decode(source::read_regular(path, source::MAX_FILE_BYTES)?)
-}
-
 /// Parses one file; a syntax error, or nesting too deep to parse safely, is a problem.
 /// The edition is the package's (`edition` in its manifest, `edition.workspace = true` from
 /// the workspace's, none meaning 2015). A file of an edition 2015 package is read as edition
@@ -362,9 +358,13 @@ pub(crate) fn lower_files(
             Err(e) => Err(e),
         }
         .map_err(|message| Problem::of_file(&input.path, message))?;
-        let text = decode(bytes).map_err(|m| Problem::unparsable(&input.path, None, m))?;
+        let lang = frontend::Lang::of(&input.path);
+        let text = match lang {
+            Some(_) => source::c_text(bytes),
+            None => decode(bytes).map_err(|m| Problem::unparsable(&input.path, None, m))?,
+        };
         let src = SourceFile::new(input.path.clone(), display_path(&input.path), text);
-        if let Some(lang) = frontend::Lang::of(&input.path) {
+        if let Some(lang) = lang {
             return Ok(match frontend::clike::lower_file(id, &src, lang) {
                 Ok(ir) => Lowering::Done(Lowered { id, src, ir }),
                 Err(message) => {
@@ -780,7 +780,8 @@ pub(crate) fn kernel_files(
     }
     let texts: Vec<String> = discover::kernel_files(&dir.0, dir.1)
         .iter()
-        .filter_map(|p| read(p).ok())
+        .filter_map(|p| source::read_regular(p, source::MAX_FILE_BYTES).ok())
+        .map(source::c_text)
         .collect();
     let files = Arc::new(analysis::KernelFiles::new(texts.iter().map(String::as_str)));
     match cache.lock() {
@@ -988,7 +989,11 @@ pub fn debug_ir(path: &Path) -> Result<String, String> {
     let worker = std::thread::Builder::new()
         .stack_size(STACK_SIZE)
         .spawn(move || {
-            let text = read(&path)?;
+            let bytes = source::read_regular(&path, source::MAX_FILE_BYTES)?;
+            let text = match frontend::Lang::of(&path) {
+                Some(_) => source::c_text(bytes),
+                None => decode(bytes)?,
+            };
             let src = SourceFile::new(path.clone(), display_path(&path), text);
             let placement = package::Locator::default().place(&path);
             let ir = match frontend::Lang::of(&path) {

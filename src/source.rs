@@ -302,6 +302,24 @@ pub fn read_regular_into(path: &Path, limit: u64, bytes: &mut Vec<u8>) -> Result
     Ok(())
 }
 
+/// The text of a C, C++ or OpenCL C file. Their compilers take bytes that are not UTF-8 in
+/// comments and strings (Latin-1 comments are common in older code), so each such byte is
+/// read as `?`: every offset stays where it is in the file.
+pub fn c_text(bytes: Vec<u8>) -> String {
+    match String::from_utf8(bytes) {
+        Ok(t) => t,
+        Err(e) => {
+            let bytes = e.into_bytes();
+            let mut t = String::with_capacity(bytes.len());
+            for chunk in bytes.utf8_chunks() {
+                t.push_str(chunk.valid());
+                t.extend(std::iter::repeat_n('?', chunk.invalid().len()));
+            }
+            t
+        }
+    }
+}
+
 /// An insertion into edition 2015 text: 1-based line, 0-based column, what is inserted.
 type Insertion = (usize, usize, &'static str);
 

@@ -141,3 +141,42 @@ fn an_unsaved_cpp_buffer_is_checked_as_cpp() {
     let report = check_source(Path::new("src/halo.cpp"), &fixed, &Settings::default());
     assert!(report.findings.is_empty());
 }
+
+#[test]
+fn bytes_that_are_not_utf8_in_a_c_comment_are_read_in_place() {
+    // Latin-1 in a comment, as older C code has it: the C file is checked with every finding
+    // where it was; the same bytes make a Rust file one that is not checked, as rustc would.
+    let dir = tempfile::tempdir().unwrap();
+    let mut bytes = fs::read("fixtures/seed/buggy.c").unwrap();
+    let at = bytes.windows(6).position(|w| w == b"origin").unwrap();
+    bytes[at + 4] = 0xe9;
+    assert!(String::from_utf8(bytes.clone()).is_err());
+    fs::write(dir.path().join("buggy.c"), &bytes).unwrap();
+    let plain_out = plain(&["--format", "short", "fixtures/seed/buggy.c"]);
+    let latin1_out = plain(&[
+        "--format",
+        "short",
+        dir.path().join("buggy.c").to_str().unwrap(),
+    ]);
+    let lines = |o: &Output| -> Vec<String> {
+        String::from_utf8_lossy(&o.stdout)
+            .lines()
+            .filter_map(|l| l.split_once("buggy.c:").map(|(_, rest)| rest.to_string()))
+            .collect()
+    };
+    assert_eq!(lines(&plain_out).len(), 8, "{plain_out:?}");
+    assert_eq!(lines(&plain_out), lines(&latin1_out));
+    fs::write(
+        dir.path().join("lib.rs"),
+        b"// r\xe9sum\xe9\nuse opencl3::memory::Buffer;\nfn main() {}\n",
+    )
+    .unwrap();
+    let rust = plain(&[
+        "--format",
+        "short",
+        dir.path().join("lib.rs").to_str().unwrap(),
+    ]);
+    let text =
+        String::from_utf8_lossy(&rust.stderr).to_string() + &String::from_utf8_lossy(&rust.stdout);
+    assert!(text.contains("not valid UTF-8"), "{text}");
+}

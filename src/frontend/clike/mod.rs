@@ -308,9 +308,7 @@ fn headers(path: &Path, root: Node<'_>, text: &str, lang: Lang) -> Vec<(Rc<str>,
         let Ok(bytes) = crate::source::read_regular(&h, MAX_HEADER_BYTES) else {
             continue;
         };
-        let Ok(t) = String::from_utf8(bytes) else {
-            continue;
-        };
+        let t = crate::source::c_text(bytes);
         let Some(tree) = parse(&t, lang).filter(|t| depth(t) <= MAX_DEPTH) else {
             continue;
         };
