@@ -172,3 +172,19 @@ fn tuple_from_block(q: cl_command_queue, k: cl_kernel) -> Result<(), cl_int> {
     };
     wait_for_events(&[a, b])
 }
+
+// A 2-D array of handle slots, filled by index and by a nested mutable walk: each member.
+unsafe fn blocks(context: cl_context) {
+    let mut by_index: [[cl_mem; 2]; 2] = [[ptr::null_mut(); 2]; 2];
+    for s in 0..2 {
+        for t in 0..2 {
+            by_index[s][t] = create_buffer(context, CL_MEM_READ_WRITE, 256, ptr::null_mut())?;
+        }
+    }
+    let mut walked: [[cl_mem; 2]; 2] = [[ptr::null_mut(); 2]; 2];
+    for row in walked.iter_mut() {
+        for b in row.iter_mut() {
+            *b = create_buffer(context, CL_MEM_READ_WRITE, 256, ptr::null_mut())?;
+        }
+    }
+}

@@ -46,6 +46,8 @@ struct ItemWrites<'i> {
     /// Items only ever stored whole (`*b = ..`), and items updated in place (`*x *= 0.5`).
     stores: Vec<String>,
     updates: Vec<String>,
+    /// Items the body walks mutably in turn (`for b in row.iter_mut() { *b = .. }`).
+    rows: Vec<String>,
 }
 
 impl ItemWrites<'_> {
@@ -113,6 +115,13 @@ impl<'ast> Visit<'ast> for ItemWrites<'_> {
             self.stores.extend(self.item(last));
         }
         visit::visit_expr_call(self, c);
+    }
+
+    fn visit_expr_method_call(&mut self, mc: &'ast syn::ExprMethodCall) {
+        if mc.method == "iter_mut" {
+            self.rows.extend(self.item(&mc.receiver));
+        }
+        visit::visit_expr_method_call(self, mc);
     }
 }
 
@@ -567,6 +576,7 @@ impl Lowerer<'_, '_> {
                 writes: Vec::new(),
                 stores: Vec::new(),
                 updates: Vec::new(),
+                rows: Vec::new(),
             };
             match body {
                 EachBody::Block(b) => w.visit_block(b),
@@ -602,13 +612,18 @@ impl Lowerer<'_, '_> {
                 continue;
             };
             let name = &self.vars[p.var].name;
-            let stored = writes.stores.contains(name) && !writes.updates.contains(name);
+            let stored = (writes.stores.contains(name) || writes.rows.contains(name))
+                && !writes.updates.contains(name);
             if !stored || !mutable.contains(l) {
                 continue;
             }
             let pass = self.new_temp(TypeHint::Scalar);
             binds.push((Place::var(pass), EachPart::Count));
-            let mut slot = l.clone();
+            // A row of an outer loop walking rows mutably: the member of that row.
+            let mut slot = match self.item_slots.get(&l.var) {
+                Some(row) if l.proj.is_empty() => row.clone(),
+                _ => l.clone(),
+            };
             slot.proj.push(Proj::Var(pass));
             self.item_slots.insert(p.var, slot);
             slotted.push(self.vars[p.var].name.clone());

@@ -393,8 +393,11 @@ impl Lowerer<'_, '_> {
     /// Whether `e` is a local of no known type and `v` a handle of the program's: a list
     /// that holds what is stored into it.
     fn takes_handle(&self, e: &Expr, v: &Value) -> bool {
-        let Expr::Path(p) = strip(e) else {
-            return false;
+        let p = match strip(e) {
+            Expr::Path(p) => p,
+            // `blk[s][t] = ..` of rows of slots.
+            Expr::Index(ix) => return self.takes_handle(&ix.expr, v),
+            _ => return false,
         };
         let local = (p.path.get_ident()).and_then(|i| self.lookup(&i.to_string()));
         let handle = match v {
@@ -452,6 +455,8 @@ impl Lowerer<'_, '_> {
     pub(super) fn holds_handles(&self, e: &Expr) -> bool {
         let (base, field) = match strip(e) {
             Expr::Path(p) => (p, None),
+            // `blk[s]` of rows of handles.
+            Expr::Index(ix) => return self.holds_handles(&ix.expr),
             // `self.done[slot]`: a field whose type is a list of handles.
             Expr::Field(f) => match (strip(&f.base), &f.member) {
                 (Expr::Path(p), syn::Member::Named(name)) => (p, Some(name.to_string())),
@@ -659,9 +664,11 @@ impl Lowerer<'_, '_> {
                     Value::Int(n) => Some(n),
                     _ => None,
                 };
-                // `[ptr::null_mut(); 2]`: slots for handles, filled in later.
-                if let (Value::Null, Some(n)) = (&item, len.filter(|&n| n <= MAX_SLOTS)) {
-                    return Value::List(vec![Value::Null; n as usize]);
+                // `[ptr::null_mut(); 2]`: slots for handles, filled in later; `[[ptr::null_mut();
+                // 2]; 2]` rows of them.
+                if let Some(n) = len.filter(|&n| n * slots(&item).unwrap_or(MAX_SLOTS) <= MAX_SLOTS)
+                {
+                    return Value::List(vec![item; n as usize]);
                 }
                 Value::Host {
                     kind: HostKind::Array { len },
@@ -1340,5 +1347,15 @@ fn checked_call(e: &Expr) -> bool {
         },
         Expr::Call(_) | Expr::MethodCall(_) => true,
         _ => false,
+    }
+}
+
+/// How many handle slots `v` is, as `[ptr::null_mut(); n]` (nested) makes them: `None` for
+/// anything else.
+fn slots(v: &Value) -> Option<u64> {
+    match v {
+        Value::Null => Some(1),
+        Value::List(items) => items.iter().try_fold(0, |n, x| Some(n + slots(x)?)),
+        _ => None,
     }
 }
