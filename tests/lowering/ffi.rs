@@ -205,3 +205,18 @@ unsafe fn events_through_items(qs: &[cl_command_queue], k: cl_kernel) {
         clEnqueueNDRangeKernel(*q, k, 1, ptr::null(), gws.as_ptr(), ptr::null(), 0, ptr::null(), e);
     }
 }
+
+// A method with a type parameter whose size the call gives: lowered where it is called,
+// with `self` the receiver and the argument's size.
+struct Arg(cl_kernel);
+
+impl Arg {
+    fn set<T: Copy>(&self, index: cl_uint, value: &T) -> cl_int {
+        unsafe { clSetKernelArg(self.0, index, size_of::<T>(), value as *const T as *const c_void) }
+    }
+}
+
+fn generic_method(k: Arg) {
+    let wide = 1.0f64;
+    k.set(3, &wide);
+}

@@ -273,6 +273,9 @@ impl Lowerer<'_, '_> {
             None => None,
         };
         if let Some(callee) = own_method {
+            if let Some(v) = self.inline_method(&callee, &recv, &args, span) {
+                return v;
+            }
             let vals = args.iter().map(|a| self.expr(a)).collect();
             return self.emit_call(callee, Some(recv), vals, span);
         }

@@ -237,17 +237,51 @@ impl Lowerer<'_, '_> {
         span: Span,
     ) -> Option<Value> {
         let f: &syn::ItemFn = *self.cx.free_fns.get(name)?;
+        self.inline_body(name, &f.sig, &f.block, None, args, span)
+    }
+
+    /// `kernel.scalar(2, &gain)` of a method of the file with a type parameter whose size
+    /// the call gives (`fn scalar<T>(&self, i: cl_uint, v: &T)` passing `size_of::<T>()`):
+    /// the method's body is lowered here, as [`Self::inline_helper`] does, with `self` the
+    /// receiver. `None` when the call gives no such size.
+    pub(super) fn inline_method(
+        &mut self,
+        name: &str,
+        recv: &Value,
+        args: &[&Expr],
+        span: Span,
+    ) -> Option<Value> {
+        let (m, ty): (&syn::ImplItemFn, String) = self
+            .cx
+            .generic_methods
+            .get(name)
+            .map(|(m, ty)| (*m, ty.clone()))?;
+        if self.generic_sizes_of(&m.sig, &m.block, args).is_empty() {
+            return None;
+        }
+        self.inline_body(name, &m.sig, &m.block, Some((recv.clone(), ty)), args, span)
+    }
+
+    fn inline_body(
+        &mut self,
+        name: &str,
+        sig: &syn::Signature,
+        block: &syn::Block,
+        recv: Option<(Value, String)>,
+        args: &[&Expr],
+        span: Span,
+    ) -> Option<Value> {
         // `fn arg<T>(k: cl_kernel, i: cl_uint, v: &T)` passing `size_of::<T>()`: the size
         // each call gives `T` (`arg(k, 3, &ntaps)` of `ntaps: usize`).
-        let sizes = self.generic_sizes_of(f, args);
+        let sizes = self.generic_sizes_of(sig, block, args);
         if (sizes.is_empty() && !args.iter().any(|a| closure_of(a).is_some()))
-            || f.sig.inputs.len() != args.len()
+            || typed_inputs(sig).len() != args.len()
             || self.inlined_fns.iter().any(|n| n == name)
             || self.inlining >= MAX_INLINE_DEPTH
         {
             return None;
         }
-        let body_span = self.span(f.block.brace_token.span.join());
+        let body_span = self.span(block.brace_token.span.join());
         let cost = body_span.end.saturating_sub(body_span.start).max(1);
         if cost > self.inline_budget {
             return None;
@@ -262,15 +296,21 @@ impl Lowerer<'_, '_> {
             }
         }
         let scopes = std::mem::replace(&mut self.scopes, vec![HashMap::new()]);
-        let self_ty = self.self_ty.take();
+        let self_ty = std::mem::replace(&mut self.self_ty, recv.as_ref().map(|r| r.1.clone()));
         let call = (!sizes.is_empty()).then_some(span).or(self.generic_call);
         let outer_call = std::mem::replace(&mut self.generic_call, call);
         let outer_sizes = std::mem::replace(&mut self.generic_sizes, sizes);
         self.inlined_fns.push(name.to_string());
-        for (input, arg) in f.sig.inputs.iter().zip(given) {
-            let syn::FnArg::Typed(pt) = input else {
-                continue;
-            };
+        if let Some((value, ty)) = recv {
+            let v = self.bind("self", super::hint_from_name(&ty));
+            self.type_var(v, Some(ty));
+            self.out.push(Stmt::Assign {
+                dst: Place::var(v),
+                value,
+                span,
+            });
+        }
+        for (pt, arg) in typed_inputs(sig).into_iter().zip(given) {
             match (arg, strip_pat_type(&pt.pat)) {
                 (Err((expr, captured)), Pat::Ident(pi)) => {
                     let v = self.bind(&pi.ident.to_string(), TypeHint::Unknown);
@@ -300,7 +340,7 @@ impl Lowerer<'_, '_> {
         let block = Expr::Block(syn::ExprBlock {
             attrs: Vec::new(),
             label: None,
-            block: (*f.block).clone(),
+            block: block.clone(),
         });
         self.inlining += 1;
         let v = self.closure_call(&block, Some(name.to_string()), span);
@@ -316,23 +356,26 @@ impl Lowerer<'_, '_> {
     /// The type parameters of `f` that its body takes the size of (`size_of::<T>()`) and
     /// that a parameter is (`v: &T`, `v: T`, `v: *const T`), each with the size of the
     /// argument this call gives there, where that is known.
-    fn generic_sizes_of(&self, f: &syn::ItemFn, args: &[&Expr]) -> HashMap<String, u64> {
+    fn generic_sizes_of(
+        &self,
+        sig: &syn::Signature,
+        block: &syn::Block,
+        args: &[&Expr],
+    ) -> HashMap<String, u64> {
         let mut out = HashMap::new();
-        let params: Vec<String> = (f.sig.generics.type_params())
+        let params: Vec<String> = (sig.generics.type_params())
             .map(|t| t.ident.to_string())
             .collect();
-        if params.is_empty() || f.sig.inputs.len() != args.len() {
+        let inputs = typed_inputs(sig);
+        if params.is_empty() || inputs.len() != args.len() {
             return out;
         }
-        let body = self.span(f.block.brace_token.span.join());
+        let body = self.span(block.brace_token.span.join());
         let text = self.cx.src.text.get(body.start..body.end).unwrap_or("");
         if !text.contains("size_of") {
             return out;
         }
-        for (input, arg) in f.sig.inputs.iter().zip(args) {
-            let syn::FnArg::Typed(pt) = input else {
-                continue;
-            };
+        for (pt, arg) in inputs.into_iter().zip(args) {
             let Some(name) = generic_param(&pt.ty) else {
                 continue;
             };
@@ -452,4 +495,14 @@ fn generic_param(ty: &syn::Type) -> Option<String> {
         return None;
     };
     tp.path.get_ident().map(|i| i.to_string())
+}
+
+/// The parameters of a signature other than its receiver.
+fn typed_inputs(sig: &syn::Signature) -> Vec<&syn::PatType> {
+    (sig.inputs.iter())
+        .filter_map(|i| match i {
+            syn::FnArg::Typed(pt) => Some(pt),
+            syn::FnArg::Receiver(_) => None,
+        })
+        .collect()
 }

@@ -105,6 +105,7 @@ pub fn lower_file(file_id: usize, src: &SourceFile, ast: &syn::File, module: &[S
                 _ => None,
             })
             .collect(),
+        generic_methods: generic_methods(&ast.items, root.as_deref()),
         unwrap_fns: std::collections::HashSet::new(),
     };
     cx.unwrap_fns = (cx.free_fns.iter())
@@ -167,6 +168,10 @@ struct FileCx<'a> {
     /// The file's free functions at its top level, by qualified name: a call that hands
     /// one a closure is lowered with the function's body where it is called.
     free_fns: HashMap<String, &'a syn::ItemFn>,
+    /// The methods of the file's top-level `impl` blocks that have type parameters, by
+    /// qualified name (`Kernel::scalar`), with their type: a call giving a type parameter a
+    /// size is lowered with the method's body where it is called.
+    generic_methods: HashMap<String, (&'a syn::ImplItemFn, String)>,
     /// The file's free functions `fn ok<T>(r: Result<T, E>, ..) -> T`: whatever they do,
     /// they give the value `r` holds or do not return (`ok(create_kernel(..), "what")`).
     unwrap_fns: std::collections::HashSet<String>,
@@ -750,4 +755,27 @@ pub(super) fn ok_type(t: &syn::Type) -> &syn::Type {
         }
     }
     t
+}
+/// The methods with type parameters of the top-level `impl` blocks, for
+/// [`FileCx::generic_methods`].
+fn generic_methods<'a>(
+    items: &'a [syn::Item],
+    root: Option<&str>,
+) -> HashMap<String, (&'a syn::ImplItemFn, String)> {
+    let mut out = HashMap::new();
+    for item in items {
+        let syn::Item::Impl(imp) = item else { continue };
+        let Some(ty) = type_name(&imp.self_ty) else {
+            continue;
+        };
+        for ii in &imp.items {
+            if let syn::ImplItem::Fn(m) = ii {
+                if m.sig.generics.type_params().next().is_some() {
+                    let name = qualify(root, &format!("{ty}::{}", m.sig.ident));
+                    out.insert(name, (m, ty.clone()));
+                }
+            }
+        }
+    }
+    out
 }
