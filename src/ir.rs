@@ -550,7 +550,8 @@ pub enum Op {
     KernelBuilder,
     /// The bundle's queue (`pro_que.queue()`).
     GetQueue,
-    /// The offset of a read's or write's region (`offset(lo)`).
+    /// The offset of a read's or write's region (`offset(lo)`), or a launch's global work
+    /// offset (`global_work_offset(row0)`, `gwo(..)`).
     Offset,
     /// Returns the receiver (setters that change nothing the analysis needs).
     Same,

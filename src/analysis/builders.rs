@@ -587,10 +587,12 @@ impl<'f> Analyzer<'f> {
                 self.default_queue.insert(b, queue);
                 Some(AVal::Obj(b))
             }
-            // `read(&mut part).offset(lo)`: a region of the buffer.
+            // `read(&mut part).offset(lo)`: a region of the buffer; `cmd().global_work_offset(lo)`
+            // of a launch: its work-items from there.
             Op::Offset if matches!(self.builder_kind(r)?, ObjKind::CmdBuilder(_)) => {
                 let text: String = (arg_spans.first()?.text.split_whitespace()).collect();
-                self.cmd_mut(recv_obj?)?.offset = (text != "0").then_some(text);
+                let given = !crate::frontend::no_offset(&text);
+                self.cmd_mut(recv_obj?)?.offset = given.then_some(text);
                 Some(r.clone())
             }
             Op::Offset | Op::Same => match self.builder_kind(r)? {
@@ -692,6 +694,7 @@ impl<'f> Analyzer<'f> {
         if c.buffer_given {
             r.given.insert(c.target);
         }
+        let work_offset = kind == CommandKind::Kernel && c.offset.is_some();
         let whole = UseInfo {
             to_host: false,
             whole: c.offset.is_none(),
@@ -713,7 +716,10 @@ impl<'f> Analyzer<'f> {
                     r.uses.push((d, Mode::Write, region));
                 }
             }
-            CommandKind::Kernel => self.add_launch(st, &AVal::Obj(c.target), span, false, &mut r),
+            // `.global_work_offset(row0)` of the launch: its work-items from that offset.
+            CommandKind::Kernel => {
+                self.add_launch(st, &AVal::Obj(c.target), span, work_offset, &mut r)
+            }
             // A mapping is an access of the buffer: a read, or a write when the host writes
             // the mapped region.
             CommandKind::Map => {
@@ -749,7 +755,7 @@ impl<'f> Analyzer<'f> {
             wait_arg: None,
             blocking,
             flags_arg: None,
-            work_offset: false,
+            work_offset,
             flags: None,
             raw_event: false,
             span,

@@ -203,9 +203,12 @@ pub(crate) fn region_role(kind: CommandKind, access: Access) -> Role {
 }
 
 /// Whether a launch's global work offset, as written, is none (a null pointer,
-/// `cl::NullRange`, `None`).
+/// `cl::NullRange`, `None`) or zero in every dimension (`0`, `[0, 0]`, `&[0, 0, 0]`).
 pub(crate) fn no_offset(text: &str) -> bool {
     let t: String = text.chars().filter(|c| !c.is_whitespace()).collect();
+    if (t.chars()).all(|c| matches!(c, '0' | '[' | ']' | '(' | ')' | ',' | '&')) {
+        return true;
+    }
     let t = t.trim_start_matches("std::").trim_start_matches("core::");
     matches!(
         t,

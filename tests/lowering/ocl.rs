@@ -202,3 +202,8 @@ fn map_member(kernels: &mut std::collections::HashMap<&'static str, Kernel>) -> 
     let k = kernels.get_mut("render").unwrap();
     k.set_arg("time", 0.5f32)
 }
+
+// A launch from a global work offset that is not zero: its work-items from there.
+fn band_from(kernel: &Kernel, q: &Queue, row0: usize) -> ocl::Result<()> {
+    unsafe { kernel.cmd().queue(q).global_work_offset(row0).global_work_size(64).enq() }
+}

@@ -416,7 +416,11 @@ impl Lowerer<'_, '_> {
                     flags_arg: None,
                     flags: None,
                     raw_event: false,
-                    work_offset: false,
+                    // `ExecuteKernel::new(&k).set_global_work_offset(row0)..`: its work-items
+                    // from that offset.
+                    work_offset: recv
+                        .as_ref()
+                        .is_some_and(|(_, e)| self.chain_work_offset(e)),
                     span,
                 };
                 self.enqueue(cmd, None, CommandKind::Kernel)
@@ -669,6 +673,23 @@ impl Lowerer<'_, '_> {
 impl Lowerer<'_, '_> {
     /// The bytes a kernel argument passes: `size_of::<T>()` or `size_of_val(&x)` given as
     /// its size, else the type of the value (`set_arg(&n)` of `n: u32`).
+    /// Whether a chain of calls building a launch gives it a global work offset that is
+    /// not zero (`.set_global_work_offset(row0)`, `.set_global_work_offsets(&[0, row0])`).
+    fn chain_work_offset(&self, mut e: &Expr) -> bool {
+        while let Expr::MethodCall(mc) = strip(e) {
+            let name = mc.method.to_string();
+            if let ("set_global_work_offset" | "set_global_work_offsets", Some(a)) =
+                (name.as_str(), mc.args.first())
+            {
+                if !crate::frontend::no_offset(&self.arg_span(a).text) {
+                    return true;
+                }
+            }
+            e = &mc.receiver;
+        }
+        false
+    }
+
     pub(super) fn arg_bytes(&self, size: Option<&Expr>, value: Option<&Expr>) -> Option<u64> {
         let Some(size) = size else {
             let value = value?;
