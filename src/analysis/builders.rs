@@ -595,6 +595,18 @@ impl<'f> Analyzer<'f> {
                 self.cmd_mut(recv_obj?)?.offset = given.then_some(text);
                 Some(r.clone())
             }
+            // `Kernel::builder().global_work_offset(start)`: the kernel's launches are from
+            // there unless told otherwise.
+            Op::Offset if matches!(self.builder_kind(r)?, ObjKind::KernelBuilder { .. }) => {
+                let text: String = (arg_spans.first()?.text.split_whitespace()).collect();
+                if let Some(ObjKind::KernelBuilder { kernel, .. }) = self.builder_kind(r) {
+                    if !crate::frontend::no_offset(&text) {
+                        let kernel = *kernel;
+                        self.offset_kernels.insert(kernel);
+                    }
+                }
+                Some(r.clone())
+            }
             Op::Offset | Op::Same => match self.builder_kind(r)? {
                 ObjKind::CmdBuilder(_)
                 | ObjKind::BufferBuilder(_)

@@ -887,9 +887,18 @@ impl<'f> Analyzer<'f> {
             _ => Vec::new(),
         };
         let insts = &self.insts;
-        let writers = self.part_writers.get(&b);
         let objs = &self.objs;
-        let own_part = |queue: ObjId| writers.is_some_and(|w| w.contains(&home_of(objs, queue)));
+        let (part_writers, elements) = (&self.part_writers, &self.elements);
+        // Whether the device of `queue` writes a part of this buffer or of the buffer `x` an
+        // access is of, or of every buffer one of them may be (`if even { &a } else { &b }`).
+        let own_part = |queue: ObjId, x: ObjId| {
+            let home = home_of(objs, queue);
+            let writes = |o: &ObjId| part_writers.get(o).is_some_and(|w| w.contains(&home));
+            [b, x].iter().any(|o| match elements.get(o) {
+                Some(members) => members.iter().all(writes),
+                None => writes(o),
+            })
+        };
         // The accesses a covered one stands for are looked at only where the covering one
         // is ordered before this one and what it covers may not be (after a join, an
         // access that exists on one path only can be ordered when the ones before it are
@@ -902,15 +911,14 @@ impl<'f> Analyzer<'f> {
         // Each with the access that stands for it, where it is looked at only through an
         // unordered access that does not conflict with this one (a write of the cell beside
         // the one read, a migration): waiting for that one orders it too, and says so.
-        let mut stack: Vec<(&Touch, Option<Unordered>)> = std::iter::once(b)
+        let mut stack: Vec<(&Touch, ObjId, Option<Unordered>)> = std::iter::once(b)
             .chain(related)
-            .filter_map(|x| st.accesses.get(&x))
-            .flat_map(|l| l.iter().rev())
-            .map(|t| (t, None))
+            .filter_map(|x| Some((x, st.accesses.get(&x)?)))
+            .flat_map(|(x, l)| l.iter().rev().map(move |t| (t, x, None)))
             .collect();
         // Paths that fork and join share what their accesses cover: each once.
         let mut seen: HashSet<*const Vec<Touch>> = HashSet::new();
-        while let Some((e, stand)) = stack.pop() {
+        while let Some((e, x_buf, stand)) = stack.pop() {
             let ordered = before.contains(e.inst) || st.completed.contains(e.inst);
             // A read on another device than the one a migration moves the buffer to (or
             // than the one a migration to the host leaves) reads what the buffer holds
@@ -954,10 +962,10 @@ impl<'f> Analyzer<'f> {
                 // overlap either. A device that writes no part of it (a halo row copied
                 // out of the neighbour's buffer) moves what the others write.
                 (Some(a), Some(x)) if e_kernel && kind.is_transfer() => {
-                    !x.number && !a.unseen && own_part(q)
+                    !x.number && !a.unseen && own_part(q, x_buf)
                 }
                 (Some(a), Some(x)) if kind == CommandKind::Kernel => {
-                    !a.number && !x.unseen && own_part(insts[e.inst].queue)
+                    !a.number && !x.unseen && own_part(insts[e.inst].queue, x_buf)
                 }
                 _ => false,
             };
@@ -973,7 +981,7 @@ impl<'f> Analyzer<'f> {
                         (None, true) => Some((e.order, e.inst, e.mode)),
                         (None, false) => None,
                     };
-                    stack.extend(e.covered.iter().rev().map(|c| (c, by)));
+                    stack.extend(e.covered.iter().rev().map(|c| (c, x_buf, by)));
                 }
                 continue;
             }
@@ -1001,7 +1009,7 @@ impl<'f> Analyzer<'f> {
                         at,
                     });
                     if seen.insert(Rc::as_ptr(&e.covered)) {
-                        stack.extend(e.covered.iter().rev().map(|c| (c, stand)));
+                        stack.extend(e.covered.iter().rev().map(|c| (c, x_buf, stand)));
                     }
                     continue;
                 }
@@ -1013,7 +1021,7 @@ impl<'f> Analyzer<'f> {
                 continue;
             }
             if seen.insert(Rc::as_ptr(&e.covered)) {
-                stack.extend(e.covered.iter().rev().map(|c| (c, stand)));
+                stack.extend(e.covered.iter().rev().map(|c| (c, x_buf, stand)));
             }
         }
         // In the order they were made, as the accesses of one path are kept.

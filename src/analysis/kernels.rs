@@ -52,16 +52,26 @@ impl LaunchInfo {
                     None => by_buffer.push((u.0, vec![u])),
                 }
             }
+            // Where they differ, each way one of them uses it, a write being one that may
+            // not happen: a read of the whole buffer by one and a write of its own rows by
+            // the other race with a read elsewhere only where those rows are.
             (by_buffer.into_iter())
-                .map(|(b, seen)| {
+                .flat_map(|(b, seen)| {
                     let alike = seen.len() == n && seen.iter().all(|s| *s == seen[0]);
-                    match alike {
-                        true => seen[0],
-                        false if seen.iter().any(|s| s.1 != Mode::Read) => {
-                            (b, Mode::MaybeWrite, None)
-                        }
-                        false => (b, Mode::Read, None),
+                    if alike {
+                        return vec![seen[0]];
                     }
+                    let mut ways: Vec<KernelUse> = Vec::new();
+                    for (_, mode, region) in seen {
+                        let mode = match mode {
+                            Mode::Read => Mode::Read,
+                            _ => Mode::MaybeWrite,
+                        };
+                        if !ways.contains(&(b, mode, region)) {
+                            ways.push((b, mode, region));
+                        }
+                    }
+                    ways
                 })
                 .collect()
         });
@@ -357,6 +367,7 @@ impl<'f> Analyzer<'f> {
             ObjKind::Kernel { sig, .. } => sig.clone(),
             _ => None,
         };
+        let offset = offset || self.offset_kernels.contains(&k);
         let mut out = Vec::new();
         let mut partial = false;
         let mut writes_unnamed = false;

@@ -500,6 +500,9 @@ struct Analyzer<'f> {
     returns: Vec<(State, Option<Span>)>,
     /// Per kernel: its default queue (ocl).
     default_queue: HashMap<ObjId, ObjId>,
+    /// Kernels built with a default global work offset that is not zero (ocl's
+    /// `Kernel::builder().global_work_offset(start)`): their launches are from an offset.
+    offset_kernels: HashSet<ObjId>,
     /// Lists collected from out-of-order queues made per pass (`map(|d| Queue::new(..,
     /// Some(ooo))).collect()`).
     ooo_lists: HashSet<Place>,
@@ -642,6 +645,7 @@ pub fn analyze<'f>(func: &Function, index: &'f Index<'f>, kernels: &mut Kernels)
         user_sites: HashMap::new(),
         returns: Vec::new(),
         default_queue: HashMap::new(),
+        offset_kernels: HashSet::new(),
         built_args: HashMap::new(),
         ooo_lists: HashSet::new(),
         arg_names: HashMap::new(),
