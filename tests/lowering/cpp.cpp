@@ -472,3 +472,12 @@ void event_lists(std::vector<cl::CommandQueue> &q, cl::Buffer &b, std::vector<fl
         q[d].enqueueWriteBuffer(b, CL_FALSE, 0, 4, h.data(), nullptr, &ready[d].back());
     }
 }
+
+// `{}` for a `cl::Event` field is no event yet, not an empty list of events.
+struct Step { const char* name; cl::Event done; };
+
+void event_field(cl::CommandQueue& q, cl::Buffer& b, std::vector<float>& h)
+{
+    Step up{"upload", {}};
+    q.enqueueWriteBuffer(b, CL_FALSE, 0, 64, h.data(), nullptr, &up.done);
+}

@@ -3520,8 +3520,18 @@ impl Lowerer<'_> {
         } else {
             vec![pairs(init)?]
         };
+        let hints = self.field_hints(ty);
         let mut values: Vec<Value> = (members.into_iter())
-            .map(|m| Value::Struct(m.into_iter().map(|(f, x)| (f, self.expr(x))).collect()))
+            .map(|m| {
+                Value::Struct(
+                    (m.into_iter())
+                        .map(|(f, x)| {
+                            let v = self.field_init(hints.get(&f).copied(), x);
+                            (f, v)
+                        })
+                        .collect(),
+                )
+            })
             .collect();
         Some(if list {
             Value::List(values)
@@ -3547,15 +3557,40 @@ impl Lowerer<'_> {
             .into_iter()
             .filter(|c| c.kind() != "comment")
             .collect();
+        let hints = match self.elem_type(list) {
+            Some(ty) => self.field_hints(&ty),
+            None => HashMap::new(),
+        };
         match fields {
             Some(fields) if fields.len() == items.len() => Value::Struct(
                 fields
                     .into_iter()
                     .zip(items)
-                    .map(|(f, x)| (f, self.expr(x)))
+                    .map(|(f, x)| {
+                        let v = self.field_init(hints.get(&f).copied(), x);
+                        (f, v)
+                    })
                     .collect(),
             ),
             _ => self.expr(arg),
+        }
+    }
+
+    /// The declared hints of the fields of a struct of the file, by name.
+    fn field_hints(&self, ty: &str) -> HashMap<String, TypeHint> {
+        (self.cx.structs.get(last_name(&self.cx.real_type(ty))))
+            .map(|fields| fields.iter().cloned().collect())
+            .unwrap_or_default()
+    }
+
+    /// A field's value in a struct's initializer: `{}` for a `cl::Event` field is no event
+    /// yet (`Node n{"upload", {}}`), not an empty list of them.
+    fn field_init(&mut self, hint: Option<TypeHint>, x: Node<'_>) -> Value {
+        let empty =
+            x.kind() == "initializer_list" && named(x).iter().all(|c| c.kind() == "comment");
+        match (hint, empty) {
+            (Some(TypeHint::Event), true) => Value::Null,
+            _ => self.expr(x),
         }
     }
 
