@@ -384,3 +384,16 @@ void pointer_tables(cl_kernel k)
     tables[1] = malloc(64);
     clSetKernelArg(k, 0, sizeof(cl_mem), &tables[1]);
 }
+
+/* A macro that returns where a test of its argument holds: that test, as an `if`. */
+#define EXPECT_OK(e, what) do { if ((e) != CL_SUCCESS) { fprintf(stderr, "%s\n", what); return -1; } } while (0)
+
+int checking_macro(cl_command_queue q, cl_mem b, float *h)
+{
+    cl_event ev;
+    cl_int err = clEnqueueWriteBuffer(q, b, CL_FALSE, 0, 64, h, 0, NULL, &ev);
+    EXPECT_OK(err, "write");
+    EXPECT_OK(clFinish(q), "finish");
+    clReleaseEvent(ev);
+    return 0;
+}

@@ -241,6 +241,7 @@ pub fn lower_file(file_id: usize, src: &SourceFile, lang: Lang) -> Result<FileIr
         consts: HashMap::new(),
         const_sizes: HashMap::new(),
         exiting_macros: HashSet::new(),
+        checking_macros: HashMap::new(),
         value_macros: HashSet::new(),
         member_only_params: HashMap::new(),
         defined: HashSet::new(),
@@ -356,6 +357,10 @@ struct FileCx {
     /// Function-like macros whose body returns (`#define FAIL(..) do { ..; return NULL; }
     /// while (0)`).
     exiting_macros: HashSet<String>,
+    /// Function-like macros whose body returns where a test of one parameter holds
+    /// (`#define test_error(e, msg) do { if ((e) != CL_SUCCESS) { ..; return -1; } } while
+    /// (0)`).
+    checking_macros: HashMap<String, CheckingMacro>,
     /// Function-like macros of one parameter that check and give its value
     /// (`#define CL_CHECK_ERR(e) ({ .. __typeof__(e) _ret = e; .. _ret; })`).
     value_macros: HashSet<String>,
@@ -495,6 +500,9 @@ impl FileCx {
                             .child_by_field_name("parameters")
                             .map(|p| named(p).iter().map(|x| self.txt(*x).to_string()).collect())
                             .unwrap_or_default();
+                        if let Some(m) = checking_macro(&body, &params, self.lang) {
+                            self.checking_macros.insert(self.txt(name).to_string(), m);
+                        }
                         if let [param] = params.as_slice() {
                             if gives_param(&body, param) {
                                 self.value_macros.insert(self.txt(name).to_string());
@@ -1007,6 +1015,7 @@ impl FileCx {
             text,
             base: 0,
             reparse_depth: 0,
+            macro_span: None,
             class: owner.clone(),
             strs: HashMap::new(),
             vars: Vec::new(),
@@ -1124,6 +1133,10 @@ struct Lowerer<'c> {
     /// Where `text` starts in the file (negative for a wrapper's prefix).
     base: isize,
     reparse_depth: usize,
+    /// While a checking macro's test is lowered from text made for it: the span of the
+    /// argument it tests and of the whole call, in the file. A piece of the made text
+    /// outside the argument has the call's span.
+    macro_span: Option<(Span, Span)>,
     /// The class of a method: bare names of its fields are `this`'s.
     class: Option<String>,
     /// Locals bound to a known string (kernel names and sources).
@@ -1226,6 +1239,52 @@ impl Lowerer<'_> {
             .flatten()
     }
 
+    /// Lowers a statement that calls a checking macro of the file (`test_error(err,
+    /// "what");`) as the test its body makes: `if ((err) != CL_SUCCESS) { return -1; }`,
+    /// the argument read where it is written. `false` where the statement is no such call.
+    fn checking_call(&mut self, n: Node<'_>) -> bool {
+        let Some(call) = named(n)
+            .into_iter()
+            .next()
+            .filter(|c| c.kind() == "call_expression")
+        else {
+            return false;
+        };
+        let (Some(f), Some(args)) = (
+            call.child_by_field_name("function"),
+            call.child_by_field_name("arguments"),
+        ) else {
+            return false;
+        };
+        let Some(m) = (f.kind() == "identifier")
+            .then(|| self.cx.checking_macros.get(self.txt(f)).cloned())
+            .flatten()
+        else {
+            return false;
+        };
+        let args: Vec<Node<'_>> = (named(args).into_iter())
+            .filter(|a| a.kind() != "comment")
+            .collect();
+        let Some(tested) = args.get(m.param).copied() else {
+            return false;
+        };
+        for (i, a) in args.iter().enumerate() {
+            if i != m.param {
+                self.expr(*a);
+            }
+        }
+        let spans = (self.span(tested), self.span(n));
+        let outer = self.macro_span.replace(spans);
+        let code = self.txt(tested).to_string();
+        self.with_reparsed((&m.lead, &m.tail), &code, tested.start_byte(), |l, body| {
+            for s in named(body) {
+                l.stmt(s);
+            }
+        });
+        self.macro_span = outer;
+        true
+    }
+
     /// The operand of a C++ named cast (`static_cast`, `const_cast`, `reinterpret_cast`) or
     /// of a functional cast to a number type (`size_t(c)`, `float(i)`).
     fn cpp_cast<'t>(&self, n: Node<'t>) -> Option<Node<'t>> {
@@ -1290,10 +1349,14 @@ impl Lowerer<'_> {
 
     fn span(&self, n: Node<'_>) -> Span {
         let at = |b: usize| (b as isize + self.base).max(0) as usize;
-        Span {
+        let span = Span {
             file: self.cx.file,
             start: at(n.start_byte()),
             end: at(n.end_byte()),
+        };
+        match self.macro_span {
+            Some((arg, call)) if span.start < arg.start || span.end > arg.end => call,
+            _ => span,
         }
     }
 
@@ -1699,6 +1762,9 @@ impl Lowerer<'_> {
             "declaration" => self.declaration(n),
             // `FAIL(w, err, "setup");` of a macro that returns: its arguments are read, and
             // the function ends here (nothing is given to unknown code).
+            // `test_error(err, "what");` of a macro that returns where `err` fails: that
+            // test, lowered as the `if` it is.
+            "expression_statement" if self.checking_call(n) => {}
             "expression_statement" if self.exiting_macro(n).is_some() => {
                 if let Some(args) = self.exiting_macro(n) {
                     for a in named(args) {
@@ -2889,7 +2955,7 @@ impl Lowerer<'_> {
     /// Parses `code` (found at byte `at` of the current text) as statements and lowers them
     /// in the current scope.
     fn reparse(&mut self, code: &str, at: usize) {
-        self.with_reparsed("", code, at, |l, body| {
+        self.with_reparsed(("", ""), code, at, |l, body| {
             for s in named(body) {
                 l.stmt(s);
             }
@@ -2900,7 +2966,7 @@ impl Lowerer<'_> {
     /// of a function, and runs `f` on it with the spans of `code` mapped back to the file.
     fn with_reparsed(
         &mut self,
-        lead: &str,
+        (lead, tail): (&str, &str),
         code: &str,
         at: usize,
         f: impl FnOnce(&mut Self, Node<'_>),
@@ -2909,7 +2975,7 @@ impl Lowerer<'_> {
             return;
         }
         let prefix = format!("void m(void){{{lead}");
-        let wrapped = format!("{prefix}{code};}}");
+        let wrapped = format!("{prefix}{code}{tail};}}");
         let Some(tree) = parse(&wrapped, self.cx.lang) else {
             return;
         };
@@ -2946,7 +3012,7 @@ impl Lowerer<'_> {
         let code = self.txt(params).to_string();
         let span = self.span(n);
         let mut value = Value::Unknown;
-        self.with_reparsed("m", &code, params.start_byte(), |l, body| {
+        self.with_reparsed(("m", ""), &code, params.start_byte(), |l, body| {
             let call = named(body)
                 .into_iter()
                 .next()
@@ -4336,6 +4402,16 @@ impl Lowerer<'_> {
     /// `err == CL_SUCCESS`: 1) taken when it reports a failure.
     fn status_failed_arm(&self, c: Node<'_>) -> Option<usize> {
         let c = condition_expr(c)?;
+        // `!(err == CL_INVALID_VALUE)` (an assertion macro's test): the other arm.
+        if c.kind() == "unary_expression" && c.child(0).is_some_and(|o| self.txt(o) == "!") {
+            return self
+                .status_failed_arm(c.child_by_field_name("argument")?)
+                .map(|arm| 1 - arm);
+        }
+        // `err == CL_INVALID_VALUE`: where it holds the call failed.
+        if self.asserts_failure(c) {
+            return Some(0);
+        }
         // `(err = clSetKernelArg(..))`: the status is not zero where the call failed.
         if c.kind() == "assignment_expression" {
             let call = strip(c.child_by_field_name("right")?);
@@ -5706,6 +5782,97 @@ fn member_only(body: &str, param: &str) -> Option<Vec<String>> {
         }
     }
     found.then_some(written)
+}
+
+/// A macro whose body returns where a test of one of its parameters holds: the `if` it
+/// makes of a call, as text before and after that argument.
+#[derive(Clone, Debug)]
+struct CheckingMacro {
+    param: usize,
+    lead: String,
+    tail: String,
+}
+
+/// The checking macro a function-like macro's body makes: `do { if (TEST) { ..; return X;
+/// } } while (0)`, `if (TEST) return X;` or `{ if (TEST) { .. return X; } }`, with no
+/// `else`, a test naming one parameter once, and a return that names none.
+fn checking_macro(body: &str, params: &[String], lang: Lang) -> Option<CheckingMacro> {
+    let body = body.replace("\\\n", "  ").replace("\\\r\n", "   ");
+    let text = format!("void m(void){{{body};}}");
+    let tree = parse(&text, lang)?;
+    let txt = |n: Node<'_>| text.get(n.byte_range()).unwrap_or("");
+    let f = named(tree.root_node())
+        .into_iter()
+        .find(|f| f.kind() == "function_definition")?;
+    let stmts: Vec<Node<'_>> = (named(f.child_by_field_name("body")?).into_iter())
+        .filter(|s| !matches!(s.kind(), "comment" | "expression_statement") || txt(*s) != ";")
+        .collect();
+    let mut only = match stmts.as_slice() {
+        [s] => *s,
+        _ => return None,
+    };
+    loop {
+        match only.kind() {
+            "do_statement" => {
+                let cond = only.child_by_field_name("condition")?;
+                if txt(cond).trim_matches(|c: char| c == '(' || c == ')' || c.is_whitespace())
+                    != "0"
+                {
+                    return None;
+                }
+                only = only.child_by_field_name("body")?;
+            }
+            "compound_statement" => match named(only).as_slice() {
+                [s] => only = *s,
+                _ => return None,
+            },
+            _ => break,
+        }
+    }
+    if only.kind() != "if_statement" || only.child_by_field_name("alternative").is_some() {
+        return None;
+    }
+    let cond = only.child_by_field_name("condition")?;
+    let then = only.child_by_field_name("consequence")?;
+    let ret = match then.kind() {
+        "return_statement" => then,
+        "compound_statement" => named(then)
+            .into_iter()
+            .rfind(|s| s.kind() != "comment")
+            .filter(|s| s.kind() == "return_statement")?,
+        _ => return None,
+    };
+    let ret_text = txt(ret);
+    let mentions = |t: &str, p: &str| {
+        t.split(|c: char| !c.is_ascii_alphanumeric() && c != '_')
+            .filter(|w| *w == p)
+            .count()
+    };
+    if params.iter().any(|p| mentions(ret_text, p) > 0) {
+        return None;
+    }
+    let cond_text = txt(cond);
+    let tested: Vec<usize> = (0..params.len())
+        .filter(|&i| mentions(cond_text, &params[i]) > 0)
+        .collect();
+    let [param] = tested.as_slice() else {
+        return None;
+    };
+    if mentions(cond_text, &params[*param]) != 1 {
+        return None;
+    }
+    let name = &params[*param];
+    let at = (cond_text.match_indices(name.as_str())).find_map(|(i, _)| {
+        let before = cond_text[..i].chars().next_back();
+        let after = cond_text[i + name.len()..].chars().next();
+        let word = |c: Option<char>| c.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_');
+        (!word(before) && !word(after)).then_some(i)
+    })?;
+    Some(CheckingMacro {
+        param: *param,
+        lead: format!("if {}", &cond_text[..at]),
+        tail: format!("{} {{ {} }}", &cond_text[at + name.len()..], ret_text),
+    })
 }
 
 /// Whether a macro body gives the value of its parameter: `(e)`, or a statement
