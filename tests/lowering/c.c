@@ -397,3 +397,15 @@ int checking_macro(cl_command_queue q, cl_mem b, float *h)
     clReleaseEvent(ev);
     return 0;
 }
+
+/* An array of source strings handed whole to clCreateProgramWithSource: their text. */
+static const char *two_sources[] = {
+    "__kernel void first(__global float *x) { x[get_global_id(0)] = 1.0f; }\n",
+    "__kernel void second(__global float *x) { x[get_global_id(0)] += 1.0f; }\n",
+};
+
+cl_program source_array(cl_context ctx)
+{
+    cl_int err;
+    return clCreateProgramWithSource(ctx, 2, two_sources, NULL, &err);
+}

@@ -654,6 +654,27 @@ impl FileCx {
                     Some(Const::Str(self.string_of_in(&self.text, value)))
                 }
                 "number_literal" => self.int_of_in(&self.text, value).map(Const::Int),
+                // `static const char *sources[] = { "__kernel void a(..) ..", ".." };`, given
+                // whole to `clCreateProgramWithSource(ctx, 2, sources, ..)`: their text.
+                "initializer_list" => {
+                    let parts: Vec<Node<'_>> = (named(value).into_iter())
+                        .filter(|c| c.kind() != "comment")
+                        .collect();
+                    let strings = parts.iter().all(|c| {
+                        matches!(
+                            c.kind(),
+                            "string_literal" | "concatenated_string" | "raw_string_literal"
+                        )
+                    });
+                    (strings && !parts.is_empty()).then(|| {
+                        Const::Str(
+                            (parts.iter())
+                                .map(|c| self.string_of_in(&self.text, *c))
+                                .collect::<Vec<_>>()
+                                .join("\n"),
+                        )
+                    })
+                }
                 // `STRINGIFY(..)`, replaced before parsing by the name of its string.
                 "identifier" => match self.consts.get(self.txt(value)) {
                     Some(Const::Str(s)) => Some(Const::Str(s.clone())),
