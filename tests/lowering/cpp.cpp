@@ -481,3 +481,18 @@ void event_field(cl::CommandQueue& q, cl::Buffer& b, std::vector<float>& h)
     Step up{"upload", {}};
     q.enqueueWriteBuffer(b, CL_FALSE, 0, 64, h.data(), nullptr, &up.done);
 }
+
+// A list of a class of the file held through `std::unique_ptr`: `for (auto& s : slots)` and
+// a reference bound to `*slots[d]` are that class, whose methods are followed.
+struct Slot {
+    cl::CommandQueue queue;
+    void drain() { queue.finish(); }
+};
+
+void smart_slots(std::vector<std::unique_ptr<Slot>>& slots)
+{
+    for (auto& s : slots)
+        s->drain();
+    Slot& first = *slots[0];
+    first.drain();
+}

@@ -1091,6 +1091,10 @@ impl FileCx {
                     continue;
                 };
                 l.type_members(v, &ty, shape.array, shape.pointers);
+                // `std::vector<std::unique_ptr<Slot>>& slots`: its members' type.
+                if let (Some(e), 0) = (vector_elem(&ty), shape.pointers) {
+                    l.elem_types.insert(v, e.to_string());
+                }
                 if shape.reference {
                     l.vars[v].member = Member::Ref;
                 }
@@ -1579,7 +1583,15 @@ impl Lowerer<'_> {
                 if base.kind() != "identifier" {
                     return None;
                 }
-                let ty = self.vars[self.lookup(self.txt(base))?].ty.as_ref()?;
+                // A local's type, or a member's of the method's class (`cfg_.dt` of a
+                // `const Config& cfg_`).
+                let ty = match self.lookup(self.txt(base)) {
+                    Some(v) => self.vars[v].ty.clone()?,
+                    None => {
+                        let member = self.member_type(self.txt(base))?;
+                        last_name(&self.cx.real_type(member)).to_string()
+                    }
+                };
                 let field = self.txt(n.child_by_field_name("field")?);
                 let declared = self.cx.field_types.get(&format!("{ty}::{field}"))?;
                 c_type_size(&self.cx.real_type(declared))
@@ -1916,6 +1928,15 @@ impl Lowerer<'_> {
                 if let (Some(Value::Place(l)), Some(v)) = (&list, var) {
                     if let Some(w) = self.wrapped.get(&l.var).cloned() {
                         self.wrapped.insert(v, w);
+                    }
+                    // `for (auto& dc : devs_)` of a `std::vector<std::unique_ptr<Dev>>`: a
+                    // `Dev`, whose methods are followed (`dc->step(cur)`).
+                    if last_name(ty.trim()) == "auto" {
+                        if let Some(elem) = self.elem_type(l) {
+                            let real = self.cx.real_type(&elem);
+                            let class = smart_pointee(&real).unwrap_or(&real).to_string();
+                            self.type_var(v, &class, 0);
+                        }
                     }
                 }
                 // A list the function was given (a parameter, a global): each member an
@@ -4955,14 +4976,23 @@ impl Lowerer<'_> {
                 }
                 _ => {}
             }
+            // A method of a class of the file, on a local of that class, or on a reference
+            // of that class bound to a member of a list (`Dev& upper = *devs_[d];
+            // upper.rowBytes()`).
+            let declared = (strip(recv).kind() == "identifier")
+                .then(|| self.lookup(self.txt(strip(recv))))
+                .flatten()
+                .and_then(|v| self.vars[v].ty.clone());
             if let Value::Place(p) = &rv {
-                if p.proj.is_empty() {
-                    if let Some(ty) = self.vars[p.var].ty.clone() {
-                        let callee = format!("{ty}::{method}");
-                        if self.cx.defined.contains(&callee) {
-                            let vals = args.iter().map(|a| self.expr(*a)).collect();
-                            return self.emit_call(callee, Some(rv), vals, span);
-                        }
+                let ty = match p.proj.is_empty() {
+                    true => self.vars[p.var].ty.clone(),
+                    false => declared,
+                };
+                if let Some(ty) = ty {
+                    let callee = format!("{ty}::{method}");
+                    if self.cx.defined.contains(&callee) {
+                        let vals = args.iter().map(|a| self.expr(*a)).collect();
+                        return self.emit_call(callee, Some(rv), vals, span);
                     }
                 }
             }
@@ -5719,6 +5749,17 @@ fn size_of_vector<'t>(n: Node<'_>, text: &'t str) -> Option<&'t str> {
         && text.get(method.byte_range()) == Some("size"))
     .then(|| text.get(recv.byte_range()))
     .flatten()
+}
+
+/// The type a `std::unique_ptr<T>` or `std::shared_ptr<T>` points at: `T`.
+fn smart_pointee(ty: &str) -> Option<&str> {
+    let open = ty.find('<')?;
+    let outer = last_name(ty[..open].trim());
+    if !matches!(outer, "unique_ptr" | "shared_ptr") {
+        return None;
+    }
+    let inner = ty[open + 1..].trim_end().strip_suffix('>')?;
+    Some(inner.split(',').next()?.trim())
 }
 
 /// Whether a type is an instance of a class template other than the lists
