@@ -771,7 +771,11 @@ impl<'f> Analyzer<'f> {
                 let version = self.host_version(st, h);
                 let mut uploads = Rc::default();
                 let mut repeats = false;
-                if let Some(init) = st.init.remove(&b) {
+                // Another host thread's upload of the same bytes (each thread of an
+                // `omp parallel for` uploading one table): this one repeats it.
+                let held = (st.init.remove(&b))
+                    .or_else(|| self.other_thread_upload(st, i, b, h, version).cloned());
+                if let Some(init) = held {
                     if init.host == h && init.version == version {
                         repeats = true;
                         if self.seen.insert((4, cmd_id, 0)) {
@@ -792,17 +796,20 @@ impl<'f> Analyzer<'f> {
                 if repeats {
                     self.rewrites.insert(i, uploads.clone());
                 }
-                st.init.insert(
-                    b,
-                    Init {
-                        host: h,
-                        version,
-                        site: cmd_span,
-                        queue: Some(self.insts[i].queue_name.clone()),
-                        frames: self.frames_of(self.insts[i].frame),
-                        uploads,
-                    },
-                );
+                let init = Init {
+                    host: h,
+                    version,
+                    site: cmd_span,
+                    queue: Some(self.insts[i].queue_name.clone()),
+                    frames: self.frames_of(self.insts[i].frame),
+                    uploads,
+                };
+                if let (Some(t), true) = (self.insts[i].thread, info.whole) {
+                    (self.thread_uploads)
+                        .entry((b, h, version))
+                        .or_insert_with(|| (t, init.clone()));
+                }
+                st.init.insert(b, init);
                 st.host_buffers.entry(h).or_default().insert(b);
             }
             (Mode::Write | Mode::MaybeWrite, _) => {
@@ -848,6 +855,32 @@ impl<'f> Analyzer<'f> {
         }
     }
 
+    /// The upload of the same version of host data `h` into the whole of `b` that a host
+    /// thread other than command `i`'s made.
+    /// It is one this path made: among the buffer's accesses here.
+    fn other_thread_upload(
+        &self,
+        st: &State,
+        i: usize,
+        b: ObjId,
+        h: HostId,
+        version: u32,
+    ) -> Option<&Init> {
+        let thread = self.insts[i].thread?;
+        let (t, init) = self.thread_uploads.get(&(b, h, version))?;
+        let upload = *init.uploads.last()?;
+        let mut stack: Vec<&Touch> = st.accesses.get(&b)?.iter().collect();
+        let mut on_path = false;
+        while let Some(x) = stack.pop() {
+            if x.inst == upload {
+                on_path = true;
+                break;
+            }
+            stack.extend(x.covered.iter());
+        }
+        (*t != thread && on_path).then_some(init)
+    }
+
     fn check_buffer(
         &mut self,
         st: &mut State,
@@ -871,8 +904,10 @@ impl<'f> Analyzer<'f> {
                 st.init
                     .get(&b)
                     .filter(|init| init.host == h && init.version == version)
+                    .or_else(|| self.other_thread_upload(st, i, b, h, version))
+                    .map(|init| init.uploads.clone())
             });
-        let repeats: &[usize] = held.map_or(&[], |init| init.uploads.as_slice());
+        let repeats: Rc<Vec<usize>> = held.clone().unwrap_or_default();
         // Nor does it race with a read, or with another such upload (threads that each
         // upload the table the buffer was made from): it leaves the bytes as they were, and a
         // read does not race with such an upload either (what it covers still may).

@@ -500,6 +500,9 @@ struct Analyzer<'f> {
     returns: Vec<(State, Option<Span>)>,
     /// Per kernel: its default queue (ocl).
     default_queue: HashMap<ObjId, ObjId>,
+    /// Uploads of host data into a whole buffer made by host threads, by buffer, data and
+    /// its version, with the thread: another thread's upload of the same bytes repeats it.
+    thread_uploads: HashMap<(ObjId, HostId, u32), (usize, Init)>,
     /// Kernels built with a default global work offset that is not zero (ocl's
     /// `Kernel::builder().global_work_offset(start)`): their launches are from an offset.
     offset_kernels: HashSet<ObjId>,
@@ -645,6 +648,7 @@ pub fn analyze<'f>(func: &Function, index: &'f Index<'f>, kernels: &mut Kernels)
         user_sites: HashMap::new(),
         returns: Vec::new(),
         default_queue: HashMap::new(),
+        thread_uploads: HashMap::new(),
         offset_kernels: HashSet::new(),
         built_args: HashMap::new(),
         ooo_lists: HashSet::new(),
