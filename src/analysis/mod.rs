@@ -358,16 +358,17 @@ impl OffsetKey {
     }
 
     /// Whether a region at this offset lies past the region from offset 0 that `zero` is:
-    /// a number at least its size, or a product with its size as a factor (the rows
-    /// after the first, `rows * row_bytes` past `row_bytes`; a count of rows is taken to
-    /// be at least one).
+    /// a number at least its size, its size itself (the band after `[0, rows * row_bytes)`
+    /// at `rows * row_bytes`), or a product with its size as a factor (the rows after the
+    /// first, `rows * row_bytes` past `row_bytes`; a count of rows is taken to be at least
+    /// one).
     fn past(&self, zero: &OffsetKey) -> bool {
         if self.from_zero || self.unseen || !zero.from_zero {
             return false;
         }
         match (self.number, zero.number) {
             (true, true) => self.factors[0] >= zero.factors[0],
-            (false, false) => self.factors.contains(&zero.text),
+            (false, false) => self.text == zero.text || self.factors.contains(&zero.text),
             _ => false,
         }
     }
