@@ -856,8 +856,8 @@ impl<'f> Analyzer<'f> {
     }
 
     /// The upload of the same version of host data `h` into the whole of `b` that a host
-    /// thread other than command `i`'s made.
-    /// It is one this path made: among the buffer's accesses here.
+    /// thread other than command `i`'s made on this path (one of the buffer's accesses
+    /// here, or of what they cover).
     fn other_thread_upload(
         &self,
         st: &State,
@@ -869,16 +869,21 @@ impl<'f> Analyzer<'f> {
         let thread = self.insts[i].thread?;
         let (t, init) = self.thread_uploads.get(&(b, h, version))?;
         let upload = *init.uploads.last()?;
+        if *t == thread {
+            return None;
+        }
         let mut stack: Vec<&Touch> = st.accesses.get(&b)?.iter().collect();
-        let mut on_path = false;
+        // Paths that fork and join share what their accesses cover: each once.
+        let mut seen: HashSet<*const Vec<Touch>> = HashSet::new();
         while let Some(x) = stack.pop() {
             if x.inst == upload {
-                on_path = true;
-                break;
+                return Some(init);
             }
-            stack.extend(x.covered.iter());
+            if seen.insert(Rc::as_ptr(&x.covered)) {
+                stack.extend(x.covered.iter());
+            }
         }
-        (*t != thread && on_path).then_some(init)
+        None
     }
 
     fn check_buffer(
