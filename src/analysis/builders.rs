@@ -588,22 +588,23 @@ impl<'f> Analyzer<'f> {
                 Some(AVal::Obj(b))
             }
             // `read(&mut part).offset(lo)`: a region of the buffer; `cmd().global_work_offset(lo)`
-            // of a launch: its work-items from there.
-            Op::Offset if matches!(self.builder_kind(r)?, ObjKind::CmdBuilder(_)) => {
+            // of a launch: its work-items from there; `Kernel::builder().global_work_offset(
+            // start)`: the kernel's launches are from there unless told otherwise.
+            Op::Offset
+                if matches!(
+                    self.builder_kind(r)?,
+                    ObjKind::CmdBuilder(_) | ObjKind::KernelBuilder { .. }
+                ) =>
+            {
                 let text: String = (arg_spans.first()?.text.split_whitespace()).collect();
                 let given = !crate::frontend::no_offset(&text);
-                self.cmd_mut(recv_obj?)?.offset = given.then_some(text);
-                Some(r.clone())
-            }
-            // `Kernel::builder().global_work_offset(start)`: the kernel's launches are from
-            // there unless told otherwise.
-            Op::Offset if matches!(self.builder_kind(r)?, ObjKind::KernelBuilder { .. }) => {
-                let text: String = (arg_spans.first()?.text.split_whitespace()).collect();
-                if let Some(ObjKind::KernelBuilder { kernel, .. }) = self.builder_kind(r) {
-                    if !crate::frontend::no_offset(&text) {
-                        let kernel = *kernel;
-                        self.offset_kernels.insert(kernel);
+                match self.builder_kind(r) {
+                    Some(&ObjKind::KernelBuilder { kernel, .. }) => {
+                        if given {
+                            self.offset_kernels.insert(kernel);
+                        }
                     }
+                    _ => self.cmd_mut(recv_obj?)?.offset = given.then_some(text),
                 }
                 Some(r.clone())
             }
