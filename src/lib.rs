@@ -178,6 +178,15 @@ fn display_path_from(cwd: Option<&Path>, p: &Path) -> String {
     s.strip_prefix("./").unwrap_or(&s).to_string()
 }
 
+/// The text of a source file: a C, C++ or OpenCL C file's read as its compilers read it
+/// ([`source::c_text`]), a Rust file's only where it is UTF-8.
+fn decode_source(path: &Path, bytes: Vec<u8>) -> Result<String, String> {
+    match frontend::Lang::of(path) {
+        Some(_) => Ok(source::c_text(bytes)),
+        None => decode(bytes),
+    }
+}
+
 fn decode(bytes: Vec<u8>) -> Result<String, String> {
     String::from_utf8(bytes).map_err(|e| {
         format!(
@@ -358,13 +367,10 @@ pub(crate) fn lower_files(
             Err(e) => Err(e),
         }
         .map_err(|message| Problem::of_file(&input.path, message))?;
-        let lang = frontend::Lang::of(&input.path);
-        let text = match lang {
-            Some(_) => source::c_text(bytes),
-            None => decode(bytes).map_err(|m| Problem::unparsable(&input.path, None, m))?,
-        };
+        let text = decode_source(&input.path, bytes)
+            .map_err(|m| Problem::unparsable(&input.path, None, m))?;
         let src = SourceFile::new(input.path.clone(), display_path(&input.path), text);
-        if let Some(lang) = lang {
+        if let Some(lang) = frontend::Lang::of(&input.path) {
             return Ok(match frontend::clike::lower_file(id, &src, lang) {
                 Ok(ir) => Lowering::Done(Lowered { id, src, ir }),
                 Err(message) => {
@@ -990,10 +996,7 @@ pub fn debug_ir(path: &Path) -> Result<String, String> {
         .stack_size(STACK_SIZE)
         .spawn(move || {
             let bytes = source::read_regular(&path, source::MAX_FILE_BYTES)?;
-            let text = match frontend::Lang::of(&path) {
-                Some(_) => source::c_text(bytes),
-                None => decode(bytes)?,
-            };
+            let text = decode_source(&path, bytes)?;
             let src = SourceFile::new(path.clone(), display_path(&path), text);
             let placement = package::Locator::default().place(&path);
             let ir = match frontend::Lang::of(&path) {
