@@ -693,12 +693,7 @@ impl<'f> Analyzer<'f> {
                 remove_parts(&mut self.found, e, true);
                 // A field of a struct made here: the struct holds it too (`after({&node})`
                 // reads `node` whole).
-                if let [Proj::Field(f)] = e.proj.as_slice() {
-                    if let Some(AVal::Struct(fields)) = st.env.get_mut(&Place::var(e.var)) {
-                        fields.insert(f.clone(), ev.clone());
-                    }
-                }
-                st.env.insert(e.clone(), ev);
+                st.env.store(e.clone(), ev);
             }
             if raw {
                 st.live_raw.insert(RawKey::Inst(i));

@@ -135,6 +135,17 @@ impl Env {
         self.fold_if_grown();
     }
 
+    /// Stores `v` at `k`; where `k` is a field of a variable holding a struct made here,
+    /// the struct's value holds it too (a helper reading the struct whole sees it).
+    pub(super) fn store(&mut self, k: Place, v: AVal) {
+        if let [Proj::Field(f)] = k.proj.as_slice() {
+            if let Some(AVal::Struct(fields)) = self.get_mut(&Place::var(k.var)) {
+                fields.insert(f.clone(), v.clone());
+            }
+        }
+        self.insert(k, v);
+    }
+
     pub(super) fn remove(&mut self, k: &Place) {
         if self.base.contains_key(k) {
             Rc::make_mut(&mut self.changes).insert(k.clone(), None);

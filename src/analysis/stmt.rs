@@ -672,13 +672,8 @@ impl<'f> Analyzer<'f> {
                 self.overwrite(&mut st, dst);
                 remove_parts(&mut st.env, dst, false);
                 remove_parts(&mut self.found, dst, true);
-                if let [Proj::Field(f)] = dst.proj.as_slice() {
-                    if let Some(AVal::Struct(fields)) = st.env.get_mut(&Place::var(dst.var)) {
-                        fields.insert(f.clone(), v.clone());
-                    }
-                }
                 if dst.is_definite() {
-                    st.env.insert(dst.clone(), v);
+                    st.env.store(dst.clone(), v);
                 } else {
                     // Which member this stores over is not known: raw events the list held
                     // may be gone, or still there for a later release; no longer followed.
