@@ -3651,10 +3651,11 @@ impl Lowerer<'_> {
     /// An element pushed into `list`: `{d, cl::CommandQueue(ctx, d), kernel}` of a
     /// `std::vector<Stage>` is a `Stage` with its fields in declaration order.
     fn aggregate(&mut self, list: &Place, arg: Node<'_>) -> Value {
-        let fields: Option<Vec<String>> = (arg.kind() == "initializer_list")
+        let ty = (arg.kind() == "initializer_list")
             .then(|| self.elem_type(list))
-            .flatten()
-            .and_then(|ty| self.cx.structs.get(last_name(&self.cx.real_type(&ty))))
+            .flatten();
+        let fields: Option<Vec<String>> = (ty.as_deref())
+            .and_then(|ty| self.cx.structs.get(last_name(&self.cx.real_type(ty))))
             .map(|fields| {
                 (fields.iter())
                     .filter(|(f, _)| !f.ends_with("[]"))
@@ -3665,10 +3666,7 @@ impl Lowerer<'_> {
             .into_iter()
             .filter(|c| c.kind() != "comment")
             .collect();
-        let hints = match self.elem_type(list) {
-            Some(ty) => self.field_hints(&ty),
-            None => HashMap::new(),
-        };
+        let hints = (ty.as_deref()).map_or_else(HashMap::new, |ty| self.field_hints(ty));
         match fields {
             Some(fields) if fields.len() == items.len() => Value::Struct(
                 fields
