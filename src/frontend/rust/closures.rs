@@ -237,7 +237,10 @@ impl Lowerer<'_, '_> {
         span: Span,
     ) -> Option<Value> {
         let f: &syn::ItemFn = *self.cx.free_fns.get(name)?;
-        self.inline_body(name, &f.sig, &f.block, None, args, span)
+        // `fn arg<T>(k: cl_kernel, i: cl_uint, v: &T)` passing `size_of::<T>()`: the size
+        // each call gives `T` (`arg(k, 3, &ntaps)` of `ntaps: usize`).
+        let sizes = self.generic_sizes_of(&f.sig, &f.block, args);
+        self.inline_body(name, (&f.sig, &f.block), None, sizes, args, span)
     }
 
     /// `kernel.scalar(2, &gain)` of a method of the file with a type parameter whose size
@@ -256,24 +259,26 @@ impl Lowerer<'_, '_> {
             .generic_methods
             .get(name)
             .map(|(m, ty)| (*m, ty.clone()))?;
-        if self.generic_sizes_of(&m.sig, &m.block, args).is_empty() {
+        let sizes = self.generic_sizes_of(&m.sig, &m.block, args);
+        if sizes.is_empty() {
             return None;
         }
-        self.inline_body(name, &m.sig, &m.block, Some((recv.clone(), ty)), args, span)
+        let recv = Some((recv.clone(), ty));
+        self.inline_body(name, (&m.sig, &m.block), recv, sizes, args, span)
     }
 
+    /// Lowers a function's body where it is called, given the sizes the call gives its type
+    /// parameters; `None` where it gives none and hands it no closure, or the function
+    /// cannot be lowered here (another arity, a recursion, the depth or budget spent).
     fn inline_body(
         &mut self,
         name: &str,
-        sig: &syn::Signature,
-        block: &syn::Block,
+        (sig, block): (&syn::Signature, &syn::Block),
         recv: Option<(Value, String)>,
+        sizes: HashMap<String, u64>,
         args: &[&Expr],
         span: Span,
     ) -> Option<Value> {
-        // `fn arg<T>(k: cl_kernel, i: cl_uint, v: &T)` passing `size_of::<T>()`: the size
-        // each call gives `T` (`arg(k, 3, &ntaps)` of `ntaps: usize`).
-        let sizes = self.generic_sizes_of(sig, block, args);
         if (sizes.is_empty() && !args.iter().any(|a| closure_of(a).is_some()))
             || typed_inputs(sig).len() != args.len()
             || self.inlined_fns.iter().any(|n| n == name)
