@@ -293,6 +293,19 @@ impl<'f> Analyzer<'f> {
         tail: &Value,
         dst: Option<&Place>,
     ) -> Option<State> {
+        // Up to a count a test found to be 0 or less: the program is taken to run with
+        // counts of `ASSUMED_COUNT` (as every loop up to a count not known is), so this path,
+        // where the count was tested as none, is not one of its runs.
+        let bounds = sources.iter().filter_map(|s| match s {
+            EachSource::Upto(Value::Place(p)) | EachSource::Range(_, Value::Place(p)) => Some(p),
+            _ => None,
+        });
+        for p in bounds {
+            let place = self.canonical(&self.concrete(&st, p));
+            if matches!(st.env.get(&place), Some(AVal::NotAbove0)) {
+                return None;
+            }
+        }
         // A member of a list the function was given (`for part in self.parts.iter()`) is
         // given as the list is: its caller's, and through `self` the method's own.
         for (p, part) in binds {

@@ -71,6 +71,9 @@ enum AVal {
     /// with whether it is odd where that is known (the passes of a loop whose body tests
     /// `t % 2` run for odd and even counters apart).
     Above(u64, Option<bool>),
+    /// An integer a test found to be 0 or less (`if (steps > 0)` not taken) that the
+    /// analysis has not yet used as a count.
+    NotAbove0,
     /// A string the lowering read: a kernel name or source.
     Str(String),
     Null,

@@ -1037,6 +1037,9 @@ impl<'f> Analyzer<'f> {
                 if none == Some(*some) {
                     return None;
                 }
+                if none.is_none() {
+                    self.learn_from_test(&mut st, value, *some);
+                }
                 if none == Some(true) {
                     if let Some(o) = self.origin_of(value) {
                         st.declined_wait = Some(st.declined_wait.map_or(o, |d| d.min(o)));
@@ -1347,6 +1350,54 @@ fn loop_test(body: &[Stmt]) -> Option<LoopTest<'_>> {
         }
     }
     None
+}
+
+impl Analyzer<'_> {
+    /// What a test of an integer the analysis does not know against zero tells of it on the
+    /// path where the test gave `holds`: `if (steps > 0)` taken, `steps` is above 0; not
+    /// taken, it is 0 or less, and a loop up to it ends the path (see
+    /// [`Analyzer::for_each`]): `for (t = 0; t < steps; t++) ..; if (steps > 0)
+    /// clWaitForEvents(..)` waits wherever the loop ran. `x == 0` and `x != 0` tell it only
+    /// of a place that holds a number.
+    fn learn_from_test(&mut self, st: &mut State, value: &Value, holds: bool) {
+        use ArithOp::*;
+        let Value::Arith { op, lhs, rhs } = value else {
+            return;
+        };
+        let (place, zero, number_only) = match (op, &**lhs, &**rhs) {
+            (Gt, Value::Place(p), Value::Int(0))
+            | (Lt, Value::Int(0), Value::Place(p))
+            | (Ge, Value::Place(p), Value::Int(1))
+            | (Le, Value::Int(1), Value::Place(p)) => (p, !holds, false),
+            (Le, Value::Place(p), Value::Int(0))
+            | (Ge, Value::Int(0), Value::Place(p))
+            | (Lt, Value::Place(p), Value::Int(1))
+            | (Gt, Value::Int(1), Value::Place(p)) => (p, holds, false),
+            (Ne, Value::Place(p), Value::Int(0)) | (Ne, Value::Int(0), Value::Place(p)) => {
+                (p, !holds, true)
+            }
+            (Eq, Value::Place(p), Value::Int(0)) | (Eq, Value::Int(0), Value::Place(p)) => {
+                (p, holds, true)
+            }
+            _ => return,
+        };
+        let place = self.canonical(&self.concrete(st, place));
+        if !place.is_definite() {
+            return;
+        }
+        let known = match self.resolve(st, &place, None) {
+            AVal::Scalar => true,
+            AVal::Unknown | AVal::External => !number_only,
+            _ => false,
+        };
+        if known {
+            let learnt = match zero {
+                true => AVal::NotAbove0,
+                false => AVal::Above(0, None),
+            };
+            st.env.insert(place, learnt);
+        }
+    }
 }
 
 /// For a member at an index not known (`ev[slot]`, a place already concrete): its list, and
