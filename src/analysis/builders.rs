@@ -364,8 +364,11 @@ impl<'f> Analyzer<'f> {
                 if op == Op::EnqAsync && c.blocking.is_none() {
                     c.blocking = Some(Blocking::No);
                 }
+                // A map gives the mapping, whose `unmap()` is the command that ends it.
+                let mapping = (c.kind == Some(CommandKind::Map) && op == Op::Enq)
+                    .then(|| self.new_cmd(c.target, None));
                 self.enq_built(st, c, id, span);
-                Some(AVal::Scalar)
+                Some(mapping.map_or(AVal::Scalar, AVal::Obj))
             }
             Op::MapWrite => {
                 let o = recv_obj?;
@@ -753,6 +756,7 @@ impl<'f> Analyzer<'f> {
             CommandKind::Fill => "fill",
             CommandKind::Copy => "copy",
             CommandKind::Map => "map",
+            CommandKind::Unmap => "unmap",
             _ => "enq",
         };
         let cmd = Command {

@@ -311,6 +311,7 @@ fn parse_op(s: &str) -> Result<crate::ir::Op, String> {
         "enq_async" => Op::EnqAsync,
         "map" => Op::Kind(CommandKind::Map),
         "map_write" => Op::MapWrite,
+        "unmap" => Op::Kind(CommandKind::Unmap),
         "builder:buffer" => Op::Builder(BuilderKind::Buffer),
         "builder:kernel" => Op::Builder(BuilderKind::Kernel),
         "builder:pro_que" => Op::Builder(BuilderKind::ProQue),

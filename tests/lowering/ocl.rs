@@ -67,6 +67,7 @@ fn commands(q: &Queue, other: &Queue, buffer: &Buffer<f32>, dst: &Buffer<f32>, k
     let read_map = unsafe { buffer.map().queue(other).read().enq()? };
     let write_map = unsafe { buffer.map().write().enq_async()? };
     let overwrite = unsafe { buffer.map().write_invalidate().queue(q).enq()? };
+    overwrite.unmap().queue(q).ewait(&ev).enew(&mut ev).enq()?;
     let future_read = buffer.read(data).queue(other).enq_async()?;
     buffer.read(&mut data[8..16]).offset(8).queue(q).enq()?;
     let version = q.device_version();
