@@ -70,6 +70,7 @@ impl CrateKernels {
                 .and_modify(|x| *x = None)
                 .or_insert(s);
             agree(&mut seen.makers, f.name.clone(), maker(f));
+            agree(&mut seen.passers, f.name.clone(), passer(f));
         }
         for f in functions {
             let mut names = Locals::default();
@@ -226,6 +227,10 @@ struct Seen {
     /// parameter's index (`cl_kernel make_kernel(const char *name)`); `None` where two
     /// functions share the name or they differ.
     makers: HashMap<String, Option<usize>>,
+    /// Functions that only give back one of their parameters, with its index: an error
+    /// wrapper (`fn cl<T>(r: Result<T>, what: &str) -> Result<T, String> { r.map_err(..) }`
+    /// around `Kernel::create(..)`); `None` where two functions share the name or they differ.
+    passers: HashMap<String, Option<usize>>,
     /// Whether the crate registers a function to run at exit (`atexit(cleanup)`).
     exit_handler: bool,
 }
@@ -263,6 +268,17 @@ fn maker(f: &Function) -> Option<usize> {
         }
     }
     returned
+}
+
+/// The parameter `f` gives back, where its body does nothing else.
+fn passer(f: &Function) -> Option<usize> {
+    match &f.body[..] {
+        [Stmt::Return {
+            value: Value::Place(p),
+            ..
+        }] if p.proj.is_empty() => f.params.iter().position(|x| *x == p.var),
+        _ => None,
+    }
 }
 
 /// A function that sets argument `index` of its parameter `kernel` to its parameter
@@ -640,15 +656,18 @@ impl Seen {
                         self.local(dst.var, vars, kernel, names);
                     }
                 }
-                // The program's own kernel maker, given the kernel's name.
+                // The program's own kernel maker, given the kernel's name, or a function
+                // that gives back the kernel it is given.
                 Stmt::Call {
                     callee, args, dst, ..
                 } if dst.proj.is_empty() => {
-                    let kernel = match self.makers.get(callee) {
-                        Some(Some(i)) => match args.get(*i) {
+                    let kernel = match (self.makers.get(callee), self.passers.get(callee)) {
+                        (Some(Some(i)), _) => match args.get(*i) {
                             Some(Value::Str(n)) => Some(n.clone()),
                             _ => None,
                         },
+                        // The kernel given to an error wrapper: `cl(Kernel::create(..), "..")?`.
+                        (_, Some(Some(i))) => args.get(*i).and_then(|a| self.kernel(a, names)),
                         _ => None,
                     };
                     self.local(dst.var, vars, kernel, names);
