@@ -659,6 +659,12 @@ pub enum Stmt {
         events: Value,
         span: Span,
     },
+    /// The host sets a user event's status (`clSetUserEventStatus`, `set_complete()`): the
+    /// commands that wait for it may start from here on.
+    Signal {
+        event: Value,
+        span: Span,
+    },
     /// A builder-style call (ocl): `op` on `recv` with `args`, result in `dst`.
     Op {
         op: Op,
@@ -1201,6 +1207,7 @@ fn write_stmt(f: &mut fmt::Formatter<'_>, func: &Function, s: &Stmt, depth: usiz
         Stmt::Finish { queue, .. } => writeln!(f, "{pad}finish {}", Show(func, queue)),
         Stmt::Wait { events, .. } => writeln!(f, "{pad}wait {}", Show(func, events)),
         Stmt::Release { events, .. } => writeln!(f, "{pad}release {}", Show(func, events)),
+        Stmt::Signal { event, .. } => writeln!(f, "{pad}signal {}", Show(func, event)),
         Stmt::Op {
             op,
             recv,

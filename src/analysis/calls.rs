@@ -228,6 +228,10 @@ fn shift_stmt(s: &Stmt, by: usize) -> Stmt {
             events: v(events),
             span: *span,
         },
+        Stmt::Signal { event, span } => Stmt::Signal {
+            event: v(event),
+            span: *span,
+        },
         Stmt::Op {
             op,
             recv,

@@ -182,20 +182,26 @@ impl<'f> Analyzer<'f> {
         self.reading_events = true;
         let a = self.eval(st, v, Some(RoleHint::Event), "events");
         self.reading_events = false;
-        let mut out = BTreeSet::new();
-        fn walk(a: &AVal, objs: &[Obj], out: &mut BTreeSet<usize>) -> bool {
+        let (mut out, mut users) = (BTreeSet::new(), Vec::new());
+        fn walk(a: &AVal, objs: &[Obj], out: &mut BTreeSet<usize>, users: &mut Vec<ObjId>) -> bool {
             match a {
                 AVal::Events(s) => {
                     out.extend(s);
                     true
                 }
-                AVal::List(items) => items.iter().all(|i| walk(i, objs, out)),
-                AVal::Obj(o) => matches!(objs[*o].kind, ObjKind::UserEvent),
+                AVal::List(items) => items.iter().all(|i| walk(i, objs, out, users)),
+                AVal::Obj(o) if matches!(objs[*o].kind, ObjKind::UserEvent) => {
+                    users.push(*o);
+                    true
+                }
                 AVal::Null | AVal::Scalar | AVal::Int(_) | AVal::Above(..) => true,
                 _ => false,
             }
         }
-        walk(&a, &self.objs, &mut out).then_some(out)
+        let known = walk(&a, &self.objs, &mut out, &mut users);
+        // A user event is its instance.
+        out.extend(users.into_iter().map(|o| self.user_inst(o)));
+        known.then_some(out)
     }
 
     /// New host data of its own at a place, named by it.
@@ -282,6 +288,103 @@ impl<'f> Analyzer<'f> {
                     consumer: d.late,
                     cm: d.late_mode,
                     buffer: d.buffer,
+                });
+            }
+        }
+    }
+
+    /// For conflicting instances `a` and `i` (whose happens-before set is `before_i`): a
+    /// user event not set yet that one of them is behind and the other is not, and that
+    /// other.
+    fn gate_between(&self, a: usize, i: usize, before_i: &BitSet) -> Option<(usize, usize)> {
+        self.open_gates.iter().find_map(|&u| {
+            match (self.insts[a].before.contains(u), before_i.contains(u)) {
+                (true, false) => Some((u, i)),
+                (false, true) => Some((u, a)),
+                _ => None,
+            }
+        })
+    }
+
+    /// The instance that stands for user event `o` (made at its first use).
+    pub(super) fn user_inst(&mut self, o: ObjId) -> usize {
+        if let Some(&u) = self.user_insts.get(&o) {
+            return u;
+        }
+        let u = self.insts.len();
+        let name = self.objs[o].name.clone();
+        self.insts.push(Inst {
+            cmd: Command {
+                id: usize::MAX,
+                api: "user event".into(),
+                binding: String::new(),
+                kind: CommandKind::Marker,
+                queue: Value::Unknown,
+                queue_arg: None,
+                buffers: Vec::new(),
+                kernel: None,
+                waits: None,
+                wait_arg: None,
+                blocking: Blocking::No,
+                flags_arg: None,
+                flags: None,
+                raw_event: false,
+                work_offset: false,
+                span: self.cur_span,
+            },
+            queue: o,
+            queue_name: name,
+            before: BitSet::default(),
+            kernel: None,
+            frame: self.frame(),
+            waits_given: false,
+            list_given: false,
+            wait_from: None,
+            flags_from: None,
+            operands_given: false,
+            receiver_only: false,
+            buffers_own: false,
+            queue_given: false,
+            given: BTreeSet::new(),
+            thread: self.thread_now,
+            passed: self.passed.clone(),
+            after_message: false,
+        });
+        self.user_insts.insert(o, u);
+        self.open_gates.insert(u);
+        u
+    }
+
+    /// The host sets user event `o`: what it knows complete now happens before every
+    /// command behind the event, and the races deferred to it are settled: one whose other
+    /// access is not complete is reported.
+    pub(super) fn signal(&mut self, st: &mut State, o: ObjId) {
+        let u = self.user_inst(o);
+        if !self.open_gates.remove(&u) {
+            return;
+        }
+        let done = st.completed.clone();
+        for inst in &mut self.insts {
+            if inst.before.contains(u) {
+                inst.before.union_with(&done);
+            }
+        }
+        st.completed.insert(u);
+        let (due, rest): (Vec<Gated>, Vec<Gated>) = std::mem::take(&mut self.gated)
+            .into_iter()
+            .partition(|g| g.gate == u);
+        self.gated = rest;
+        for g in due.into_iter().filter(|g| !st.completed.contains(g.other)) {
+            let (pq, cq) = (self.insts[g.early].queue, self.insts[g.late].queue);
+            let (early, late) = (self.site_key(g.early), self.site_key(g.late));
+            if self.seen.insert((3, early, cq)) && self.seen.insert((9, late, pq)) {
+                self.unordered.push((g.early, g.late));
+                self.raw.push(RawFact::Unordered {
+                    producer: g.early,
+                    pm: g.early_mode,
+                    consumer: g.late,
+                    cm: g.late_mode,
+                    buffer: g.buffer,
                 });
             }
         }
@@ -539,6 +642,10 @@ impl<'f> Analyzer<'f> {
                 }
             }
             None => before.union_with(&st.trace),
+        }
+        // Behind its user events, which are no commands: its wait list is what else it has.
+        if let Some(ws) = r.waits.as_mut() {
+            ws.retain(|w| self.insts[*w].cmd.id != usize::MAX);
         }
         let ooo = matches!(self.objs[q].kind, ObjKind::Queue { ooo: true, .. });
         if let Some(t) = st.tail.get(&q) {
@@ -1049,6 +1156,23 @@ impl<'f> Analyzer<'f> {
                         late_mode: e.mode,
                         buffer: b,
                         at,
+                    });
+                    if seen.insert(Rc::as_ptr(&e.covered)) {
+                        stack.extend(e.covered.iter().rev().map(|c| (c, x_buf, stand)));
+                    }
+                    continue;
+                }
+                // One of them cannot start before the host sets a user event that the other
+                // is not behind: they are ordered if the other is complete by then.
+                if let Some((gate, other)) = self.gate_between(e.inst, i, &before) {
+                    self.gated.push(Gated {
+                        early: e.inst,
+                        early_mode: e.mode,
+                        late: i,
+                        late_mode: mode,
+                        buffer: b,
+                        gate,
+                        other,
                     });
                     if seen.insert(Rc::as_ptr(&e.covered)) {
                         stack.extend(e.covered.iter().rev().map(|c| (c, x_buf, stand)));

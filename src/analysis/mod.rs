@@ -272,6 +272,18 @@ struct Deferred {
     at: (Place, usize),
 }
 
+/// Two conflicting accesses whose order rests on a user event the host has not set yet:
+/// `gate`, the event's instance, is before one of them and not the other, `other`.
+struct Gated {
+    early: usize,
+    early_mode: Mode,
+    late: usize,
+    late_mode: Mode,
+    buffer: ObjId,
+    gate: usize,
+    other: usize,
+}
+
 /// A host thread spawned, as whoever joins it sees it.
 #[derive(Clone, Debug)]
 struct Thread {
@@ -598,6 +610,16 @@ struct Analyzer<'f> {
     /// Conflicting accesses of two threads whose order rests on a barrier pass the thread
     /// being followed has not reached yet (`Analyzer::settle_races`).
     deferred: Vec<Deferred>,
+    /// The instance that stands for each user event: no command, complete once the host
+    /// sets the event's status ([`Stmt::Signal`]). A command that waits for the event has
+    /// it before it, as every command after that command does.
+    user_insts: HashMap<ObjId, usize>,
+    /// Those of them whose event the host has not set yet.
+    open_gates: BTreeSet<usize>,
+    /// Conflicting accesses one of which waits, directly or through commands before it,
+    /// for a user event not set yet: ordered if the other is complete where the host sets
+    /// it (`Analyzer::signal`).
+    gated: Vec<Gated>,
     /// The host thread being followed (`None`: the function's own), threads spawned so
     /// far, and how many times the thread being followed has waited at each barrier.
     thread_now: Option<usize>,
@@ -690,6 +712,9 @@ pub fn analyze<'f>(func: &Function, index: &'f Index<'f>, kernels: &mut Kernels)
         parents: HashMap::new(),
         rendezvous: HashMap::new(),
         deferred: Vec::new(),
+        user_insts: HashMap::new(),
+        open_gates: BTreeSet::new(),
+        gated: Vec::new(),
         thread_now: None,
         messaged: BTreeSet::new(),
         spawned: 0,

@@ -243,7 +243,7 @@ impl<'f> Analyzer<'f> {
             if let Some(third_in) = third_in {
                 self.pass(body, third_in);
             }
-            let (raw, deferred) = (self.raw.len(), self.deferred.len());
+            let (raw, deferred, gated) = (self.raw.len(), self.deferred.len(), self.gated.len());
             let plain = (self.join_all(ends.clone()))
                 .and_then(|s| self.count(s, counters, |f| AVal::Above(f, None)));
             (second, cx2) = match plain {
@@ -252,6 +252,7 @@ impl<'f> Analyzer<'f> {
             };
             self.raw.truncate(raw);
             self.deferred.truncate(deferred);
+            self.gated.truncate(gated);
         }
         // A loop of a known count that only ever leaves at its end, whose two passes each
         // end once: what it swaps back and forth (ping-pong buffers) is known at its end.
@@ -1205,6 +1206,14 @@ impl<'f> Analyzer<'f> {
             } => {
                 self.cur_span = *span;
                 return self.call(st, callee, recv.as_ref(), args, dst);
+            }
+            Stmt::Signal { event, span } => {
+                self.cur_span = *span;
+                if let AVal::Obj(o) = self.eval(&mut st, event, Some(RoleHint::Event), "event") {
+                    if matches!(self.objs[o].kind, ObjKind::UserEvent) {
+                        self.signal(&mut st, o);
+                    }
+                }
             }
             Stmt::Release { events, span } => {
                 self.cur_span = *span;

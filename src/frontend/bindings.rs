@@ -105,6 +105,8 @@ pub enum Effect {
     Query,
     /// Releases the `event` argument.
     Release,
+    /// Sets the status of the user event in its `event` argument (or receiver).
+    Signal,
     /// Returns its first argument and takes ownership of the raw event in it.
     Wrap,
     /// A builder-style operation; its meaning depends on the receiver.
@@ -382,6 +384,7 @@ fn parse_effect(s: &str) -> Result<Effect, String> {
         "by_value" => Effect::ByValue,
         "query" => Effect::Query,
         "release" => Effect::Release,
+        "signal" => Effect::Signal,
         "wrap" => Effect::Wrap,
         _ => return Err(format!("unknown effect `{s}`")),
     })

@@ -38,6 +38,7 @@ void api(cl::Context &ctx, cl::Device &dev, std::vector<float> &host)
     q.enqueueReadBufferRect(a, CL_TRUE, o, o, r, 0, 0, 0, 0, host.data());
     q.enqueueCopyBuffer(a, b, 0, 0, 1024, &deps, &ev2);
     q.enqueueFillBuffer(c, 0.0f, 0, 1024);
+    user.setStatus(CL_COMPLETE);
     q2.enqueueMigrateMemObjects({a, b}, 0, &deps, &ev);
     q.enqueueNDRangeKernel(k, cl::NullRange, cl::NDRange(256), cl::NullRange, &deps, &ev2);
     q.enqueueTask(k);

@@ -591,6 +591,14 @@ impl Lowerer<'_> {
                 self.out.push(Stmt::Release { events, span });
                 Value::Scalar
             }
+            Effect::Signal => {
+                let event = match &api.receiver {
+                    Some(Role::Event) => recv_val,
+                    _ => role_val(Role::Event),
+                };
+                self.out.push(Stmt::Signal { event, span });
+                Value::Scalar
+            }
             // Rust-binding shapes (launch builders, owning wrappers, builder chains): no C
             // or C++ row has them; such a call is unknown.
             Effect::LaunchArg

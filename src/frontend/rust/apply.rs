@@ -616,6 +616,14 @@ impl Lowerer<'_, '_> {
                 });
                 Value::Scalar
             }
+            Effect::Signal => {
+                let event = match &api.receiver {
+                    Some(Role::Event) => recv_val,
+                    _ => role_val(Role::Event),
+                };
+                self.out.push(Stmt::Signal { event, span });
+                Value::Scalar
+            }
             Effect::Wrap => {
                 let v = vals.first().cloned().unwrap_or(Value::Unknown);
                 // `Event::new(create_user_event(ctx)?)`: the wrapper owns the event made in
