@@ -409,3 +409,16 @@ cl_program source_array(cl_context ctx)
     cl_int err;
     return clCreateProgramWithSource(ctx, 2, two_sources, NULL, &err);
 }
+
+/* Handles handed back through pointers: stores into the caller's handles. */
+cl_int out_params(cl_context ctx, cl_device_id dev, cl_program *prog, cl_command_queue *q, cl_mem *buf)
+{
+    cl_int err;
+    cl_program made = clCreateProgramWithSource(ctx, 1, &src, NULL, &err);
+    cl_command_queue queue = clCreateCommandQueueWithProperties(ctx, dev, NULL, &err);
+    cl_mem m = clCreateBuffer(ctx, CL_MEM_READ_WRITE, 64, NULL, &err);
+    *prog = made;
+    *q = queue;
+    *buf = m;
+    return err;
+}

@@ -1050,6 +1050,7 @@ impl FileCx {
             elem_types: HashMap::new(),
             declaring: None,
             event_ptrs: HashSet::new(),
+            handle_ptrs: HashMap::new(),
             scalar_sizes: HashMap::new(),
             int_vars: HashSet::new(),
             n_params: 0,
@@ -1187,6 +1188,8 @@ struct Lowerer<'c> {
     /// Pointers to one event (`cl_event *done`, an event out-parameter): `*done` is an
     /// event.
     event_ptrs: HashSet<Var>,
+    /// Variables declared as pointers to another handle (`cl_program *out`).
+    handle_ptrs: HashMap<Var, TypeHint>,
     /// The size in bytes of each variable declared with a host scalar type (`size_t dim`:
     /// 8): what `setArg(i, dim)` and `sizeof(dim)` pass.
     scalar_sizes: HashMap<Var, u64>,
@@ -1643,6 +1646,19 @@ impl Lowerer<'_> {
         }
         if pointers == 1 && handle_hint(last_name(ty)) == TypeHint::Event {
             self.event_ptrs.insert(v);
+        }
+        let pointee = handle_hint(last_name(ty));
+        if pointers == 1
+            && matches!(
+                pointee,
+                TypeHint::Program
+                    | TypeHint::Context
+                    | TypeHint::Queue
+                    | TypeHint::Kernel
+                    | TypeHint::Buffer
+            )
+        {
+            self.handle_ptrs.insert(v, pointee);
         }
         if path_segments(ty).last().is_some_and(|l| l == "NDRange") {
             self.range_vars.insert(v);
@@ -4648,16 +4664,21 @@ impl Lowerer<'_> {
                     .child_by_field_name("argument")
                     .filter(|b| b.kind() == "field_expression")
                     .is_some_and(|b| self.handle_array_field(b)));
-        // `*finished = last;` of an event through a `cl_event *` parameter: a store into the
-        // caller's event, as one through a C++ reference parameter is.
+        // `*finished = last;` of an event through a `cl_event *` parameter, or `*out = prog;`
+        // of a program a helper built through a `cl_program *` one: a store into the
+        // caller's handle, as one through a C++ reference parameter is.
         if left.kind() == "pointer_expression" {
             let param = (left.child_by_field_name("argument"))
                 .filter(|a| a.kind() == "identifier")
                 .and_then(|a| self.lookup(self.txt(a)))
-                .filter(|&p| p < self.n_params && self.event_ptrs.contains(&p));
-            let event = matches!(&v, Value::Place(e) if self.vars[e.var].hint == TypeHint::Event)
-                || matches!(v, Value::Null);
-            if let (Some(p), true) = (param, event) {
+                .filter(|&p| p < self.n_params);
+            let event = param.is_some_and(|p| self.event_ptrs.contains(&p))
+                && (matches!(&v, Value::Place(e) if self.vars[e.var].hint == TypeHint::Event)
+                    || matches!(v, Value::Null));
+            let pointee = param.and_then(|p| self.handle_ptrs.get(&p));
+            let handle = matches!((&v, pointee), (Value::Place(e), Some(&h))
+                if e.proj.is_empty() && self.vars[e.var].hint == h);
+            if let (Some(p), true) = (param, event || handle) {
                 self.vars[p].member = Member::Ref;
                 self.out.push(Stmt::Assign {
                     dst: Place::var(p),
