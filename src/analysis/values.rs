@@ -920,8 +920,11 @@ impl<'f> Analyzer<'f> {
                         .collect(),
                 );
                 // Raw events put into a struct where a type of the crate releases its events
-                // when dropped (`Ok(Ev(e))` of an `Ev` wrapper): the struct's.
-                if self.index.crate_kernels().drop_releases() {
+                // when dropped (`Ok(Ev(e))` of an `Ev` wrapper): the struct's. Not into a
+                // tuple (`(kev, Ev(rd))`, two parts or more, by number): a tuple releases
+                // nothing itself, and its parts that are such structs already took theirs.
+                let tuple = fields.len() > 1 && fields.iter().all(|(f, _)| f.parse::<usize>().is_ok());
+                if self.index.crate_kernels().drop_releases() && !tuple {
                     self.hand_on(st, &made);
                 }
                 made
