@@ -248,6 +248,10 @@ pub enum Value {
         from: u64,
         count: Box<Value>,
     },
+    /// `vec![ptr::null_mut(); n]` of handles (a `Vec<cl_event>` to fill in later): `count`
+    /// empty slots where the analysis knows how many (`n` of a list it walks as two members),
+    /// else a vector of data not known.
+    Slots(Box<Value>),
     Unknown,
 }
 
@@ -993,6 +997,7 @@ impl fmt::Display for Show<'_, Value> {
                 write!(f, "({} {op:?} {})", Show(func, &**lhs), Show(func, &**rhs))
             }
             Value::Len(list) => write!(f, "len({})", Show(func, &**list)),
+            Value::Slots(count) => write!(f, "slots({})", Show(func, &**count)),
             Value::Members { list, from, count } => write!(
                 f,
                 "{}[{from}..][..{}]",

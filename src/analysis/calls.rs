@@ -98,6 +98,7 @@ fn shift_value(v: &Value, by: usize) -> Value {
             rhs: Box::new(shift_value(rhs, by)),
         },
         Value::Len(list) => Value::Len(Box::new(shift_value(list, by))),
+        Value::Slots(count) => Value::Slots(Box::new(shift_value(count, by))),
         Value::Members { list, from, count } => Value::Members {
             list: shift_place(list, by),
             from: *from,

@@ -30,6 +30,16 @@ impl<'f> Analyzer<'f> {
                             .filter(|(k, _)| k.proj.len() > p.proj.len())
                             .map(|(_, x)| x.clone()),
                     );
+                    // Empty slots (`vec![ptr::null_mut(); n]`, held here or in a struct held
+                    // whole) may have been filled.
+                    if let AVal::List(mut items) = self.resolve_place(st, &p, None) {
+                        if items.contains(&AVal::Null) {
+                            for x in items.iter_mut().filter(|x| **x == AVal::Null) {
+                                *x = AVal::Unknown;
+                            }
+                            st.env.insert(p.clone(), AVal::List(items));
+                        }
+                    }
                 } else {
                     self.forget_inits_within(st, &p.definite_base());
                 }

@@ -188,7 +188,7 @@ impl<'f> Analyzer<'f> {
     /// count's variable holds it from here on and every loop up to it, and every test of it
     /// (`if (i + 1 < ndev)`), agrees. Returns the loop's count, `None` where the bound is no
     /// such variable (or one plus or minus a constant, `i <= n`, `i < n - 1`).
-    fn assume_count(&mut self, st: &mut State, bound: &Value) -> Option<u64> {
+    pub(super) fn assume_count(&mut self, st: &mut State, bound: &Value) -> Option<u64> {
         let (place, count) = match bound {
             Value::Place(p) => (p, Some(ASSUMED_COUNT)),
             Value::Arith { op, lhs, rhs } => match (op, &**lhs, &**rhs) {

@@ -938,6 +938,25 @@ impl<'f> Analyzer<'f> {
             ),
             Value::New(obj) => self.create(st, obj, name),
             Value::Str(t) => AVal::Str(t.clone()),
+            // Empty slots, as many as the count where it is known, or as many as a loop up to
+            // a count not known runs passes (`vec![ptr::null_mut(); ndev]`, then a loop up to
+            // `ndev` storing into them).
+            Value::Slots(count) => {
+                let n = match self.eval(st, count, None, "count") {
+                    AVal::Int(n) => Some(n),
+                    _ => self.assume_count(st, count),
+                };
+                match n.filter(|&n| n <= crate::frontend::MAX_WAIT_ELEMS) {
+                    Some(n) => AVal::List(vec![AVal::Null; n as usize]),
+                    None => {
+                        let host = Value::Host {
+                            kind: HostKind::Vec,
+                            base: None,
+                        };
+                        self.eval(st, &host, role, name)
+                    }
+                }
+            }
             Value::Members { list, from, count } => match self.eval(st, count, None, "count") {
                 AVal::Int(n) if n <= crate::frontend::MAX_WAIT_ELEMS => {
                     let members: Vec<Value> = (*from..from + n)

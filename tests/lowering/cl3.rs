@@ -51,6 +51,8 @@ unsafe fn commands(q: cl_command_queue, a: cl_mem, b: cl_mem, k: cl_kernel, host
     wait_for_events(&[t, mk])?;
     retain_event(br)?;
     release_event(w)?;
+    // Empty event slots, as many as there are events given.
+    let slots: Vec<cl_event> = vec![ptr::null_mut(); waits.len()];
 }
 
 unsafe fn devices(context: cl_context, platform: cl_platform_id) {

@@ -8,8 +8,8 @@ use syn::{Expr, Pat};
 
 use super::index::qualify;
 use super::syntax::{
-    has_break, has_return, int_lit, is_assign_op, member_name, pat_idents, path_segments,
-    same_members_adapter, strip,
+    has_break, has_return, int_lit, is_assign_op, macro_args, member_name, pat_idents,
+    path_segments, same_members_adapter, strip,
 };
 use super::{spans, Lowerer};
 use crate::frontend::arith;
@@ -122,6 +122,14 @@ impl<'ast> Visit<'ast> for ItemWrites<'_> {
             self.rows.extend(self.item(&mc.receiver));
         }
         visit::visit_expr_method_call(self, mc);
+    }
+
+    /// A checking macro around the call (`check!(clEnqueueNDRangeKernel(.., ev), "what")`):
+    /// its arguments, where they are expressions.
+    fn visit_macro(&mut self, m: &'ast syn::Macro) {
+        for a in macro_args(m).unwrap_or_default() {
+            self.visit_expr(&a);
+        }
     }
 }
 

@@ -1112,11 +1112,19 @@ impl Lowerer<'_, '_> {
             if let Ok((e, n)) = m.parse_body_with(repeat) {
                 let item = self.expr(&e);
                 let count = self.expr(&n);
-                // `vec![None; SLOTS]`: that many empty slots, for events or objects.
-                if let (Value::Null, Value::Int(k)) = (&item, count) {
-                    if k <= MAX_EMPTY_SLOTS {
+                // `vec![None; SLOTS]`: that many empty slots, for events or objects; as many as
+                // the analysis finds for `vec![ptr::null_mut(); queues.len()]`.
+                match (&item, count) {
+                    (Value::Null, Value::Int(k)) if k <= MAX_EMPTY_SLOTS => {
                         return Value::List(vec![Value::Null; k as usize]);
                     }
+                    (
+                        Value::Null,
+                        count @ (Value::Len(_) | Value::Place(_) | Value::Arith { .. }),
+                    ) => {
+                        return Value::Slots(Box::new(count));
+                    }
+                    _ => {}
                 }
                 return Value::Host {
                     kind: HostKind::Vec,
