@@ -573,10 +573,14 @@ impl<'f> Analyzer<'f> {
                 {
                     v = self.hinted(hint, &name);
                 }
-                // An object a helper made (`let w2 = buffer(ctx, ..)?`) is named by where its
-                // caller keeps it.
+                // An object a helper made (`let w2 = buffer(ctx, ..)?`, or `*out = made;` of
+                // the helper itself through its parameter) is named by where its caller keeps
+                // it.
                 if let AVal::Obj(o) = v {
-                    let made_in_callee = self.objs[o].made_in > self.frame();
+                    let made_in_callee = self.objs[o].made_in > self.frame()
+                        || (through_ref
+                            && self.objs[o].made_in == self.frame()
+                            && self.frame() > 0);
                     let placeholder = self.placeholder.contains(&o);
                     if (self.objs[o].name.starts_with('%') || made_in_callee || placeholder)
                         && !name.starts_with('%')

@@ -415,10 +415,9 @@ cl_int out_params(cl_context ctx, cl_device_id dev, cl_program *prog, cl_command
 {
     cl_int err;
     cl_program made = clCreateProgramWithSource(ctx, 1, &src, NULL, &err);
-    cl_command_queue queue = clCreateCommandQueueWithProperties(ctx, dev, NULL, &err);
     cl_mem m = clCreateBuffer(ctx, CL_MEM_READ_WRITE, 64, NULL, &err);
     *prog = made;
-    *q = queue;
+    *q = clCreateCommandQueueWithProperties(ctx, dev, NULL, &err);
     *buf = m;
     return err;
 }

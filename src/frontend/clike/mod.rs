@@ -4675,9 +4675,23 @@ impl Lowerer<'_> {
             let event = param.is_some_and(|p| self.event_ptrs.contains(&p))
                 && (matches!(&v, Value::Place(e) if self.vars[e.var].hint == TypeHint::Event)
                     || matches!(v, Value::Null));
-            let pointee = param.and_then(|p| self.handle_ptrs.get(&p));
-            let handle = matches!((&v, pointee), (Value::Place(e), Some(&h))
-                if e.proj.is_empty() && self.vars[e.var].hint == h);
+            let pointee = param.and_then(|p| self.handle_ptrs.get(&p)).copied();
+            let handle = match (&v, pointee) {
+                (Value::Place(e), Some(h)) => e.proj.is_empty() && self.vars[e.var].hint == h,
+                // `*out = clCreateBuffer(..)`: made in place.
+                (Value::New(o), Some(h)) => matches!(
+                    (o, h),
+                    (NewObject::Program { .. }, TypeHint::Program)
+                        | (NewObject::Context, TypeHint::Context)
+                        | (NewObject::Queue { .. }, TypeHint::Queue)
+                        | (NewObject::Kernel { .. }, TypeHint::Kernel)
+                        | (
+                            NewObject::Buffer { .. } | NewObject::SubBuffer { .. },
+                            TypeHint::Buffer
+                        )
+                ),
+                _ => false,
+            };
             if let (Some(p), true) = (param, event || handle) {
                 self.vars[p].member = Member::Ref;
                 self.out.push(Stmt::Assign {
