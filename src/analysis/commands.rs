@@ -278,18 +278,24 @@ impl<'f> Analyzer<'f> {
             });
         self.deferred = rest;
         for d in due.into_iter().filter(|d| !completed.contains(d.early)) {
-            let (pq, cq) = (self.insts[d.early].queue, self.insts[d.late].queue);
-            let (early, late) = (self.site_key(d.early), self.site_key(d.late));
-            if self.seen.insert((3, early, cq)) && self.seen.insert((9, late, pq)) {
-                self.unordered.push((d.early, d.late));
-                self.raw.push(RawFact::Unordered {
-                    producer: d.early,
-                    pm: d.early_mode,
-                    consumer: d.late,
-                    cm: d.late_mode,
-                    buffer: d.buffer,
-                });
-            }
+            self.report_unordered((d.early, d.early_mode), (d.late, d.late_mode), d.buffer);
+        }
+    }
+
+    /// Reports two conflicting accesses of `buffer` found unordered where a deferred check
+    /// is settled: once per pair of commands as written and per queue.
+    fn report_unordered(&mut self, early: (usize, Mode), late: (usize, Mode), buffer: ObjId) {
+        let (pq, cq) = (self.insts[early.0].queue, self.insts[late.0].queue);
+        let (e, l) = (self.site_key(early.0), self.site_key(late.0));
+        if self.seen.insert((3, e, cq)) && self.seen.insert((9, l, pq)) {
+            self.unordered.push((early.0, late.0));
+            self.raw.push(RawFact::Unordered {
+                producer: early.0,
+                pm: early.1,
+                consumer: late.0,
+                cm: late.1,
+                buffer,
+            });
         }
     }
 
@@ -375,18 +381,7 @@ impl<'f> Analyzer<'f> {
             .partition(|g| g.gate == u);
         self.gated = rest;
         for g in due.into_iter().filter(|g| !st.completed.contains(g.other)) {
-            let (pq, cq) = (self.insts[g.early].queue, self.insts[g.late].queue);
-            let (early, late) = (self.site_key(g.early), self.site_key(g.late));
-            if self.seen.insert((3, early, cq)) && self.seen.insert((9, late, pq)) {
-                self.unordered.push((g.early, g.late));
-                self.raw.push(RawFact::Unordered {
-                    producer: g.early,
-                    pm: g.early_mode,
-                    consumer: g.late,
-                    cm: g.late_mode,
-                    buffer: g.buffer,
-                });
-            }
+            self.report_unordered((g.early, g.early_mode), (g.late, g.late_mode), g.buffer);
         }
     }
 
