@@ -353,6 +353,9 @@ pub enum NewObject {
         /// `CL_MEM_USE_HOST_PTR`: the host's memory is the buffer's, which the host may
         /// read in place once the buffer is there.
         in_place: bool,
+        /// `CL_MEM_READ_ONLY`: "writing to a buffer [..] created with CL_MEM_READ_ONLY
+        /// inside a kernel is undefined", so kernels only read it.
+        read_only: bool,
     },
     /// A buffer that is a region of `parent` (`clCreateSubBuffer`).
     SubBuffer {
@@ -1028,14 +1031,21 @@ impl fmt::Display for Show<'_, NewObject> {
             NewObject::Buffer {
                 host_init,
                 in_place,
+                read_only,
                 ..
-            } => match (host_init, in_place) {
-                (Some(h), true) => {
-                    write!(f, "new Buffer(host_init: {}, in place)", Show(func, &**h))
+            } => {
+                match (host_init, in_place) {
+                    (Some(h), true) => {
+                        write!(f, "new Buffer(host_init: {}, in place)", Show(func, &**h))?
+                    }
+                    (Some(h), false) => write!(f, "new Buffer(host_init: {})", Show(func, &**h))?,
+                    (None, _) => write!(f, "new Buffer")?,
                 }
-                (Some(h), false) => write!(f, "new Buffer(host_init: {})", Show(func, &**h)),
-                (None, _) => write!(f, "new Buffer"),
-            },
+                match read_only {
+                    true => write!(f, " read-only"),
+                    false => Ok(()),
+                }
+            }
             NewObject::SubBuffer { parent } => {
                 write!(f, "new SubBuffer(parent: {})", Show(func, &**parent))
             }

@@ -122,10 +122,12 @@ fn shift_value(v: &Value, by: usize) -> Value {
                 host_init,
                 undefined,
                 in_place,
+                read_only,
             } => NewObject::Buffer {
                 host_init: host_init.as_ref().map(|h| Box::new(shift_value(h, by))),
                 undefined: *undefined,
                 in_place: *in_place,
+                read_only: *read_only,
             },
             NewObject::SubBuffer { parent } => NewObject::SubBuffer {
                 parent: Box::new(shift_value(parent, by)),

@@ -413,7 +413,10 @@ impl<'f> Analyzer<'f> {
                     };
                     // A kernel of unknown access that is the first to use a buffer whose
                     // contents are undefined writes it: reading it would read nothing defined.
+                    // One made `CL_MEM_READ_ONLY` it only reads ("writing to a buffer [..]
+                    // created with CL_MEM_READ_ONLY inside a kernel is undefined").
                     let mode = match mode {
+                        Mode::MaybeWrite if self.read_only.contains(&b) => Mode::Read,
                         Mode::MaybeWrite if self.contents_undefined(st, b) => Mode::Write,
                         m => m,
                     };

@@ -586,6 +586,9 @@ struct Analyzer<'f> {
     undefined: HashMap<ObjId, usize>,
     /// Buffers made with `CL_MEM_USE_HOST_PTR`.
     in_place: HashSet<ObjId>,
+    /// Buffers made with `CL_MEM_READ_ONLY`: a kernel whose use of one is not known only
+    /// reads it.
+    read_only: HashSet<ObjId>,
     /// Commands so far that may have written buffers the analysis could not name.
     unknown_writes: usize,
     /// The host data standing for each constant fill pattern and range, by key.
@@ -707,6 +710,7 @@ pub fn analyze<'f>(func: &Function, index: &'f Index<'f>, kernels: &mut Kernels)
         patterns: HashMap::new(),
         undefined: HashMap::new(),
         in_place: HashSet::new(),
+        read_only: HashSet::new(),
         unknown_writes: 0,
         globals: HashMap::new(),
         parents: HashMap::new(),

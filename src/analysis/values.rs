@@ -1080,6 +1080,7 @@ impl<'f> Analyzer<'f> {
                 host_init,
                 undefined,
                 in_place,
+                read_only,
             } => {
                 let b = self.new_obj(ObjKind::Buffer, n);
                 if *undefined {
@@ -1087,6 +1088,9 @@ impl<'f> Analyzer<'f> {
                 }
                 if *in_place {
                     self.in_place.insert(b);
+                }
+                if *read_only {
+                    self.read_only.insert(b);
                 }
                 if let Some(h) = host_init {
                     if let AVal::Host { id, .. } = self.eval(st, h, None, "host") {

@@ -430,6 +430,8 @@ impl Lowerer<'_> {
                             host_init: copies.then(|| Box::new(host)),
                             in_place: role_arg(Role::MemFlags)
                                 .is_some_and(|f| self.mentions_any(f, &["CL_MEM_USE_HOST_PTR"])),
+                            read_only: role_arg(Role::MemFlags)
+                                .is_some_and(|f| self.mentions_any(f, &["CL_MEM_READ_ONLY"])),
                         }
                     }
                     NewKind::Program => {

@@ -3748,6 +3748,7 @@ impl Lowerer<'_> {
             undefined: false,
             host_init: Some(Box::new(host)),
             in_place: false,
+            read_only: false,
         }))
     }
 

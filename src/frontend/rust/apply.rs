@@ -52,6 +52,14 @@ const IN_PLACE: &[&str] = &[
     "use_host_ptr",
 ];
 
+/// Buffer flags that make a buffer kernels may only read.
+const READ_ONLY: &[&str] = &[
+    "CL_MEM_READ_ONLY",
+    "MEM_READ_ONLY",
+    "READ_ONLY",
+    "read_only",
+];
+
 /// `&mut x`, possibly cast to a raw pointer or in `Some(..)` (ocl-core's `new_event`).
 pub(super) fn is_mut_borrow(e: &Expr) -> bool {
     match strip_some(e) {
@@ -459,6 +467,8 @@ impl Lowerer<'_, '_> {
                             host_init: copies.then(|| Box::new(host)),
                             in_place: role_arg(Role::MemFlags)
                                 .is_some_and(|e| mentions_any(e, IN_PLACE)),
+                            read_only: role_arg(Role::MemFlags)
+                                .is_some_and(|e| mentions_any(e, READ_ONLY)),
                         }
                     }
                     NewKind::Program => {

@@ -274,6 +274,9 @@ impl Lowerer<'_, '_> {
                         in_place: buffers.iter().any(|v| {
                             matches!(v, Value::New(NewObject::Buffer { in_place: true, .. }))
                         }),
+                        read_only: buffers.iter().all(|v| {
+                            matches!(v, Value::New(NewObject::Buffer { read_only: true, .. }))
+                        }),
                     })
                 }
                 Value::New(NewObject::Queue {
