@@ -543,6 +543,8 @@ pub enum Op {
     FillVal,
     /// An event for the fill of a new buffer (`fill_event`).
     FillEvent,
+    /// The flags of a new buffer (`flags(MemFlags::new().read_only())`).
+    Flags,
     /// Appends a kernel argument; the first argument is its name when named.
     Arg { named: bool },
     /// The program or its source (`program(&p)`, `src(SRC)`).

@@ -53,6 +53,8 @@ pub(super) struct BufferBuild {
     fill: Option<Option<Place>>,
     /// The data a constant `fill_val` pattern stands for (as `fill(0.0f32, None)`'s).
     pattern: Option<HostId>,
+    /// `flags(MemFlags::new().read_only())`: kernels only read it.
+    read_only: bool,
 }
 
 impl CmdBuild {
@@ -469,6 +471,15 @@ impl<'f> Analyzer<'f> {
                 }
                 Some(r.clone())
             }
+            // A buffer's flags: the builder as it was, made read-only where they say so.
+            Op::Flags => {
+                let read_only = (arg_spans.first())
+                    .is_some_and(|a| a.text.contains("read_only") || a.text.contains("READ_ONLY"));
+                if let Some(ObjKind::BufferBuilder(b)) = recv_obj.map(|o| &mut self.objs[o].kind) {
+                    b.read_only |= read_only;
+                }
+                Some(r.clone())
+            }
             Op::Arg { named } => {
                 let o = recv_obj?;
                 let ObjKind::KernelBuilder { kernel, .. } = self.objs[o].kind else {
@@ -652,6 +663,9 @@ impl<'f> Analyzer<'f> {
         let buf = self.new_obj(ObjKind::Buffer, "%buffer".into());
         if let Some(q) = b.queue {
             self.default_queue.insert(buf, q);
+        }
+        if b.read_only {
+            self.read_only.insert(buf);
         }
         if let Some(h) = b.host {
             let version = self.host_version(st, h);

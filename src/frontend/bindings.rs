@@ -320,6 +320,7 @@ fn parse_op(s: &str) -> Result<crate::ir::Op, String> {
         "builder:program" => Op::Builder(BuilderKind::Program),
         "host_data" => Op::HostData,
         "fill_val" => Op::FillVal,
+        "flags" => Op::Flags,
         "fill_event" => Op::FillEvent,
         "arg" => Op::Arg { named: false },
         "arg_named" => Op::Arg { named: true },
