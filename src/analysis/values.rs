@@ -940,21 +940,18 @@ impl<'f> Analyzer<'f> {
             Value::Str(t) => AVal::Str(t.clone()),
             // Empty slots, as many as the count where it is known, or as many as a loop up to
             // a count not known runs passes (`vec![ptr::null_mut(); ndev]`, then a loop up to
-            // `ndev` storing into them).
+            // `ndev` storing into them). Not more than such a loop runs: where a later loop
+            // has lost the count (`printf(.., nchunks)` of C++, which may take it by
+            // reference), it walks that many members, and more slots would be members no loop
+            // reached; those are a list not known.
             Value::Slots(count) => {
                 let n = match self.eval(st, count, None, "count") {
                     AVal::Int(n) => Some(n),
                     _ => self.assume_count(st, count),
                 };
-                match n.filter(|&n| n <= crate::frontend::MAX_WAIT_ELEMS) {
+                match n.filter(|&n| n <= super::loops::ASSUMED_COUNT) {
                     Some(n) => AVal::List(vec![AVal::Null; n as usize]),
-                    None => {
-                        let host = Value::Host {
-                            kind: HostKind::Vec,
-                            base: None,
-                        };
-                        self.eval(st, &host, role, name)
-                    }
+                    None => AVal::Unknown,
                 }
             }
             Value::Members { list, from, count } => match self.eval(st, count, None, "count") {

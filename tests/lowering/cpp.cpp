@@ -39,6 +39,9 @@ void api(cl::Context &ctx, cl::Device &dev, std::vector<float> &host)
     q.enqueueCopyBuffer(a, b, 0, 0, 1024, &deps, &ev2);
     q.enqueueFillBuffer(c, 0.0f, 0, 1024);
     user.setStatus(CL_COMPLETE);
+    // Null slots for raw events, one per queue given: as many as the analysis finds.
+    const size_t nslots = deps.size();
+    std::vector<cl_event> raw_slots(nslots, nullptr);
     q2.enqueueMigrateMemObjects({a, b}, 0, &deps, &ev);
     q.enqueueNDRangeKernel(k, cl::NullRange, cl::NDRange(256), cl::NullRange, &deps, &ev2);
     q.enqueueTask(k);

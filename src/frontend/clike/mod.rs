@@ -3417,16 +3417,28 @@ impl Lowerer<'_> {
                 return Value::Host { kind, base: None };
             }
         }
-        if let (Some(elem), [count]) = (vector_elem(ty), items) {
+        // `std::vector<cl_event> mig(nd, nullptr)`: as many empty slots as `nd`, where the
+        // analysis finds it (at most as many as a loop up to a count not known runs).
+        if let (Some(elem), [count, rest @ ..]) = (vector_elem(ty), items) {
             let real = self.cx.real_type(ty);
-            match (declared_hint(&real, None, 0), self.expr(*count)) {
-                (TypeHint::Host(kind), _) => return Value::Host { kind, base: None },
-                (_, Value::Int(n @ 0..=MAX_NULL_SLOTS))
-                    if handle_hint(last_name(elem)) != TypeHint::Unknown =>
-                {
-                    return Value::List(vec![Value::Null; n as usize]);
+            let handles = handle_hint(last_name(elem)) != TypeHint::Unknown;
+            if rest.len() <= 1 && (rest.is_empty() || handles) {
+                let n = self.expr(*count);
+                let fill = rest.first().map(|f| self.expr(*f));
+                let empty = handles && fill.as_ref().is_none_or(|f| *f == Value::Null);
+                // Only where the null fill is written out: `std::vector<cl::Event> ev(n)` is
+                // filled by commands and threads in ways not all followed.
+                let nulls = handles && fill == Some(Value::Null);
+                match (declared_hint(&real, None, 0), n) {
+                    (TypeHint::Host(kind), _) => return Value::Host { kind, base: None },
+                    (_, Value::Int(n @ 0..=MAX_NULL_SLOTS)) if empty => {
+                        return Value::List(vec![Value::Null; n as usize]);
+                    }
+                    (_, n @ (Value::Place(_) | Value::Len(_) | Value::Arith { .. })) if nulls => {
+                        return Value::Slots(Box::new(n));
+                    }
+                    (_, n) => read = Some([Some(n), fill].into_iter().flatten().collect()),
                 }
-                (_, n) => read = Some(n),
             }
         }
         match self.cx_bindings().function(&segs, items.len()) {
@@ -3435,7 +3447,7 @@ impl Lowerer<'_> {
                 Some(ctor) => self.construct_class(ty, ctor, items, span),
                 None => {
                     let vals: Vec<Value> = match read {
-                        Some(n) => vec![n],
+                        Some(read) => read,
                         None => items.iter().map(|a| self.expr(*a)).collect(),
                     };
                     self.forget(vals, span);
@@ -5141,7 +5153,9 @@ impl Lowerer<'_> {
             self.expr(args[0]);
             return self.unknown_call(None, &args[1..], span);
         }
-        if READING_CALLS.contains(&name.as_str()) {
+        // `printf(..)` and `std::printf(..)` alike.
+        let std_name = name.strip_prefix("std::").unwrap_or(&name);
+        if READING_CALLS.contains(&std_name) {
             for a in &args {
                 self.expr(*a);
             }
