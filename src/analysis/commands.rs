@@ -123,6 +123,10 @@ impl Drop for Touch {
 /// quadratic in them. Past this the analysis forgets what later commands touch.
 const MAX_COMMANDS: usize = 10_000;
 
+/// The command id of the instance that stands for a user event (`Analyzer::user_inst`): no
+/// command of the code has it.
+const USER_EVENT: usize = usize::MAX;
+
 impl<'f> Analyzer<'f> {
     /// The buffers whose bytes overlap `b`'s, other than `b`: its parent and its
     /// sub-buffers.
@@ -321,7 +325,7 @@ impl<'f> Analyzer<'f> {
         let name = self.objs[o].name.clone();
         self.insts.push(Inst {
             cmd: Command {
-                id: usize::MAX,
+                id: USER_EVENT,
                 api: "user event".into(),
                 binding: String::new(),
                 kind: CommandKind::Marker,
@@ -640,7 +644,7 @@ impl<'f> Analyzer<'f> {
         }
         // Behind its user events, which are no commands: its wait list is what else it has.
         if let Some(ws) = r.waits.as_mut() {
-            ws.retain(|w| self.insts[*w].cmd.id != usize::MAX);
+            ws.retain(|w| self.insts[*w].cmd.id != USER_EVENT);
         }
         let ooo = matches!(self.objs[q].kind, ObjKind::Queue { ooo: true, .. });
         if let Some(t) = st.tail.get(&q) {

@@ -1049,7 +1049,6 @@ impl FileCx {
             field_statuses: HashMap::new(),
             elem_types: HashMap::new(),
             declaring: None,
-            event_ptrs: HashSet::new(),
             handle_ptrs: HashMap::new(),
             scalar_sizes: HashMap::new(),
             int_vars: HashSet::new(),
@@ -1185,10 +1184,8 @@ struct Lowerer<'c> {
     elem_types: HashMap<Var, String>,
     /// The local a declaration being lowered makes (`sample` of `Sample sample(1, 2);`).
     declaring: Option<String>,
-    /// Pointers to one event (`cl_event *done`, an event out-parameter): `*done` is an
-    /// event.
-    event_ptrs: HashSet<Var>,
-    /// Variables declared as pointers to another handle (`cl_program *out`).
+    /// Variables declared as pointers to a handle, with its type: `cl_event *done` (an event
+    /// out-parameter, `*done` an event), `cl_program *out`.
     handle_ptrs: HashMap<Var, TypeHint>,
     /// The size in bytes of each variable declared with a host scalar type (`size_t dim`:
     /// 8): what `setArg(i, dim)` and `sizeof(dim)` pass.
@@ -1640,18 +1637,21 @@ impl Lowerer<'_> {
         }
     }
 
+    /// Whether `v` is declared as a pointer to one event (`cl_event *done`).
+    fn event_ptr(&self, v: Var) -> bool {
+        self.handle_ptrs.get(&v) == Some(&TypeHint::Event)
+    }
+
     fn type_var(&mut self, v: Var, ty: &str, pointers: usize) {
         if pointers > 1 {
             return;
-        }
-        if pointers == 1 && handle_hint(last_name(ty)) == TypeHint::Event {
-            self.event_ptrs.insert(v);
         }
         let pointee = handle_hint(last_name(ty));
         if pointers == 1
             && matches!(
                 pointee,
-                TypeHint::Program
+                TypeHint::Event
+                    | TypeHint::Program
                     | TypeHint::Context
                     | TypeHint::Queue
                     | TypeHint::Kernel
@@ -4344,7 +4344,7 @@ impl Lowerer<'_> {
         self.cx.lang == Lang::Cpp
             && !matches!(v.hint, TypeHint::Event | TypeHint::EventList)
             // `cl_event *copied`: where a raw event goes.
-            && !self.event_ptrs.contains(&p.var)
+            && !self.event_ptr(p.var)
             && v.fields.is_empty()
             && !v.name.starts_with('%')
     }
@@ -4542,9 +4542,7 @@ impl Lowerer<'_> {
         // `if (*ev)` of a `cl_event *ev`.
         if x.kind() == "pointer_expression" && x.child(0).is_some_and(|o| self.txt(o) == "*") {
             let arg = strip(x.child_by_field_name("argument")?);
-            let v = self
-                .lookup(self.txt(arg))
-                .filter(|v| self.event_ptrs.contains(v))?;
+            let v = self.lookup(self.txt(arg)).filter(|&v| self.event_ptr(v))?;
             return (arg.kind() == "identifier").then(|| (Place::var(v), null_arm));
         }
         if !matches!(
@@ -4561,7 +4559,7 @@ impl Lowerer<'_> {
             None => hint == TypeHint::Event,
             // `ev[i]` of `cl_event ev[N]`, or of a `cl_event *ev` a helper is given.
             Some(Proj::Index(_) | Proj::Var(_)) => match p.proj.as_slice() {
-                [_] => hint == TypeHint::EventList || self.event_ptrs.contains(&p.var),
+                [_] => hint == TypeHint::EventList || self.event_ptr(p.var),
                 // `c.ev[s]`, `dv[i].up[0]` of a struct's `cl_event ev[N]`.
                 [.., Proj::Field(f), _] => (self.vars[p.var].fields.iter())
                     .any(|(n, h)| n == f && *h == TypeHint::EventList),
@@ -4666,7 +4664,7 @@ impl Lowerer<'_> {
                     .and_then(|b| self.lookup(self.txt(b)))
                     .is_some_and(|b| {
                         self.vars[b].hint == TypeHint::EventList
-                            || self.event_ptrs.contains(&b)
+                            || self.event_ptr(b)
                             // `in[n++] = blk[d - 1].edges` into a `cl_mem in[2]`.
                             || (self.elem_types.get(&b))
                                 .is_some_and(|t| handle_hint(last_name(t)).is_handle())
@@ -4685,11 +4683,12 @@ impl Lowerer<'_> {
                 .filter(|a| a.kind() == "identifier")
                 .and_then(|a| self.lookup(self.txt(a)))
                 .filter(|&p| p < self.n_params);
-            let event = param.is_some_and(|p| self.event_ptrs.contains(&p))
-                && (matches!(&v, Value::Place(e) if self.vars[e.var].hint == TypeHint::Event)
-                    || matches!(v, Value::Null));
             let pointee = param.and_then(|p| self.handle_ptrs.get(&p)).copied();
             let handle = match (&v, pointee) {
+                (Value::Place(e), Some(TypeHint::Event)) => {
+                    self.vars[e.var].hint == TypeHint::Event
+                }
+                (Value::Null, Some(TypeHint::Event)) => true,
                 (Value::Place(e), Some(h)) => e.proj.is_empty() && self.vars[e.var].hint == h,
                 // `*out = clCreateBuffer(..)`: made in place.
                 (Value::New(o), Some(h)) => matches!(
@@ -4705,7 +4704,7 @@ impl Lowerer<'_> {
                 ),
                 _ => false,
             };
-            if let (Some(p), true) = (param, event || handle) {
+            if let (Some(p), true) = (param, handle) {
                 self.vars[p].member = Member::Ref;
                 self.out.push(Stmt::Assign {
                     dst: Place::var(p),
