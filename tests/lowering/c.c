@@ -421,3 +421,13 @@ cl_int out_params(cl_context ctx, cl_device_id dev, cl_program *prog, cl_command
     *buf = m;
     return err;
 }
+
+/* `if (s->done)` of an event field: a test the analysis decides where the field holds an
+ * event. */
+typedef struct { cl_event up, done; } slot_t;
+
+void release_slot(slot_t *s)
+{
+    if (s->up) clReleaseEvent(s->up);
+    if (s->done) clReleaseEvent(s->done);
+}

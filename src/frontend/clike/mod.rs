@@ -2934,6 +2934,8 @@ impl Lowerer<'_> {
                 TypeHint::Scalar => p.proj.is_empty(),
                 // `if (ev)`, `if (events[d])`: an event where one was made, else null.
                 TypeHint::Event | TypeHint::EventList => true,
+                // `if (slot.done)`, `if (d->up)`: an event field of a struct.
+                _ if self.event_place(p) => true,
                 // `if (mapped)` of a `float *mapped = NULL` set by a map that may not have
                 // run (a `goto cleanup` before it).
                 TypeHint::Host(HostKind::Pointer) => p.proj.is_empty(),
@@ -4554,8 +4556,14 @@ impl Lowerer<'_> {
         let Value::Place(p) = self.expr(x) else {
             return None;
         };
+        self.event_place(&p).then_some((p, null_arm))
+    }
+
+    /// Whether a place holds one event: an event variable, a member of an event array
+    /// (`ev[i]`, `c.ev[s]`) or an event field of a struct (`w[i].done`, `d->done`).
+    fn event_place(&self, p: &Place) -> bool {
         let hint = self.vars[p.var].hint;
-        let event = match p.proj.last() {
+        match p.proj.last() {
             None => hint == TypeHint::Event,
             // `ev[i]` of `cl_event ev[N]`, or of a `cl_event *ev` a helper is given.
             Some(Proj::Index(_) | Proj::Var(_)) => match p.proj.as_slice() {
@@ -4571,8 +4579,7 @@ impl Lowerer<'_> {
                 .iter()
                 .any(|(n, h)| n == f && *h == TypeHint::Event),
             _ => false,
-        };
-        event.then_some((p, null_arm))
+        }
     }
 
     /// A field of the class of the method being lowered, named bare.
