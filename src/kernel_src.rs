@@ -494,8 +494,13 @@ fn every_write_index(name: &str, body: &[Tok], ok: impl Fn(&[Tok]) -> bool) -> b
             && i >= 3
             && is_punct(body.get(i - 2), "(")
             && matches!(body.get(i - 3), Some(Tok::Ident(f)) if f.starts_with("atomic_") || f.starts_with("atom_"));
+        // A member or swizzle of the element (`pos[i].xyz += ..`) is the element written.
+        let mut after = close;
+        while is_punct(body.get(after), ".") {
+            after += 2;
+        }
         let written =
-            is_assign(body.get(close)) || is_punct(prev, "++") || is_punct(prev, "--") || atomic;
+            is_assign(body.get(after)) || is_punct(prev, "++") || is_punct(prev, "--") || atomic;
         if !written {
             continue;
         }
@@ -680,6 +685,10 @@ mod tests {
              kernel void loaded(global const uint* data, global uint* bins, uint offset) {\n\
                  uint v = data[get_global_id(0) + offset];\n\
                  atomic_inc(&bins[v & 255]);\n\
+             }\n\
+             kernel void drift(global float4* pos, global const float4* vel, uint first) {\n\
+                 const uint i = get_global_id(0) + first;\n\
+                 pos[i].xyz += vel[i].xyz;\n\
              }\n",
         );
         let region = |k: usize, p: usize| sigs[k].params[p].region;
@@ -698,6 +707,7 @@ mod tests {
             !region(7, 1),
             "bins[v & 255] of a value read at an offset is not offset"
         );
+        assert!(region(8, 0), "pos[i].xyz += ..: a swizzle of the element");
     }
 
     #[test]
