@@ -9,6 +9,11 @@ fn objects(device: &Device, devices: &[cl_device_id]) {
     let q2 = CommandQueue::create(&context, devices[0], 0)?;
     let q3 = CommandQueue::create_default_with_properties(&context, 0, 0)?;
     let q4 = CommandQueue::create_default(&context, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE)?;
+    for d in 0..2 {
+        let props = if d == 0 { CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE } else { 0 };
+        let either = CommandQueue::create_with_properties(&context, devices[d], props, 0)?;
+        let both = CommandQueue::create_with_properties(&context, devices[d], if d == 0 { CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE } else { CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE | CL_QUEUE_PROFILING_ENABLE }, 0)?;
+    }
     let mut host: Vec<f32> = vec![0.0; 64];
     let a = Buffer::<f32>::create(&context, CL_MEM_READ_WRITE, 64, ptr::null_mut())?;
     let b = Buffer::<f32>::create(&context, CL_MEM_COPY_HOST_PTR, 64, host.as_mut_ptr() as *mut c_void)?;

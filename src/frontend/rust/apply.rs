@@ -21,6 +21,25 @@ pub(super) const OUT_OF_ORDER: &[&str] = &[
     "out_of_order",
 ];
 
+/// Whether queue properties ask for out-of-order execution on every way they are chosen:
+/// where only one arm of an `if` or `match` asks (`if d == 0 { OUT_OF_ORDER } else { 0 }`
+/// in a loop over devices), which queue is out of order would be a guess.
+pub(super) fn asks_out_of_order(e: &Expr) -> bool {
+    let tail = |b: &syn::Block| match b.stmts.last() {
+        Some(syn::Stmt::Expr(x, None)) => asks_out_of_order(x),
+        _ => false,
+    };
+    match strip(e) {
+        Expr::If(i) => {
+            tail(&i.then_branch)
+                && (i.else_branch.as_ref()).is_some_and(|(_, x)| asks_out_of_order(x))
+        }
+        Expr::Match(m) => m.arms.iter().all(|a| asks_out_of_order(&a.body)),
+        Expr::Block(b) => tail(&b.block),
+        x => mentions_any(x, OUT_OF_ORDER),
+    }
+}
+
 /// Map flags that let the host write the mapped region (its contents reach the buffer at
 /// the unmap), as the bindings spell them besides the C API's [`MAP_WRITE_NAMES`].
 const MAP_WRITE: &[&str] = &[
@@ -441,7 +460,7 @@ impl Lowerer<'_, '_> {
                             .arg_index(Role::Device)
                             .map(|i| Box::new(vals[i].clone())),
                         out_of_order: role_arg(Role::QueueProps).is_some_and(|e| {
-                            mentions_any(e, OUT_OF_ORDER)
+                            asks_out_of_order(e)
                                 || (expr_idents(e).iter()).any(|i| {
                                     (self.lookup(i))
                                         .is_some_and(|v| self.out_of_order_props.contains(&v))

@@ -5,10 +5,8 @@ use std::collections::HashMap;
 
 use syn::{Expr, Pat, Stmt as SynStmt};
 
-use super::apply::OUT_OF_ORDER;
-use super::syntax::{
-    int_lit, member_name, mentions_any, pat_idents, pat_type, strip, strip_pat_type,
-};
+use super::apply::asks_out_of_order;
+use super::syntax::{int_lit, member_name, pat_idents, pat_type, strip, strip_pat_type};
 use super::types::{first_type_arg, member_hint, type_bytes, unwrapped};
 use super::{floats, spans, Lowerer};
 use crate::ir::*;
@@ -188,7 +186,7 @@ impl Lowerer<'_, '_> {
                     }
                     // `let props = CommandQueueProperties::new().out_of_order();`
                     if let Some(v) = self.lookup(&pi.ident.to_string()) {
-                        if mentions_any(&init.expr, OUT_OF_ORDER) {
+                        if asks_out_of_order(&init.expr) {
                             self.out_of_order_props.insert(v);
                         }
                     }
