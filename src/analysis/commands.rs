@@ -359,6 +359,7 @@ impl<'f> Analyzer<'f> {
             thread: self.thread_now,
             passed: self.passed.clone(),
             after_message: false,
+            pass: None,
         });
         self.user_insts.insert(o, u);
         self.open_gates.insert(u);
@@ -733,6 +734,7 @@ impl<'f> Analyzer<'f> {
             thread: self.thread_now,
             passed: self.passed.clone(),
             after_message: self.messaged.contains(&self.thread_now),
+            pass: self.loops.last().map(|l| l.serial),
         });
         if untracked {
             for (b, mode, info) in &r.uses {
@@ -1047,6 +1049,12 @@ impl<'f> Analyzer<'f> {
                 None => writes(o),
             })
         };
+        // Whether a command is on another device than this one, or made in another pass of
+        // a loop.
+        let elsewhere = |other: usize| {
+            home_of(objs, insts[other].queue) != home_of(objs, q)
+                || (insts[other].pass.is_some() && insts[other].pass != insts[i].pass)
+        };
         // The accesses a covered one stands for are looked at only where the covering one
         // is ordered before this one and what it covers may not be (after a join, an
         // access that exists on one path only can be ordered when the ones before it are
@@ -1109,11 +1117,17 @@ impl<'f> Analyzer<'f> {
                 // part another kernel writes at an offset: nothing here shows that they
                 // overlap either. A device that writes no part of it (a halo row copied
                 // out of the neighbour's buffer) moves what the others write.
+                // On one device, its own part is the part its kernel writes in the same
+                // pass (a chunk launched and read back at one offset); other passes move
+                // other chunks.
                 (Some(a), Some(x)) if e_kernel && kind.is_transfer() => {
-                    !x.number && !a.unseen && own_part(q, x_buf)
+                    !x.number && !a.unseen && own_part(q, x_buf) && elsewhere(e.inst)
                 }
                 (Some(a), Some(x)) if kind == CommandKind::Kernel => {
-                    !a.number && !x.unseen && own_part(insts[e.inst].queue, x_buf)
+                    !a.number
+                        && !x.unseen
+                        && own_part(insts[e.inst].queue, x_buf)
+                        && elsewhere(e.inst)
                 }
                 _ => false,
             };

@@ -43,6 +43,8 @@ pub(super) struct LoopTest<'b> {
 pub(super) struct LoopCx {
     pub(super) breaks: Vec<State>,
     pub(super) continues: Vec<State>,
+    /// Which pass of which loop this is, counted over the whole analysis.
+    pub(super) serial: usize,
 }
 
 /// What a loop source walks, as far as the analysis knows it.

@@ -449,6 +449,8 @@ struct Inst {
     /// That thread had received a message from another thread before: what it makes may
     /// be ordered after anything another thread made, through the message.
     after_message: bool,
+    /// The pass of the innermost loop it was made in.
+    pass: Option<usize>,
 }
 
 struct Analyzer<'f> {
@@ -494,6 +496,8 @@ struct Analyzer<'f> {
     /// Per command (by id): its latest instance.
     latest: HashMap<usize, usize>,
     loops: Vec<LoopCx>,
+    /// The loop passes run so far (see [`LoopCx::serial`]).
+    passes_run: usize,
     default_device: Option<ObjId>,
     /// Variables an instance's event was bound to, by instance and the frame of the
     /// variable: a name is only worth showing where it is in scope.
@@ -665,6 +669,7 @@ pub fn analyze<'f>(func: &Function, index: &'f Index<'f>, kernels: &mut Kernels)
         insts: Vec::new(),
         latest: HashMap::new(),
         loops: Vec::new(),
+        passes_run: 0,
         default_device: None,
         event_vars: BTreeMap::new(),
         frames: 0,

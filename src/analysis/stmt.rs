@@ -340,7 +340,11 @@ impl<'f> Analyzer<'f> {
 
     /// One pass of a loop's body: where it ends, and the breaks and continues it took.
     pub(super) fn pass(&mut self, body: &[Stmt], st: State) -> (Option<State>, LoopCx) {
-        self.loops.push(LoopCx::default());
+        self.passes_run += 1;
+        self.loops.push(LoopCx {
+            serial: self.passes_run,
+            ..LoopCx::default()
+        });
         let end = self.block(body, st);
         (end, self.loops.pop().unwrap_or_default())
     }
