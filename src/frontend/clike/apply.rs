@@ -388,12 +388,17 @@ impl Lowerer<'_> {
                         .collect();
                     self.forget(held, span);
                 }
-                // A map returns the mapped pointer; its status goes to `errcode_ret`.
-                if kind == CommandKind::Map {
-                    self.pointer_result = Some(self.errcode_var(args));
-                }
                 if kind == CommandKind::Read {
                     self.forget(host.into_iter().collect(), span);
+                }
+                // A map returns the mapped pointer, host memory of its own; its status goes
+                // to `errcode_ret`.
+                if kind == CommandKind::Map {
+                    self.pointer_result = Some(self.errcode_var(args));
+                    return Value::Host {
+                        kind: HostKind::Pointer,
+                        base: None,
+                    };
                 }
                 Value::Scalar
             }
