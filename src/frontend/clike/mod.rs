@@ -1062,6 +1062,7 @@ impl FileCx {
             init_names: HashMap::new(),
             const_locals: HashMap::new(),
             in_cleanup: false,
+            macro_tail: None,
             made_status: None,
             pointer_result: None,
             omp: Vec::new(),
@@ -1216,6 +1217,9 @@ struct Lowerer<'c> {
     written_fields: HashSet<String>,
     /// Lowering the statements a `goto` jumps to: a jump in them leaves the function.
     in_cleanup: bool,
+    /// The statements a checking macro's `goto cleanup;` runs, lowered from the function
+    /// the macro is used in (the macro's own text has no label to find).
+    macro_tail: Option<Vec<Stmt>>,
     /// The status variable the user event just made reports to (`&err`).
     made_status: Option<Var>,
     /// The call just lowered returns a pointer, not a status (`clEnqueueMapBuffer`), and
@@ -1300,12 +1304,27 @@ impl Lowerer<'_> {
         }
         let spans = (self.span(tested), self.span(n));
         let outer = self.macro_span.replace(spans);
+        // `CHECK_GOTO(err)` with a `goto cleanup;`: the cleanup of this function.
+        let tail = (m.label.as_deref())
+            .filter(|_| !self.in_cleanup)
+            .and_then(|label| self.cleanup_tail(n, label))
+            .map(|tail| {
+                self.separate(|l| {
+                    l.in_cleanup = true;
+                    for t in tail {
+                        l.stmt(t);
+                    }
+                    l.in_cleanup = false;
+                })
+            });
+        let outer_tail = std::mem::replace(&mut self.macro_tail, tail);
         let code = self.txt(tested).to_string();
         self.with_reparsed((&m.lead, &m.tail), &code, tested.start_byte(), |l, body| {
             for s in named(body) {
                 l.stmt(s);
             }
         });
+        self.macro_tail = outer_tail;
         self.macro_span = outer;
         true
     }
@@ -1338,11 +1357,10 @@ impl Lowerer<'_> {
         }
     }
 
-    /// The statements from the label a `goto` names to the end of the function's body,
-    /// when the label is a statement of the body itself, after the jump, and the tail is
-    /// short (`out: if (ev) clReleaseEvent(ev); return err;`).
-    fn cleanup_tail<'t>(&self, goto: Node<'t>) -> Option<Vec<Node<'t>>> {
-        let label = goto.child_by_field_name("label")?;
+    /// The statements from `label`, which a jump at `goto` names, to the end of the
+    /// function's body, when the label is a statement of the body itself, after the jump,
+    /// and the tail is short (`out: if (ev) clReleaseEvent(ev); return err;`).
+    fn cleanup_tail<'t>(&self, goto: Node<'t>, label: &str) -> Option<Vec<Node<'t>>> {
         // The innermost block around the jump that has the label after it: the function's
         // body, or a block in it (a thread's or an iteration's own cleanup, whose tail is
         // followed to its end).
@@ -1353,8 +1371,7 @@ impl Lowerer<'_> {
                 let at = stmts.iter().position(|s| {
                     s.kind() == "labeled_statement"
                         && s.start_byte() > goto.start_byte()
-                        && (s.child_by_field_name("label"))
-                            .is_some_and(|l| self.txt(l) == self.txt(label))
+                        && (s.child_by_field_name("label")).is_some_and(|l| self.txt(l) == label)
                 });
                 if let Some(at) = at {
                     let tail = stmts[at..].to_vec();
@@ -2214,15 +2231,18 @@ impl Lowerer<'_> {
                 for c in named(n) {
                     self.expr(c);
                 }
-                let tail = (n.kind() == "goto_statement" && !self.in_cleanup)
-                    .then(|| self.cleanup_tail(n))
+                let label = (n.kind() == "goto_statement" && !self.in_cleanup)
+                    .then(|| n.child_by_field_name("label"))
                     .flatten();
+                let tail = label.and_then(|l| self.cleanup_tail(n, self.txt(l)));
                 if let Some(tail) = tail {
                     self.in_cleanup = true;
                     for t in tail {
                         self.stmt(t);
                     }
                     self.in_cleanup = false;
+                } else if let (Some(_), Some(tail)) = (label, &self.macro_tail) {
+                    self.out.extend(tail.iter().cloned());
                 }
                 // A throw leaves by the error path, as a failed status check's return does:
                 // a caller goes on only where the function returns.
@@ -5907,11 +5927,14 @@ struct CheckingMacro {
     param: usize,
     lead: String,
     tail: String,
+    /// The label its failure jumps to (`goto cleanup;`), where it jumps.
+    label: Option<String>,
 }
 
 /// The checking macro a function-like macro's body makes: `do { if (TEST) { ..; return X;
-/// } } while (0)`, `if (TEST) return X;` or `{ if (TEST) { .. return X; } }`, with no
-/// `else`, a test naming one parameter once, and a return that names none.
+/// } } while (0)`, `if (TEST) return X;` or `{ if (TEST) { .. return X; } }` (or `goto
+/// cleanup;` for the return), with no `else`, a test naming one parameter once, and a
+/// return that names none.
 fn checking_macro(body: &str, params: &[String], lang: Lang) -> Option<CheckingMacro> {
     let body = body.replace("\\\n", "  ").replace("\\\r\n", "   ");
     let text = format!("void m(void){{{body};}}");
@@ -5950,12 +5973,14 @@ fn checking_macro(body: &str, params: &[String], lang: Lang) -> Option<CheckingM
     }
     let cond = only.child_by_field_name("condition")?;
     let then = only.child_by_field_name("consequence")?;
+    // The way out: a `return`, or a `goto` to the function's cleanup.
+    let exit = |s: &Node<'_>| matches!(s.kind(), "return_statement" | "goto_statement");
     let ret = match then.kind() {
-        "return_statement" => then,
+        _ if exit(&then) => then,
         "compound_statement" => named(then)
             .into_iter()
             .rfind(|s| s.kind() != "comment")
-            .filter(|s| s.kind() == "return_statement")?,
+            .filter(exit)?,
         _ => return None,
     };
     let ret_text = txt(ret);
@@ -5988,6 +6013,7 @@ fn checking_macro(body: &str, params: &[String], lang: Lang) -> Option<CheckingM
         param: *param,
         lead: format!("if {}", &cond_text[..at]),
         tail: format!("{} {{ {} }}", &cond_text[at + name.len()..], ret_text),
+        label: (ret.child_by_field_name("label")).map(|l| txt(l).to_string()),
     })
 }
 
