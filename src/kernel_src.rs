@@ -476,7 +476,10 @@ fn written_at_offsets(name: &str, body: &[Tok], scalars: &[String]) -> bool {
         return false;
     }
     let derived = offset_locals(body, scalars);
-    every_write_index(name, body, |index| offsets(index, scalars, &derived))
+    // `norms[slot] = m`: the element the parameter itself names.
+    every_write_index(name, body, |index| {
+        offsets(index, scalars, &derived) || matches!(index, [Tok::Ident(s)] if scalars.contains(s))
+    })
 }
 
 /// Whether pointer `name` is written at least once and every index it is written at
@@ -689,6 +692,9 @@ mod tests {
              kernel void drift(global float4* pos, global const float4* vel, uint first) {\n\
                  const uint i = get_global_id(0) + first;\n\
                  pos[i].xyz += vel[i].xyz;\n\
+             }\n\
+             kernel void resid(global const float* a, global float* norms, int slot) {\n\
+                 norms[slot] = a[0];\n\
              }\n",
         );
         let region = |k: usize, p: usize| sigs[k].params[p].region;
@@ -708,6 +714,7 @@ mod tests {
             "bins[v & 255] of a value read at an offset is not offset"
         );
         assert!(region(8, 0), "pos[i].xyz += ..: a swizzle of the element");
+        assert!(region(9, 1), "norms[slot]: the element the parameter names");
     }
 
     #[test]
