@@ -431,3 +431,10 @@ void release_slot(slot_t *s)
     if (s->up) clReleaseEvent(s->up);
     if (s->done) clReleaseEvent(s->done);
 }
+
+/* A fill of a region: its offset and size are the region's, as a write's. */
+void fill_region(cl_command_queue q, cl_mem tally, size_t first, size_t count)
+{
+    const cl_uint zero = 0;
+    clEnqueueFillBuffer(q, tally, &zero, sizeof zero, first * sizeof(cl_uint), count * sizeof(cl_uint), 0, NULL, NULL);
+}

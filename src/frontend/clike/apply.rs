@@ -234,7 +234,7 @@ impl Lowerer<'_> {
                 let pattern = match kind {
                     CommandKind::Fill => {
                         let parts: Option<Vec<String>> = (api.args.iter().enumerate())
-                            .filter(|(_, r)| **r == Role::Pattern)
+                            .filter(|(_, r)| matches!(r, Role::Pattern | Role::Offset | Role::Size))
                             .map(|(i, _)| args.get(i).and_then(|a| self.const_key(*a)))
                             .collect();
                         let text = role_arg(Role::Pattern).map(|a| self.arg_span(a).text);

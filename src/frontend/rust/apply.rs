@@ -275,7 +275,7 @@ impl Lowerer<'_, '_> {
                 let pattern = match kind {
                     CommandKind::Fill => {
                         let parts: Option<Vec<String>> = (api.args.iter().enumerate())
-                            .filter(|(_, r)| **r == Role::Pattern)
+                            .filter(|(_, r)| matches!(r, Role::Pattern | Role::Offset | Role::Size))
                             .map(|(i, _)| args.get(i).and_then(|e| self.const_key(e)))
                             .collect();
                         let text = role_arg(Role::Pattern).map(|e| self.arg_span(e).text);
