@@ -220,3 +220,18 @@ fn generic_method(k: Arg) {
     let wide = 1.0f64;
     k.set(3, &wide);
 }
+
+// The C idiom in Rust: each status checked by the program's own helper. Its `?` returns the
+// error, where the upload that failed made no event.
+fn check(status: cl_int) -> Result<(), cl_int> {
+    if status == CL_SUCCESS { Ok(()) } else { Err(status) }
+}
+
+fn checked(q: cl_command_queue, b: cl_mem, host: &[f32]) -> Result<(), cl_int> {
+    let mut ev: cl_event = ptr::null_mut();
+    let err = clEnqueueWriteBuffer(q, b, CL_FALSE, 0, 64, host.as_ptr() as *const c_void, 0, ptr::null(), &mut ev);
+    check(err)?;
+    check(clWaitForEvents(1, &ev))?;
+    clReleaseEvent(ev);
+    Ok(())
+}

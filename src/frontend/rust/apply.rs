@@ -415,6 +415,7 @@ impl Lowerer<'_, '_> {
                         if let Some(e) = &event {
                             self.event_outs.push(e.clone());
                         }
+                        self.raw_events |= cmd.raw_event;
                         self.out.push(Stmt::Enqueue { cmd, event });
                         if kind == CommandKind::Read {
                             self.forget(host.into_iter().collect(), span);

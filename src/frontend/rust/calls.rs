@@ -932,6 +932,7 @@ impl Lowerer<'_, '_> {
     ) -> Value {
         let span = cmd.span;
         let t = self.new_temp(TypeHint::Event);
+        self.raw_events |= cmd.raw_event;
         self.out.push(Stmt::Enqueue {
             cmd,
             event: Some(Place::var(t)),

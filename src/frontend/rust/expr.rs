@@ -484,6 +484,77 @@ impl Lowerer<'_, '_> {
         }
     }
 
+    /// The error path of a `?` whose operand was lowered from `start` on, in a function that
+    /// makes raw events: the function returns its error there, and the raw events the
+    /// operand's own commands would have made were not made (the command failed), nor those
+    /// of the calls whose status it checks (`check(err, "upload")?` of `let err =
+    /// clEnqueueWriteBuffer(.., &mut ev)`). Not in a closure, whose caller takes its error on.
+    fn try_exit(&mut self, operand: &Expr, start: usize, at: proc_macro2::Span) {
+        if !self.raw_events
+            || self.closure_calls > 0
+            || self.expanding > 0
+            || !self.status_check(operand)
+        {
+            return;
+        }
+        let span = self.span(at);
+        let checked: Vec<Place> = (expr_idents(operand).iter())
+            .filter_map(|i| self.statuses.get(&self.lookup(i)?))
+            .flatten()
+            .cloned()
+            .collect();
+        let made: Vec<Value> = (self.out[start..].iter())
+            .filter_map(|s| match s {
+                Stmt::Enqueue {
+                    cmd,
+                    event: Some(p),
+                } if cmd.raw_event => Some(p.clone()),
+                _ => None,
+            })
+            .chain(checked)
+            .map(Value::Place)
+            .collect();
+        let mut failed = Vec::new();
+        if !made.is_empty() {
+            let events = Value::List(made);
+            failed.push(Stmt::Wait {
+                events: events.clone(),
+                span,
+            });
+            failed.push(Stmt::Release { events, span });
+        }
+        failed.extend([
+            Stmt::ErrorExit,
+            Stmt::Return {
+                value: Value::Unknown,
+                span: Some(span),
+            },
+        ]);
+        self.out.push(Stmt::Branch(vec![failed, Vec::new()]));
+    }
+
+    /// Whether `e` is the program's own check of a C API status, the C idiom in Rust:
+    /// `check(clFlush(q), "flush")`, or `check(err, "upload")` of a status a command's call
+    /// returned. A `?` on the bindings' own calls (`enqueue_nd_range_kernel(..)?`) is Rust's
+    /// ordinary propagation, and the analysis follows the path where they succeed.
+    fn status_check(&self, e: &Expr) -> bool {
+        let Expr::Call(c) = strip(e) else {
+            return false;
+        };
+        c.args.iter().any(|a| match strip(a) {
+            Expr::Call(inner) => path_segments(&inner.func)
+                .and_then(|s| s.last().cloned())
+                .is_some_and(|f| {
+                    f.strip_prefix("cl")
+                        .is_some_and(|rest| rest.starts_with(|ch: char| ch.is_ascii_uppercase()))
+                }),
+            Expr::Path(p) => (p.path.get_ident())
+                .and_then(|i| self.lookup(&i.to_string()))
+                .is_some_and(|v| self.statuses.contains_key(&v)),
+            _ => false,
+        })
+    }
+
     pub(super) fn expr(&mut self, e: &Expr) -> Value {
         match e {
             Expr::Path(p) => {
@@ -554,7 +625,12 @@ impl Lowerer<'_, '_> {
                     _ => Value::Scalar,
                 }
             }
-            Expr::Try(t) => self.expr(&t.expr),
+            Expr::Try(t) => {
+                let start = self.out.len();
+                let v = self.expr(&t.expr);
+                self.try_exit(&t.expr, start, spans::expr(e));
+                v
+            }
             Expr::Await(a) => self.expr(&a.base),
             Expr::Cast(c) => {
                 let v = self.expr(&c.expr);

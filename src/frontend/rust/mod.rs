@@ -380,6 +380,7 @@ impl FileCx<'_> {
             expanding: 0,
             expansions: 0,
             closure_calls: 0,
+            raw_events: false,
             inlined_fns: Vec::new(),
             mut_refs: HashMap::new(),
             borrows: Vec::new(),
@@ -564,6 +565,9 @@ struct Lowerer<'c, 'a> {
     inlining: usize,
     /// Closure bodies being lowered as a [`Stmt::Closure`], whose `return`s they end.
     closure_calls: usize,
+    /// A command that makes a raw event (`cl_event`) has been lowered in the function: the
+    /// error paths of its `?`s may leave one held.
+    raw_events: bool,
     /// Calls of the file's own macros being expanded, innermost last.
     expanding: usize,
     /// Calls of the file's own macros expanded in the function so far.
