@@ -39,8 +39,9 @@ pub struct Param {
     /// launches given other offsets touch other elements.
     pub region: bool,
     /// A pointer written only at indices that depend on the work-item's global id
-    /// (`out[y * nx + x]` with `x = get_global_id(0)`): launches given other global work
-    /// offsets write other elements.
+    /// (`out[y * nx + x]` with `x = get_global_id(0)`), or one only read at exactly the
+    /// work-item's own element (`in[i]` with `i = get_global_id(0)`): launches given other
+    /// global work offsets touch other elements.
     pub by_global_id: bool,
 }
 
@@ -268,7 +269,10 @@ pub fn parse_kernels(src: &str) -> Vec<KernelSig> {
             .map(|p| p.name.clone())
             .collect();
         for p in params.iter_mut().filter(|p| p.pointer) {
-            p.by_global_id = written_by_global_id(&p.name, body);
+            p.by_global_id = match p.access {
+                ParamAccess::Read => read_at_global_ids(&p.name, body),
+                _ => written_by_global_id(&p.name, body),
+            };
             p.region = match p.access {
                 ParamAccess::Read => read_at_own_offsets(&p.name, body, &scalars),
                 _ => written_at_offsets(&p.name, body, &scalars),
@@ -447,6 +451,44 @@ fn read_at_own_offsets(name: &str, body: &[Tok], scalars: &[String]) -> bool {
                 param(b)
             }
             _ => false,
+        };
+        if !own {
+            return false;
+        }
+        reads += 1;
+    }
+    reads > 0
+}
+
+/// Whether pointer `name` is read (once at least) only at the work-item's own element:
+/// `name[get_global_id(0)]`, or `name[i]` of a local assigned `get_global_id(0)` and
+/// nothing else. A read moved off it (`in[i - 1]`) or scaled (`a[row * k + t]`) may be
+/// another work-item's element.
+fn read_at_global_ids(name: &str, body: &[Tok]) -> bool {
+    let gid = |toks: &[Tok]| {
+        matches!(toks, [Tok::Ident(f), Tok::Punct(o), _, Tok::Punct(c)]
+            if f == "get_global_id" && o == "(" && c == ")")
+    };
+    let exact = derived_locals(body, true, |rhs, _| match rhs {
+        // `(int)get_global_id(0)`
+        [Tok::Punct(o), Tok::Ident(_), Tok::Punct(c), rest @ ..] if o == "(" && c == ")" => {
+            gid(rest)
+        }
+        _ => gid(rhs),
+    });
+    let mut reads = 0;
+    for (i, t) in body.iter().enumerate() {
+        if !matches!(t, Tok::Ident(s) if s == name) {
+            continue;
+        }
+        if !is_punct(body.get(i + 1), "[") {
+            return false;
+        }
+        let close = close_of(body, i + 1);
+        let index = &body[i + 2..close.saturating_sub(1).max(i + 2)];
+        let own = match index {
+            [Tok::Ident(x)] => exact.contains(x.as_str()),
+            _ => gid(index),
         };
         if !own {
             return false;
@@ -730,13 +772,26 @@ mod tests {
              }\n\
              kernel void hist(global const uchar* px, global uint* bins) {\n\
                  atomic_inc(&bins[px[get_global_id(0)]]);\n\
+             }\n\
+             kernel void decode(global const uchar* packed, global const float* near, global float* out) {\n\
+                 size_t i = get_global_id(0);\n\
+                 out[i] = packed[i] + near[i + 1];\n\
              }\n",
         );
         let by_gid = |k: usize, p: usize| sigs[k].params[p].by_global_id;
         assert!(by_gid(0, 1), "out[r * cols + c] of the global ids");
-        assert!(!by_gid(0, 0), "in is only read");
+        assert!(
+            !by_gid(0, 0),
+            "in[r * cols + c]: not the work-item's own element"
+        );
         assert!(!by_gid(1, 1), "total[0] whatever the work-item");
         assert!(!by_gid(2, 1), "bins[px[gid]]: a bin the data picks");
+        assert!(
+            by_gid(2, 0),
+            "px[get_global_id(0)]: the work-item's own element"
+        );
+        assert!(by_gid(3, 0), "packed[i] of i = get_global_id(0)");
+        assert!(!by_gid(3, 1), "near[i + 1]: the next work-item's element");
     }
 
     #[test]

@@ -360,6 +360,7 @@ impl<'f> Analyzer<'f> {
             passed: self.passed.clone(),
             after_message: false,
             pass: None,
+            waits_unknown: false,
         });
         self.user_insts.insert(o, u);
         self.open_gates.insert(u);
@@ -735,6 +736,7 @@ impl<'f> Analyzer<'f> {
             passed: self.passed.clone(),
             after_message: self.messaged.contains(&self.thread_now),
             pass: self.loops.last().map(|l| l.serial),
+            waits_unknown: r.waits.is_none(),
         });
         if untracked {
             for (b, mode, info) in &r.uses {
@@ -1049,6 +1051,7 @@ impl<'f> Analyzer<'f> {
                 None => writes(o),
             })
         };
+        let places_part = |k: CommandKind| matches!(k, CommandKind::Write | CommandKind::Fill);
         // Whether a command is on another device than this one, or made in another pass of
         // a loop.
         let elsewhere = |other: usize| {
@@ -1120,13 +1123,19 @@ impl<'f> Analyzer<'f> {
                 // On one device, its own part is the part its kernel writes in the same
                 // pass (a chunk launched and read back at one offset); other passes move
                 // other chunks.
+                // An upload or fill of a region at such an offset puts the device's own part
+                // in place (its rows of the input), before or after its kernel works on it.
                 (Some(a), Some(x)) if e_kernel && kind.is_transfer() => {
-                    !x.number && !a.unseen && own_part(q, x_buf) && elsewhere(e.inst)
+                    !x.number
+                        && !a.unseen
+                        && (own_part(q, x_buf) || places_part(kind))
+                        && elsewhere(e.inst)
                 }
                 (Some(a), Some(x)) if kind == CommandKind::Kernel => {
                     !a.number
                         && !x.unseen
-                        && own_part(insts[e.inst].queue, x_buf)
+                        && (own_part(insts[e.inst].queue, x_buf)
+                            || places_part(insts[e.inst].cmd.kind))
                         && elsewhere(e.inst)
                 }
                 _ => false,
@@ -1159,8 +1168,11 @@ impl<'f> Analyzer<'f> {
             // commands the messages order is not known.
             let messaged = insts[e.inst].thread != self.thread_now
                 && (insts[e.inst].after_message || self.messaged.contains(&self.thread_now));
+            // One whose wait list is not known may be held behind a user event the function
+            // sets after this one is made, and so run after it: whether, is not known.
+            let gated = insts[e.inst].waits_unknown && self.signals < self.signal_stmts;
             // A command does not race with itself (a kernel reading and writing one buffer).
-            if !ordered && !repeat && !unchanged && !messaged && e.inst != i {
+            if !ordered && !repeat && !unchanged && !messaged && !gated && e.inst != i {
                 if let Some(at) = self.barrier_ahead(e.inst) {
                     self.deferred.push(Deferred {
                         early: i,

@@ -426,7 +426,8 @@ impl<'f> Analyzer<'f> {
                         region.filter(|_| {
                             mode == Mode::Write
                                 || sig.is_none()
-                                || mode == Mode::Read && param.is_some_and(|p| p.region)
+                                || mode == Mode::Read
+                                    && param.is_some_and(|p| p.region || (offset && p.by_global_id))
                         }),
                     ));
                 }

@@ -451,6 +451,8 @@ struct Inst {
     after_message: bool,
     /// The pass of the innermost loop it was made in.
     pass: Option<usize>,
+    /// Its wait list is not known.
+    waits_unknown: bool,
 }
 
 struct Analyzer<'f> {
@@ -498,6 +500,10 @@ struct Analyzer<'f> {
     loops: Vec<LoopCx>,
     /// The loop passes run so far (see [`LoopCx::serial`]).
     passes_run: usize,
+    /// The user events set so far (`clSetUserEventStatus`, whichever event it is), and the
+    /// statements that set one in the function's own body.
+    signals: usize,
+    signal_stmts: usize,
     default_device: Option<ObjId>,
     /// Variables an instance's event was bound to, by instance and the frame of the
     /// variable: a name is only worth showing where it is in scope.
@@ -652,6 +658,21 @@ struct Analyzer<'f> {
 /// Analyzes one function. Calls of functions in `index` (the crate) are followed: the
 /// callee is interpreted at the call site with its parameters bound to the arguments.
 /// Kernel sources are parsed once per file, in `kernels`.
+/// How many statements of a body, nested ones too, set a user event.
+fn signal_stmts(body: &[Stmt]) -> usize {
+    body.iter()
+        .map(|s| match s {
+            Stmt::Signal { .. } => 1,
+            Stmt::Branch(arms) => arms.iter().map(|a| signal_stmts(a)).sum(),
+            Stmt::Loop(b)
+            | Stmt::ForEach { body: b, .. }
+            | Stmt::Spawn { body: b, .. }
+            | Stmt::Closure { body: b, .. } => signal_stmts(b),
+            _ => 0,
+        })
+        .sum()
+}
+
 pub fn analyze<'f>(func: &Function, index: &'f Index<'f>, kernels: &mut Kernels) -> Vec<Fact> {
     let mut a = Analyzer {
         vars: func.vars.clone(),
@@ -670,6 +691,8 @@ pub fn analyze<'f>(func: &Function, index: &'f Index<'f>, kernels: &mut Kernels)
         latest: HashMap::new(),
         loops: Vec::new(),
         passes_run: 0,
+        signals: 0,
+        signal_stmts: signal_stmts(&func.body),
         default_device: None,
         event_vars: BTreeMap::new(),
         frames: 0,

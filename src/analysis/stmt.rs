@@ -1217,6 +1217,7 @@ impl<'f> Analyzer<'f> {
             }
             Stmt::Signal { event, span } => {
                 self.cur_span = *span;
+                self.signals += 1;
                 if let AVal::Obj(o) = self.eval(&mut st, event, Some(RoleHint::Event), "event") {
                     if matches!(self.objs[o].kind, ObjKind::UserEvent) {
                         self.signal(&mut st, o);
