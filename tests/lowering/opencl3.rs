@@ -358,3 +358,11 @@ mod tests {
         q.finish().unwrap();
     }
 }
+
+// `(0..n).filter(|&d| d != root)`: the walk of the range, each pass first skipping the
+// items the closure rejects.
+fn others(queues: &[CommandQueue], b: &Buffer<f32>, root: usize) {
+    for d in (0..queues.len()).filter(|&d| d != root) {
+        queues[d].enqueue_migrate_mem_object(1, &b.get(), 0, &[])?;
+    }
+}

@@ -9,7 +9,7 @@ use syn::{Expr, Pat};
 use super::index::qualify;
 use super::syntax::{
     has_break, has_return, int_lit, is_assign_op, macro_args, member_name, pat_idents,
-    path_segments, same_members_adapter, strip,
+    path_segments, same_members_adapter, strip, strip_pat_type,
 };
 use super::{spans, Lowerer};
 use crate::frontend::arith;
@@ -220,25 +220,6 @@ impl Lowerer<'_, '_> {
                 return None;
             };
             params.insert(pi.ident.to_string(), arg);
-        }
-        struct Substitute<'p>(HashMap<String, &'p Expr>);
-        impl syn::visit_mut::VisitMut for Substitute<'_> {
-            fn visit_expr_mut(&mut self, e: &mut Expr) {
-                let arg = match e {
-                    Expr::Path(p) => p.path.get_ident().and_then(|i| self.0.get(&i.to_string())),
-                    _ => None,
-                };
-                match arg {
-                    Some(arg) => {
-                        *e = Expr::Paren(syn::ExprParen {
-                            attrs: Vec::new(),
-                            paren_token: Default::default(),
-                            expr: Box::new((*arg).clone()),
-                        })
-                    }
-                    None => syn::visit_mut::visit_expr_mut(self, e),
-                }
-            }
         }
         let mut walk = tail.clone();
         syn::visit_mut::VisitMut::visit_expr_mut(&mut Substitute(params), &mut walk);
@@ -787,6 +768,74 @@ impl Lowerer<'_, '_> {
 }
 
 /// A closure `|e| !e.is_null()` (through references and derefs of its parameter).
+/// Replaces the variables named in it with the expressions given for them, each in
+/// parentheses.
+struct Substitute<'p>(HashMap<String, &'p Expr>);
+
+impl syn::visit_mut::VisitMut for Substitute<'_> {
+    fn visit_expr_mut(&mut self, e: &mut Expr) {
+        let arg = match e {
+            Expr::Path(p) => p.path.get_ident().and_then(|i| self.0.get(&i.to_string())),
+            _ => None,
+        };
+        match arg {
+            Some(arg) => {
+                *e = Expr::Paren(syn::ExprParen {
+                    attrs: Vec::new(),
+                    paren_token: Default::default(),
+                    expr: Box::new((*arg).clone()),
+                })
+            }
+            None => syn::visit_mut::visit_expr_mut(self, e),
+        }
+    }
+}
+
+/// `for d in (0..n).filter(|&d| d != root) { .. }` as the walk of what is filtered, whose
+/// body first skips the items the closure rejects (`if !(d != root) { continue; }`), so
+/// that each pass knows its item passed the test. Only for a closure of one parameter and
+/// a loop variable that is one name; not for `.filter(|e| !e.is_null())`, which the walk
+/// reads as the walk of all.
+pub(super) fn filtered_loop(f: &syn::ExprForLoop) -> Option<syn::ExprForLoop> {
+    let Expr::MethodCall(mc) = strip(&f.expr) else {
+        return None;
+    };
+    if mc.method != "filter" || mc.args.len() != 1 || is_non_null_test(&mc.args[0]) {
+        return None;
+    }
+    let Expr::Closure(c) = strip(&mc.args[0]) else {
+        return None;
+    };
+    let (Some(param), 1) = (c.inputs.first(), c.inputs.len()) else {
+        return None;
+    };
+    let Pat::Ident(item) = strip_pat_type(&f.pat) else {
+        return None;
+    };
+    let item = &item.ident;
+    let (name, arg): (String, Expr) = match strip_pat_type(param) {
+        // `|&d|`: the item itself.
+        Pat::Reference(r) => match strip_pat_type(&r.pat) {
+            Pat::Ident(x) => (x.ident.to_string(), syn::parse_quote!(#item)),
+            _ => return None,
+        },
+        // `|d|`: a reference to it.
+        Pat::Ident(x) => (x.ident.to_string(), syn::parse_quote!(&#item)),
+        _ => return None,
+    };
+    let mut test = (*c.body).clone();
+    syn::visit_mut::VisitMut::visit_expr_mut(
+        &mut Substitute(HashMap::from([(name, &arg)])),
+        &mut test,
+    );
+    let mut out = f.clone();
+    out.expr = mc.receiver.clone();
+    out.body
+        .stmts
+        .insert(0, syn::parse_quote!(if !(#test) { continue; }));
+    Some(out)
+}
+
 fn is_non_null_test(e: &Expr) -> bool {
     let Expr::Closure(c) = strip(e) else {
         return false;

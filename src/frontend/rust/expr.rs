@@ -6,7 +6,7 @@ use std::path::Path;
 
 use syn::{Expr, Type};
 
-use super::each::EachBody;
+use super::each::{filtered_loop, EachBody};
 use super::stmt::option_pattern;
 use super::syntax::{
     api_bool, closure_of, empty_or_pointer, expr_idents, int_lit, is_assign_op, macro_args,
@@ -1082,6 +1082,9 @@ impl Lowerer<'_, '_> {
                 v
             }
             Expr::ForLoop(f) => {
+                if let Some(filtered) = filtered_loop(f) {
+                    return self.expr(&Expr::ForLoop(filtered));
+                }
                 if self.walk_closure_list(f) {
                     return Value::Unknown;
                 }
