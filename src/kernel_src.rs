@@ -431,7 +431,23 @@ fn read_at_own_offsets(name: &str, body: &[Tok], scalars: &[String]) -> bool {
     let derived = offset_locals(body, scalars);
     let plain = |t: &Tok| matches!(t, Tok::Ident(s) if !derived.contains(s.as_str()) && !scalars.contains(s));
     let param = |t: &Tok| matches!(t, Tok::Ident(s) if scalars.contains(s));
-    let mut reads = 0;
+    every_use_index(name, body, |index| match index {
+        [Tok::Ident(d)] => derived.contains(d.as_str()),
+        [a, Tok::Punct(op), b] if op == "+" => (plain(a) && param(b)) || (param(a) && plain(b)),
+        // `get_global_id(0) + offset`
+        [Tok::Ident(f), Tok::Punct(o), _, Tok::Punct(c), Tok::Punct(op), b]
+            if f == "get_global_id" && o == "(" && c == ")" && op == "+" =>
+        {
+            param(b)
+        }
+        _ => false,
+    })
+}
+
+/// Whether pointer `name` is used (once at least) only as `name[index]`, each index one
+/// that `ok` accepts.
+fn every_use_index(name: &str, body: &[Tok], ok: impl Fn(&[Tok]) -> bool) -> bool {
+    let mut uses = 0;
     for (i, t) in body.iter().enumerate() {
         if !matches!(t, Tok::Ident(s) if s == name) {
             continue;
@@ -440,24 +456,12 @@ fn read_at_own_offsets(name: &str, body: &[Tok], scalars: &[String]) -> bool {
             return false;
         }
         let close = close_of(body, i + 1);
-        let index = &body[i + 2..close.saturating_sub(1).max(i + 2)];
-        let own = match index {
-            [Tok::Ident(d)] => derived.contains(d.as_str()),
-            [a, Tok::Punct(op), b] if op == "+" => (plain(a) && param(b)) || (param(a) && plain(b)),
-            // `get_global_id(0) + offset`
-            [Tok::Ident(f), Tok::Punct(o), _, Tok::Punct(c), Tok::Punct(op), b]
-                if f == "get_global_id" && o == "(" && c == ")" && op == "+" =>
-            {
-                param(b)
-            }
-            _ => false,
-        };
-        if !own {
+        if !ok(&body[i + 2..close.saturating_sub(1).max(i + 2)]) {
             return false;
         }
-        reads += 1;
+        uses += 1;
     }
-    reads > 0
+    uses > 0
 }
 
 /// Whether pointer `name` is read (once at least) only at the work-item's own element:
@@ -476,26 +480,10 @@ fn read_at_global_ids(name: &str, body: &[Tok]) -> bool {
         }
         _ => gid(rhs),
     });
-    let mut reads = 0;
-    for (i, t) in body.iter().enumerate() {
-        if !matches!(t, Tok::Ident(s) if s == name) {
-            continue;
-        }
-        if !is_punct(body.get(i + 1), "[") {
-            return false;
-        }
-        let close = close_of(body, i + 1);
-        let index = &body[i + 2..close.saturating_sub(1).max(i + 2)];
-        let own = match index {
-            [Tok::Ident(x)] => exact.contains(x.as_str()),
-            _ => gid(index),
-        };
-        if !own {
-            return false;
-        }
-        reads += 1;
-    }
-    reads > 0
+    every_use_index(name, body, |index| match index {
+        [Tok::Ident(x)] => exact.contains(x.as_str()),
+        _ => gid(index),
+    })
 }
 
 /// Whether every write through pointer `name` (there is one at least) is at an index that
