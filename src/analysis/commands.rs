@@ -1350,14 +1350,7 @@ impl<'f> Analyzer<'f> {
                 .iter()
                 .all(|a| a.uploads_only && u.binary_search(&a.inst).is_ok())
         });
-        // A device whose kernel writes a part of the buffer, or that fills a slice of it at an
-        // offset that is not a number (zeroing its own rows), works on a part of its own.
-        let part = match kind {
-            CommandKind::Kernel => mode.writes() && info.offset.is_some_and(|o| !o.unseen),
-            CommandKind::Fill => info.offset.is_some_and(|o| !o.number),
-            _ => false,
-        };
-        if part {
+        if kind == CommandKind::Kernel && mode.writes() && info.offset.is_some_and(|o| !o.unseen) {
             let home = self.home(q);
             self.part_writers.entry(b).or_default().insert(home);
         }
