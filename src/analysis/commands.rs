@@ -384,9 +384,26 @@ impl<'f> Analyzer<'f> {
         st.completed.insert(u);
         let (due, rest): (Vec<Gated>, Vec<Gated>) = std::mem::take(&mut self.gated)
             .into_iter()
-            .partition(|g| g.gate == u);
+            .partition(|g| g.gate == Some(u));
         self.gated = rest;
         for g in due.into_iter().filter(|g| !st.completed.contains(g.other)) {
+            self.report_unordered((g.early, g.early_mode), (g.late, g.late_mode), g.buffer);
+        }
+    }
+
+    /// The host sets a user event, with `completed` what it knows complete then: the
+    /// conflicts kept for a command whose wait list is not known are reported where the
+    /// other command is not complete, and dropped where it is. With `None`, the function
+    /// ends and no user event was set after them: each is reported.
+    pub(super) fn settle_unknown_gates(&mut self, completed: Option<&BitSet>) {
+        let (due, rest): (Vec<Gated>, Vec<Gated>) = std::mem::take(&mut self.gated)
+            .into_iter()
+            .partition(|g| g.gate.is_none());
+        self.gated = rest;
+        for g in due
+            .into_iter()
+            .filter(|g| completed.is_none_or(|c| !c.contains(g.other)))
+        {
             self.report_unordered((g.early, g.early_mode), (g.late, g.late_mode), g.buffer);
         }
     }
@@ -1168,11 +1185,8 @@ impl<'f> Analyzer<'f> {
             // commands the messages order is not known.
             let messaged = insts[e.inst].thread != self.thread_now
                 && (insts[e.inst].after_message || self.messaged.contains(&self.thread_now));
-            // One whose wait list is not known may be held behind a user event the function
-            // sets after this one is made, and so run after it: whether, is not known.
-            let gated = insts[e.inst].waits_unknown && self.signals < self.signal_stmts;
             // A command does not race with itself (a kernel reading and writing one buffer).
-            if !ordered && !repeat && !unchanged && !messaged && !gated && e.inst != i {
+            if !ordered && !repeat && !unchanged && !messaged && e.inst != i {
                 if let Some(at) = self.barrier_ahead(e.inst) {
                     self.deferred.push(Deferred {
                         early: i,
@@ -1188,8 +1202,16 @@ impl<'f> Analyzer<'f> {
                     continue;
                 }
                 // One of them cannot start before the host sets a user event that the other
-                // is not behind: they are ordered if the other is complete by then.
-                if let Some((gate, other)) = self.gate_between(e.inst, i, &before) {
+                // is not behind: they are ordered if the other is complete by then. One whose
+                // wait list is not known, in a program that makes user events, may be behind
+                // whichever the host sets next.
+                let gate = match self.gate_between(e.inst, i, &before) {
+                    Some((gate, other)) => Some((Some(gate), other)),
+                    None => {
+                        (insts[e.inst].waits_unknown && self.user_events_made).then_some((None, i))
+                    }
+                };
+                if let Some((gate, other)) = gate {
                     self.gated.push(Gated {
                         early: e.inst,
                         early_mode: e.mode,

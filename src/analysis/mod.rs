@@ -273,14 +273,16 @@ struct Deferred {
 }
 
 /// Two conflicting accesses whose order rests on a user event the host has not set yet:
-/// `gate`, the event's instance, is before one of them and not the other, `other`.
+/// `gate`, the event's instance, is before one of them and not the other, `other`. With no
+/// `gate`, the earlier one's wait list is not known: it may be behind whichever user event
+/// the host sets next.
 struct Gated {
     early: usize,
     early_mode: Mode,
     late: usize,
     late_mode: Mode,
     buffer: ObjId,
-    gate: usize,
+    gate: Option<usize>,
     other: usize,
 }
 
@@ -500,10 +502,9 @@ struct Analyzer<'f> {
     loops: Vec<LoopCx>,
     /// The loop passes run so far (see [`LoopCx::serial`]).
     passes_run: usize,
-    /// The user events set so far (`clSetUserEventStatus`, whichever event it is), and the
-    /// statements that set one in the function's own body.
-    signals: usize,
-    signal_stmts: usize,
+    /// The program has made a user event: a command whose wait list is not known may be
+    /// held behind one.
+    user_events_made: bool,
     default_device: Option<ObjId>,
     /// Variables an instance's event was bound to, by instance and the frame of the
     /// variable: a name is only worth showing where it is in scope.
@@ -658,21 +659,6 @@ struct Analyzer<'f> {
 /// Analyzes one function. Calls of functions in `index` (the crate) are followed: the
 /// callee is interpreted at the call site with its parameters bound to the arguments.
 /// Kernel sources are parsed once per file, in `kernels`.
-/// How many statements of a body, nested ones too, set a user event.
-fn signal_stmts(body: &[Stmt]) -> usize {
-    body.iter()
-        .map(|s| match s {
-            Stmt::Signal { .. } => 1,
-            Stmt::Branch(arms) => arms.iter().map(|a| signal_stmts(a)).sum(),
-            Stmt::Loop(b)
-            | Stmt::ForEach { body: b, .. }
-            | Stmt::Spawn { body: b, .. }
-            | Stmt::Closure { body: b, .. } => signal_stmts(b),
-            _ => 0,
-        })
-        .sum()
-}
-
 pub fn analyze<'f>(func: &Function, index: &'f Index<'f>, kernels: &mut Kernels) -> Vec<Fact> {
     let mut a = Analyzer {
         vars: func.vars.clone(),
@@ -691,8 +677,7 @@ pub fn analyze<'f>(func: &Function, index: &'f Index<'f>, kernels: &mut Kernels)
         latest: HashMap::new(),
         loops: Vec::new(),
         passes_run: 0,
-        signals: 0,
-        signal_stmts: signal_stmts(&func.body),
+        user_events_made: false,
         default_device: None,
         event_vars: BTreeMap::new(),
         frames: 0,
@@ -777,6 +762,7 @@ pub fn analyze<'f>(func: &Function, index: &'f Index<'f>, kernels: &mut Kernels)
     }
     a.enter_globals(&mut st, 0);
     let end = a.block(&func.body, st);
+    a.settle_unknown_gates(None);
     // Raw events still held where the function ends, on any path, leak; not where `main`
     // returns because a call failed (`if (rc != CL_SUCCESS) return 1;`): the process ends
     // there. A function that returns its error to a caller still leaks what it held.

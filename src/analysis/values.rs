@@ -1191,6 +1191,7 @@ impl<'f> Analyzer<'f> {
             }
             NewObject::UserEvent { raw } => {
                 let o = self.new_obj(ObjKind::UserEvent, n);
+                self.user_events_made = true;
                 if *raw {
                     st.live_raw.insert(RawKey::User(o));
                     self.user_sites.insert(o, self.cur_span);
