@@ -382,23 +382,18 @@ impl<'f> Analyzer<'f> {
             }
         }
         st.completed.insert(u);
-        let (due, rest): (Vec<Gated>, Vec<Gated>) = std::mem::take(&mut self.gated)
-            .into_iter()
-            .partition(|g| g.gate == Some(u));
-        self.gated = rest;
-        for g in due.into_iter().filter(|g| !st.completed.contains(g.other)) {
-            self.report_unordered((g.early, g.early_mode), (g.late, g.late_mode), g.buffer);
-        }
+        self.settle_gates(Some(u), Some(&st.completed));
     }
 
     /// The host sets a user event, with `completed` what it knows complete then: the
-    /// conflicts kept for a command whose wait list is not known are reported where the
-    /// other command is not complete, and dropped where it is. With `None`, the function
-    /// ends and no user event was set after them: each is reported.
-    pub(super) fn settle_unknown_gates(&mut self, completed: Option<&BitSet>) {
+    /// conflicts kept on `gate` (`None`: those with a command whose wait list is not known,
+    /// for which any gate will do) are reported where the other command is not complete,
+    /// and dropped where it is. With no `completed`, the function ends and no user event
+    /// was set after them: each is reported.
+    pub(super) fn settle_gates(&mut self, gate: Option<usize>, completed: Option<&BitSet>) {
         let (due, rest): (Vec<Gated>, Vec<Gated>) = std::mem::take(&mut self.gated)
             .into_iter()
-            .partition(|g| g.gate.is_none());
+            .partition(|g| g.gate == gate);
         self.gated = rest;
         for g in due
             .into_iter()

@@ -762,7 +762,7 @@ pub fn analyze<'f>(func: &Function, index: &'f Index<'f>, kernels: &mut Kernels)
     }
     a.enter_globals(&mut st, 0);
     let end = a.block(&func.body, st);
-    a.settle_unknown_gates(None);
+    a.settle_gates(None, None);
     // Raw events still held where the function ends, on any path, leak; not where `main`
     // returns because a call failed (`if (rc != CL_SUCCESS) return 1;`): the process ends
     // there. A function that returns its error to a caller still leaks what it held.

@@ -1217,7 +1217,7 @@ impl<'f> Analyzer<'f> {
             }
             Stmt::Signal { event, span } => {
                 self.cur_span = *span;
-                self.settle_unknown_gates(Some(&st.completed));
+                self.settle_gates(None, Some(&st.completed));
                 if let AVal::Obj(o) = self.eval(&mut st, event, Some(RoleHint::Event), "event") {
                     if matches!(self.objs[o].kind, ObjKind::UserEvent) {
                         self.signal(&mut st, o);

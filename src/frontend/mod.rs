@@ -17,6 +17,26 @@ use crate::ir::{
     Access, ArithOp, CommandKind, Function, HostKind, Place, Span, Stmt, TypeHint, Value, Var,
 };
 
+/// An arm where checked commands failed, `arm`, that leaves the function: the events those
+/// commands would have made (`events`) were not made, so none is held there.
+pub(crate) fn failed_exit(arm: Vec<Stmt>, events: &[Place], span: Span) -> Vec<Stmt> {
+    let exits = arm.iter().any(|s| matches!(s, Stmt::Return { .. }));
+    if events.is_empty() || !exits {
+        return arm;
+    }
+    let list = Value::List(events.iter().cloned().map(Value::Place).collect());
+    [
+        Stmt::Wait {
+            events: list.clone(),
+            span,
+        },
+        Stmt::Release { events: list, span },
+    ]
+    .into_iter()
+    .chain(arm)
+    .collect()
+}
+
 /// Constants of a file the lowering can read: integers and strings.
 #[derive(Clone, Debug)]
 pub enum Const {

@@ -28,7 +28,7 @@ use tree_sitter::{Node, Parser, Tree};
 use super::Lang;
 use crate::frontend::bindings::{Bindings, Role};
 use crate::frontend::sizes::c_type_size;
-use crate::frontend::{list_or_host, swap, Const, Fields, FileIr};
+use crate::frontend::{failed_exit, list_or_host, swap, Const, Fields, FileIr};
 use crate::ir::*;
 use crate::source::SourceFile;
 use types::{
@@ -1308,15 +1308,7 @@ impl Lowerer<'_> {
         let tail = (m.label.as_deref())
             .filter(|_| !self.in_cleanup)
             .and_then(|label| self.cleanup_tail(n, label))
-            .map(|tail| {
-                self.separate(|l| {
-                    l.in_cleanup = true;
-                    for t in tail {
-                        l.stmt(t);
-                    }
-                    l.in_cleanup = false;
-                })
-            });
+            .map(|tail| self.separate(|l| l.cleanup(&tail)));
         let outer_tail = std::mem::replace(&mut self.macro_tail, tail);
         let code = self.txt(tested).to_string();
         self.with_reparsed((&m.lead, &m.tail), &code, tested.start_byte(), |l, body| {
@@ -1355,6 +1347,16 @@ impl Lowerer<'_> {
             (true, [x]) => Some(*x),
             _ => None,
         }
+    }
+
+    /// The statements a jump to a cleanup label runs, where a jump in them leaves the
+    /// function.
+    fn cleanup(&mut self, tail: &[Node<'_>]) {
+        self.in_cleanup = true;
+        for t in tail {
+            self.stmt(*t);
+        }
+        self.in_cleanup = false;
     }
 
     /// The statements from `label`, which a jump at `goto` names, to the end of the
@@ -2236,11 +2238,7 @@ impl Lowerer<'_> {
                     .flatten();
                 let tail = label.and_then(|l| self.cleanup_tail(n, self.txt(l)));
                 if let Some(tail) = tail {
-                    self.in_cleanup = true;
-                    for t in tail {
-                        self.stmt(t);
-                    }
-                    self.in_cleanup = false;
+                    self.cleanup(&tail);
                 } else if let (Some(_), Some(tail)) = (label, &self.macro_tail) {
                     self.out.extend(tail.iter().cloned());
                 }
@@ -5702,24 +5700,6 @@ fn error_exit_at_return(arm: &mut Vec<Stmt>) -> bool {
         }
         None => false,
     }
-}
-
-fn failed_exit(arm: Vec<Stmt>, events: &[Place], span: Span) -> Vec<Stmt> {
-    let exits = arm.iter().any(|s| matches!(s, Stmt::Return { .. }));
-    if events.is_empty() || !exits {
-        return arm;
-    }
-    let list = Value::List(events.iter().cloned().map(Value::Place).collect());
-    [
-        Stmt::Wait {
-            events: list.clone(),
-            span,
-        },
-        Stmt::Release { events: list, span },
-    ]
-    .into_iter()
-    .chain(arm)
-    .collect()
 }
 
 /// A `for` loop's initializer, `int i = S` or `i = S`: the counter and the start's node.

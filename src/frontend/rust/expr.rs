@@ -503,7 +503,7 @@ impl Lowerer<'_, '_> {
             .flatten()
             .cloned()
             .collect();
-        let made: Vec<Value> = (self.out[start..].iter())
+        let made: Vec<Place> = (self.out[start..].iter())
             .filter_map(|s| match s {
                 Stmt::Enqueue {
                     cmd,
@@ -512,24 +512,15 @@ impl Lowerer<'_, '_> {
                 _ => None,
             })
             .chain(checked)
-            .map(Value::Place)
             .collect();
-        let mut failed = Vec::new();
-        if !made.is_empty() {
-            let events = Value::List(made);
-            failed.push(Stmt::Wait {
-                events: events.clone(),
-                span,
-            });
-            failed.push(Stmt::Release { events, span });
-        }
-        failed.extend([
+        let exit = vec![
             Stmt::ErrorExit,
             Stmt::Return {
                 value: Value::Unknown,
                 span: Some(span),
             },
-        ]);
+        ];
+        let failed = crate::frontend::failed_exit(exit, &made, span);
         self.out.push(Stmt::Branch(vec![failed, Vec::new()]));
     }
 
